@@ -1,0 +1,51 @@
+"""The built-in menagerie: a table of creature builders (data, not code paths).
+
+Every entry is consumed the same way by the CLI listing and by the tests that
+run the same invariants over all creatures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from gaitforge.errors import UnknownNameError
+from gaitforge.creatures.builders import simple
+from gaitforge.creatures.spec import CreatureSpec
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One built-in creature.
+
+    stands_passively: whether it holds its rest pose on the ground with no
+    control (the Raibert biped and kangaroo only balance under control).
+    """
+
+    name: str
+    build: Callable[[], CreatureSpec]
+    summary: str
+    stands_passively: bool = True
+
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)"),
+    Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)"),
+)
+
+
+def names() -> list[str]:
+    """Names of all built-in creatures, in registry order."""
+    return [e.name for e in ENTRIES]
+
+
+def entry(name: str) -> Entry:
+    """The registry entry of ``name``; the error lists the valid names."""
+    for e in ENTRIES:
+        if e.name == name:
+            return e
+    raise UnknownNameError(f"unknown creature {name!r} (built-in creatures: {', '.join(names())})")
+
+
+def build(name: str) -> CreatureSpec:
+    """The :class:`CreatureSpec` of built-in creature ``name``."""
+    return entry(name).build()

@@ -1,0 +1,42 @@
+"""Exception hierarchy: every error a user can cause derives from GaitforgeError.
+
+The CLI prints ``str(error)`` as one line and exits with code 2, so messages name
+the file, the field path and the offending value, and list the valid choices
+where there are few.
+"""
+from __future__ import annotations
+
+
+class GaitforgeError(Exception):
+    """Base class of all errors raised on purpose by gaitforge."""
+
+
+class SpecError(GaitforgeError):
+    """A creature description (or another input document) is invalid.
+
+    ``path`` is the field path inside the document (``bones[3].joint.type``),
+    ``source`` the file it came from, if any.
+    """
+
+    def __init__(self, path: str, message: str, source: str | None = None):
+        self.path = path
+        self.message = message
+        self.source = source
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        prefix = f"{self.source}: " if self.source else ""
+        return f"{prefix}{where}{self.message}"
+
+    def with_source(self, source: str) -> "SpecError":
+        """The same error, attributed to ``source`` (a file name)."""
+        return type(self)(self.path, self.message, source)
+
+
+class UnknownNameError(GaitforgeError):
+    """A name (creature, body, gait, ...) that is not among the valid ones."""
+
+
+class CompileError(GaitforgeError):
+    """MuJoCo refused to compile a model built from a valid-looking spec."""

@@ -1,0 +1,1 @@
+"""Everything that reads or writes files (the only layer that opens them)."""

@@ -1,0 +1,65 @@
+"""Creature files: YAML (safe loader only) or JSON, and name-or-path lookup."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import yaml
+
+from gaitforge.errors import GaitforgeError, SpecError
+from gaitforge.creatures import registry
+from gaitforge.creatures.serialize import spec_from_dict, spec_to_dict
+from gaitforge.creatures.spec import CreatureSpec
+from gaitforge.io.atomic import write_text
+
+
+def parse_spec_text(text: str, source: str) -> CreatureSpec:
+    """Parse YAML (JSON is a subset) into a spec; errors name ``source``."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError("", f"{where}malformed YAML: {problem}", source) from None
+    try:
+        return spec_from_dict(data)
+    except SpecError as exc:
+        raise exc.with_source(source) from None
+
+
+def load_spec(path: str | os.PathLike) -> CreatureSpec:
+    """Read a creature file (``.yaml``, ``.yml`` or ``.json``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GaitforgeError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GaitforgeError(f"{p}: cannot read: {exc}") from None
+    return parse_spec_text(text, str(p))
+
+
+def dump_spec(spec: CreatureSpec, fmt: str = "yaml") -> str:
+    """The spec as YAML or JSON text."""
+    data = spec_to_dict(spec)
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n"
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+
+
+def save_spec(spec: CreatureSpec, path: str | os.PathLike) -> None:
+    """Write ``spec`` atomically; JSON for ``.json``, YAML otherwise."""
+    fmt = "json" if str(path).lower().endswith(".json") else "yaml"
+    write_text(path, dump_spec(spec, fmt))
+
+
+def resolve_spec(name_or_path: str) -> CreatureSpec:
+    """A built-in creature by name, or a creature file by path."""
+    if name_or_path in registry.names():
+        return registry.build(name_or_path)
+    if name_or_path.lower().endswith((".yaml", ".yml", ".json")) or os.sep in name_or_path:
+        return load_spec(name_or_path)
+    registry.entry(name_or_path)  # raises the unknown-creature error with the valid names
+    raise AssertionError("unreachable")
