@@ -115,9 +115,13 @@ def _decorate(spec: mujoco.MjSpec, friction: float) -> None:
     tex = spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D,
                            builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, width=256, height=256)
     tex.rgb1, tex.rgb2 = [0.32, 0.36, 0.40], [0.26, 0.29, 0.33]
+    sky = spec.add_texture(name="sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+                           builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, width=64, height=64)
+    sky.rgb1, sky.rgb2 = [0.62, 0.72, 0.85], [0.95, 0.96, 0.98]
     mat = spec.add_material(name="grid")
     mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "grid"
-    mat.texrepeat = [8, 8]
+    mat.texrepeat = [4, 4]  # squares per metre (texuniform): a visible scale for speed
+    mat.texuniform = True
     mat.reflectance = 0.05
     floor = spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[50, 50, 0.05])
     floor.material = "grid"

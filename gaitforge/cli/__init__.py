@@ -1,0 +1,1 @@
+"""The ``gaitforge`` command line (thin: parse, call one library function, report)."""

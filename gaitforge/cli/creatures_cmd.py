@@ -1,0 +1,103 @@
+"""Commands about creatures: ``creatures``, ``show``, ``export``, ``demo``."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.creatures.summary import body_rows, summarize
+from gaitforge.errors import GaitforgeError
+from gaitforge.io.spec_files import resolve_spec, save_spec
+
+console = Console(highlight=False)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("creatures", help="list the built-in creatures")
+    p.set_defaults(func=cmd_creatures)
+
+    p = sub.add_parser("show", help="summary and a rendered still of a creature")
+    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature name or a YAML/JSON file")
+    p.add_argument("--png", metavar="FILE", help="write a rendered still (PNG)")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("export", help="write a creature as YAML, JSON or MJCF")
+    p.add_argument("creature", metavar="NAME|FILE")
+    p.add_argument("--to", required=True, metavar="FILE", help="FILE.yaml, FILE.json or FILE.xml (MJCF)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("demo", help="the main job: build every creature, print the table, render stills")
+    p.add_argument("--out", default="demo-output", metavar="DIR", help="output folder (default: demo-output)")
+    p.set_defaults(func=cmd_demo)
+
+
+def summary_table(characters: list[Character]) -> Table:
+    table = Table(title="gaitforge creatures")
+    for col in ("name", "bodies", "joints", "DOFs", "mass [kg]", "height [m]"):
+        table.add_column(col, justify="left" if col == "name" else "right")
+    for c in characters:
+        s = summarize(c)
+        table.add_row(s.name, str(s.bodies), str(s.joints), str(s.dofs), f"{s.mass:.2f}", f"{s.height:.3f}")
+    return table
+
+
+def cmd_creatures(args) -> int:
+    characters = [Character.from_spec(registry.build(n)) for n in registry.names()]
+    console.print(summary_table(characters))
+    return 0
+
+
+def _render_png(character: Character, path: str) -> None:
+    from gaitforge.io.images import save_png
+    from gaitforge.io.render import render_still
+    save_png(path, render_still(character))
+
+
+def cmd_show(args) -> int:
+    character = Character.from_spec(resolve_spec(args.creature))
+    console.print(summary_table([character]))
+    table = Table(title=f"{character.name}: bodies")
+    for col in ("body", "mass [kg]", "joint", "DOFs", "side", "role", "limb"):
+        table.add_column(col)
+    for r in body_rows(character):
+        table.add_row(r.body, f"{r.mass:.4g}", r.joint, str(r.dofs), r.side, r.role, r.limb)
+    console.print(table)
+    if character.contacts:
+        console.print("contact points: " + ", ".join(character.contacts))
+    if character.constraints:
+        console.print("constraints: " + ", ".join(f"{c.name} ({c.kind})" for c in character.constraints))
+    if args.png:
+        _render_png(character, args.png)
+        console.print(f"wrote {args.png}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    spec = resolve_spec(args.creature)
+    suffix = Path(args.to).suffix.lower()
+    if suffix in (".yaml", ".yml", ".json"):
+        save_spec(spec, args.to)
+    elif suffix == ".xml":
+        from gaitforge.io.mjcf import save_mjcf
+        save_mjcf(Character.from_spec(spec), args.to)
+    else:
+        raise GaitforgeError(f"{args.to}: unknown export format {suffix or '(none)'!r} (choose from .yaml, .json, .xml)")
+    console.print(f"wrote {args.to}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    characters = []
+    for name in registry.names():
+        c = Character.from_spec(registry.build(name))
+        characters.append(c)
+        _render_png(c, str(out / f"{name}.png"))
+    console.print(summary_table(characters))
+    console.print(f"stills of {len(characters)} creatures written to {out}/")
+    return 0
