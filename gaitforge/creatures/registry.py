@@ -17,6 +17,7 @@ from gaitforge.creatures.spec import CreatureSpec
 class Entry:
     """One built-in creature.
 
+    dofs: velocity DOFs (nv) of the compiled model, free root included.
     stands_passively: whether it holds its rest pose on the ground with no
     control (the Raibert biped and kangaroo only balance under control).
     """
@@ -24,12 +25,13 @@ class Entry:
     name: str
     build: Callable[[], CreatureSpec]
     summary: str
+    dofs: int
     stands_passively: bool = True
 
 
 ENTRIES: tuple[Entry, ...] = (
-    Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)"),
-    Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)"),
+    Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)", dofs=21),
+    Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)", dofs=21),
 )
 
 
