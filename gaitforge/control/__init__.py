@@ -1,0 +1,1 @@
+"""Controllers that drive simulated creatures (physics on MuJoCo)."""

@@ -1,0 +1,100 @@
+"""The running state machine of RH91 Fig. 4 and the stance-duration bookkeeping.
+
+One cycle per step of the *active* leg (or virtual leg):
+
+    FLIGHT --touchdown--> LOADING --spring shortens--> COMPRESSION
+      ^                                                    |
+      |                                            spring lengthens
+      |                                                    v
+    (liftoff: swap active and idle legs) <-- UNLOADING <-- THRUST
+                                      spring near full length
+
+The machine only tracks phases from sensed events; the actions of each phase
+(lengthen the leg, servo pitch, ...) belong to the creature's controller.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Phase(Enum):
+    FLIGHT = "flight"
+    LOADING = "loading"
+    COMPRESSION = "compression"
+    THRUST = "thrust"
+    UNLOADING = "unloading"
+
+    @property
+    def in_stance(self) -> bool:
+        return self is not Phase.FLIGHT
+
+
+@dataclass
+class PhaseMachine:
+    """Advances through the phases in order from sensed events.
+
+    ``compress_eps`` [m or rad]: how far the leg must shorten below its rest
+    length before LOADING counts as COMPRESSION; ``full_fraction``: THRUST ends
+    when the leg is back within this fraction of its rest length.
+    ``steps`` counts liftoffs (each one swaps the active leg).
+    """
+
+    compress_eps: float = 1e-3
+    full_fraction: float = 0.98
+    phase: Phase = Phase.FLIGHT
+    steps: int = 0
+    history: list[tuple[float, Phase]] = field(default_factory=list)
+
+    def update(self, t: float, touching: bool, length: float, length_rate: float,
+               rest_length: float) -> Phase:
+        """Feed one control tick; returns the (possibly new) phase.
+
+        t [s]; touching: the active foot is loaded; length / length_rate: the
+        active leg's spring length [m] and its rate [m/s] (or angle and rate for
+        a torsional spring); rest_length: the spring's current rest length.
+        """
+        p = self.phase
+        if p is Phase.FLIGHT:
+            if touching:
+                p = Phase.LOADING
+        elif not touching and p in (Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING):
+            p = Phase.FLIGHT
+            self.steps += 1
+        elif p is Phase.LOADING and length < rest_length - self.compress_eps:
+            p = Phase.COMPRESSION
+        elif p is Phase.COMPRESSION and length_rate > 0.0:
+            p = Phase.THRUST
+        elif p is Phase.THRUST and length >= self.full_fraction * rest_length:
+            p = Phase.UNLOADING
+        if p is not self.phase:
+            self.history.append((t, p))
+            self.phase = p
+        return p
+
+
+@dataclass
+class StanceTimer:
+    """Measures support durations; the next one is predicted to equal the last
+    (RH91 §4, speed control). ``default`` [s] is used before any stance ends."""
+
+    default: float = 0.15
+    touchdown_time: float | None = None
+    last_stance: float | None = None
+    last_flight: float | None = None
+    liftoff_time: float | None = None
+
+    def touchdown(self, t: float) -> None:
+        if self.liftoff_time is not None:
+            self.last_flight = t - self.liftoff_time
+        self.touchdown_time = t
+
+    def liftoff(self, t: float) -> None:
+        if self.touchdown_time is not None:
+            self.last_stance = t - self.touchdown_time
+        self.liftoff_time = t
+        self.touchdown_time = None
+
+    @property
+    def predicted_stance(self) -> float:
+        return self.default if self.last_stance is None else self.last_stance
