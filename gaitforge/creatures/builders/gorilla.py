@@ -1,47 +1,52 @@
-"""A knuckle-walking gorilla after Wang 2011 (UBC MSc thesis, built on Coros et
-al. 2011), ch. 3.2 and 3.5.1.
+"""A knuckle-walking gorilla after Wang 2011 (UBC MSc thesis, which adapts the
+quadruped framework of Coros et al. 2011), ch. 3.2, 3.3.3, 3.5.1 and 4.1.4.
 
-What the thesis fixes and this model keeps:
-- 21 links, 157 kg, shoulder height 1.10 m and hip height 0.70 m in the
-  natural quadrupedal stance (ch. 3.5.1);
-- a 3-link spine (pelvis, a middle link joining the two leg frames, chest);
-- 4 links per arm, the last one a flat box of curled fingers that meets the
-  ground with its knuckles (ch. 3.3.3); 4 links per leg with plantigrade feet
-  whose soles lie flat on the ground;
-- arms longer than legs and shoulders wider than hips (ch. 3.2), so the trunk
-  pitches up from the hips to the shoulders;
-- uniform density, so every link's mass is proportional to its volume, and
-  solid cuboid links whose inertias are the cuboid formulas of ch. 4.1.4.
+Taken from the thesis:
+- 21 links, 157 kg, shoulder height 1.10 m and hip height 0.70 m in the natural
+  quadrupedal stance (ch. 3.5.1);
+- a spine of 3 links: pelvis, a middle link joining the rear and front leg
+  frames, chest (ch. 3.5.1);
+- 4 links per arm, the last a flat box of curled fingers that carries the
+  weight on its knuckles (ch. 3.3.3, 3.5.1); 4 links per leg whose feet are
+  plantigrade, the whole sole on the ground (ch. 3.2, 3.5.1);
+- arms longer than legs and shoulders wider than hips, so the trunk pitches up
+  from the hips to the shoulders (ch. 3.2);
+- one uniform density, so each link weighs in proportion to its volume, and
+  solid-cuboid inertias (ch. 4.1.4): every link is a box.
 
-Where the thesis is silent (its Figure 3.12 survives only as a caption) the
-choices are ours: the remaining two links are a neck and a head; spine, neck,
-shoulders and hips are ball joints, every other joint a hinge about y
-(flexion); the dimensions below are plausible adult-gorilla proportions
-(upper arm 0.44 m, forearm 0.42 m, hand 0.20 m, thigh 0.34 m, shank 0.34 m,
-foot 0.28 m with toes, shoulder width 0.54 m, hip width 0.26 m). The common
-density that makes the boxes weigh 157 kg is ≈ 940 kg/m³ (boxes overfill the
-rounded body a little, so it sits just under water's). Measured mass shares:
-trunk (pelvis+spine+chest) 56 %, neck+head 6 %, each arm 9 %, each leg 10 %.
+Our choices where the thesis is silent (Figure 3.12 survives only as its
+caption): the two links left over are a neck and a head; the spine joints,
+neck, shoulders and hips are ball joints, every other joint a flexion hinge
+about y. Proportions are plausible for an adult male gorilla: upper arm 0.44 m,
+forearm 0.42 m, hand 0.20 m, curled fingers 0.12 m; thigh 0.34 m, shank
+0.34 m, foot with toes 0.28 m; shoulder joints 0.54 m apart, hip joints 0.26 m;
+trunk pitched 33° (hip line to shoulder line). Measured on the built model: the
+density that makes the boxes weigh 157 kg is 842 kg/m³ (boxes overfill a
+rounded body); mass shares trunk 55.4 %, neck and head 6.9 %, each arm 9.6 %,
+each leg 9.2 %; centre of mass 0.39 m ahead of the hips, inside the feet and
+knuckles' support polygon.
 
-Labels: a bone's ``role`` is the joint at its origin for the proximal links
-(shoulder, elbow, hip, knee, spine ...); the links that touch the ground carry
-the role their contact point is named after (``knuckle`` for the curled
-fingers, ``foot`` for the sole), and the metacarpals and toes are ``hand`` and
-``toe``. Left and right come from one function, mirrored with ``kit.mirror_y``;
-hinge axes are mirrored as axial vectors, so a positive angle bends both sides
-the same way.
+Labels: proximal links take the role of the joint at their origin (spine,
+shoulder, elbow, hip, knee, ...); the links that touch the ground take the
+name of their contact points (``knuckle`` for the curled fingers, ``foot`` for
+the sole); the metacarpals are ``hand``, the toes ``toe``. The right side is
+the left side's code run through ``kit.mirror_y``; hinge axes reflect as axial
+vectors, so a positive angle bends both sides the same way.
 
-Joint springs (all pull toward the rest pose). Stiffness scales with the
-load a joint carries: the static gravity torques in the rest pose, solved by
-MuJoCo with the creature held by its four ground contacts, are at most about
-130 N m (spine and hips), 60 N m (shoulders, elbows, knees) and a few N m at
-the hands and feet. The values below keep every joint within a few degrees of
-rest. Measured with ``mujoco.mj_step`` from the rest pose (dt 2 ms, 2 s):
-trunk (pelvis and chest) height drops by 0.3 % and 0.7 %, trunk tilt changes
-by under 1°, no contact point slides more than 2 mm. Damping is
-``DAMPING_TIME`` times the stiffness, which settles the stance within about
-0.5 s; the lightest links (fingers, toes) get soft enough springs that the
-explicit spring force stays stable at the 2 ms step (ω·dt < 1 about their joints).
+Joint springs pull toward the rest pose. Their stiffness (``STIFFNESS``) is
+set in proportion to the static load each joint carries, measured after 2 s of
+``mj_step`` from rest (dt 2 ms) as the spring torque holding the settled pose:
+chest 23 N m, hips 23, neck 19, knees 17, shoulders 9.4, elbows 8.5, ankles
+5.7, wrists 5.0, knuckles 2.2 (the lumbar joint and toes carry < 0.2 N m). No
+joint then deflects more than 3.4° (neck; limbs at most 2.1°), the pelvis and
+chest sink 0.33 % and 0.57 %, the trunk turns under 0.5°, and no contact point
+slides more than 1.0 cm (MuJoCo's soft-contact creep). Margin: all stiffnesses
+×0.5 still stand (pelvis −0.8 %), ×0.25 sag 3.8 %, ×0.2 collapse (−21 %), so
+the chosen values are 4× the weakest that keeps the stance within a few %.
+Damping is ``DAMPING_TIME`` × stiffness: joint speeds fall from 1.2 rad/s at
+0.1 s to 0.03 rad/s at 0.5 s. The light fingers and toes get soft springs so
+that the explicit spring force stays well inside the stability limit at the
+2 ms step (largest ω·dt = 0.52, toes, with ω = √(k / M_ii)).
 """
 from __future__ import annotations
 
@@ -50,6 +55,7 @@ import math
 import numpy as np
 
 from gaitforge.creatures.builders.kit import box, mirror_y, quat_axis_angle, vec
+from gaitforge.creatures.inertia import shape_volume
 from gaitforge.creatures.spec import Bone, ContactPoint, CreatureSpec, Joint, Shape
 
 TOTAL_MASS = 157.0  # kg, Wang 2011 ch. 3.5.1
@@ -58,11 +64,14 @@ HIP_HEIGHT = 0.70  # m, hip joints above the ground in the rest stance
 SHOULDER_HALF_WIDTH = 0.27  # m
 HIP_HALF_WIDTH = 0.13  # m
 TRUNK_RUN = 0.62  # m, forward distance from the hip line to the shoulder line
+KNUCKLE_HEIGHT = 0.045  # m: knuckle joint above the ground = thickness of the finger box
+ANKLE_HEIGHT = 0.075  # m: ankle joint above the sole
+TOE_HEIGHT = 0.025  # m: toe joint above the sole
 
 # Joint stiffness [N m/rad] per joint, chosen from the gravity load (module docstring).
-STIFFNESS = {"spine": 4000.0, "chest": 4000.0, "neck": 800.0, "head": 300.0,
-             "shoulder": 3000.0, "elbow": 3000.0, "wrist": 1500.0, "knuckle": 150.0,
-             "hip": 4000.0, "knee": 3000.0, "ankle": 1500.0, "toe": 60.0}
+STIFFNESS = {"spine": 1600.0, "chest": 1600.0, "neck": 320.0, "head": 120.0,
+             "shoulder": 1200.0, "elbow": 1200.0, "wrist": 600.0, "knuckle": 60.0,
+             "hip": 1600.0, "knee": 1200.0, "ankle": 600.0, "toe": 24.0}
 DAMPING_TIME = 0.02  # s: damping [N m s/rad] = DAMPING_TIME * stiffness
 
 _Y = (0.0, 1.0, 0.0)  # flexion axis
@@ -129,21 +138,20 @@ def _trunk(density: float) -> tuple[list[Bone], dict[str, np.ndarray]]:
     def at(s: float, up: float = 0.0) -> np.ndarray:
         return hip_c + s * L * u + up * n
 
-    pos = {"pelvis": hip_c, "spine": at(0.30, 0.02), "chest": at(0.58, 0.02),
-           "neck": at(1.06, 0.10)}
-    pos["head"] = pos["neck"] + (0.10, 0.0, 0.05)
+    pos = {"pelvis": hip_c, "spine": at(0.28), "chest": at(0.56), "neck": at(1.0, 0.08)}
+    pos["head"] = pos["neck"] + (0.13, 0.0, -0.01)
     bones = [
-        Bone("pelvis", None, (_bar(at(-0.12, 0.04), at(0.30, 0.04), 0.15, 0.12, pos["pelvis"]),),
+        Bone("pelvis", None, (_bar(at(-0.10, 0.03), at(0.28, 0.0), 0.14, 0.11, pos["pelvis"]),),
              Joint("free"), pos=vec(pos["pelvis"]), density=density, role="pelvis"),
-        Bone("spine", "pelvis", (_bar(at(0.30, 0.02), at(0.58, 0.02), 0.19, 0.16, pos["spine"]),),
+        Bone("spine", "pelvis", (_bar(at(0.28, -0.01), at(0.56, -0.03), 0.18, 0.16, pos["spine"]),),
              _ball("spine"), pos=vec(pos["spine"] - pos["pelvis"]), density=density, role="spine"),
         # The chest reaches past the shoulder line: the big shoulder hump.
-        Bone("chest", "spine", (_bar(at(0.58, 0.02), at(1.10, 0.02), 0.24, 0.19, pos["chest"]),),
+        Bone("chest", "spine", (_bar(at(0.56, -0.03), at(1.06, -0.03), 0.21, 0.2, pos["chest"]),),
              _ball("chest"), pos=vec(pos["chest"] - pos["spine"]), density=density, role="trunk"),
         Bone("neck", "chest", (_bar(pos["neck"], pos["head"], 0.08, 0.07, pos["neck"]),),
              _ball("neck"), pos=vec(pos["neck"] - pos["chest"]), density=density, role="neck"),
         # Head box: deep from brow to crest, muzzle forward of the joint.
-        Bone("head", "neck", (box((0.11, 0.095, 0.12), pos=(0.09, 0.0, 0.02)),),
+        Bone("head", "neck", (box((0.11, 0.095, 0.12), pos=(0.08, 0.0, 0.03)),),
              _hinge("head"), pos=vec(pos["head"] - pos["neck"]), density=density, role="head"),
     ]
     return bones, pos
@@ -155,9 +163,10 @@ def _arm(side: str, chest_pos: np.ndarray, density: float) -> list[Bone]:
     S = _side_point((TRUNK_RUN, SHOULDER_HALF_WIDTH, SHOULDER_HEIGHT), side)
     E = _side_point((TRUNK_RUN - 0.02, SHOULDER_HALF_WIDTH + 0.04, 0.66), side)
     W = _side_point((TRUNK_RUN, SHOULDER_HALF_WIDTH + 0.06, 0.245), side)
-    K = _side_point((TRUNK_RUN + 0.02, SHOULDER_HALF_WIDTH + 0.07, 0.045), side)
-    fingers = _slab(_side_point((K[0] - 0.10, 0.0, 0.0), "left") + (0, K[1] - 0.055, 0),
-                    (K[0] + 0.02, K[1] + 0.055, 0.045), K)
+    K = _side_point((TRUNK_RUN + 0.02, SHOULDER_HALF_WIDTH + 0.07, KNUCKLE_HEIGHT), side)
+    y0, y1 = sorted((K[1] - 0.055, K[1] + 0.055))
+    # Curled under toward the palm, so the box points back from the knuckles.
+    fingers = _slab((K[0] - 0.10, y0, 0.0), (K[0] + 0.02, y1, KNUCKLE_HEIGHT), K)
     lab = dict(side=side, limb="front", density=density)
     return [
         Bone(f"upper_arm_{side}", "chest", (_bar(S, E, 0.07, 0.075, S),), _ball("shoulder"),
@@ -175,8 +184,8 @@ def _leg(side: str, pelvis_pos: np.ndarray, density: float) -> list[Bone]:
     """Thigh, shank (knee flexed forward), a flat plantigrade foot and the toes."""
     H = _side_point((0.0, HIP_HALF_WIDTH, HIP_HEIGHT), side)
     N = _side_point((0.15, HIP_HALF_WIDTH + 0.04, 0.40), side)
-    A = _side_point((0.06, HIP_HALF_WIDTH + 0.03, 0.075), side)
-    T = _side_point((0.21, HIP_HALF_WIDTH + 0.04, 0.025), side)
+    A = _side_point((0.06, HIP_HALF_WIDTH + 0.03, ANKLE_HEIGHT), side)
+    T = _side_point((0.21, HIP_HALF_WIDTH + 0.04, TOE_HEIGHT), side)
     y0, y1 = sorted((A[1] - 0.06, A[1] + 0.06))
     foot = _slab((A[0] - 0.06, y0, 0.0), (T[0], y1, 0.07), A)
     y0, y1 = sorted((T[1] - 0.055, T[1] + 0.055))
@@ -192,3 +201,41 @@ def _leg(side: str, pelvis_pos: np.ndarray, density: float) -> list[Bone]:
         Bone(f"toes_{side}", f"foot_{side}", (toes,), _hinge("toe", side),
              pos=vec(T - A), role="toe", **lab),
     ]
+
+
+def _bones(density: float) -> list[Bone]:
+    trunk, pos = _trunk(density)
+    bones = trunk
+    for side in ("left", "right"):
+        bones += _arm(side, pos["chest"], density)
+    for side in ("left", "right"):
+        bones += _leg(side, pos["pelvis"], density)
+    return bones
+
+
+def _contacts() -> tuple[ContactPoint, ...]:
+    """Ground contact points [m, bone frame]: knuckles under the knuckle joint,
+    the sole's centre, heel and toe tip of each foot."""
+    out = []
+    for side in ("left", "right"):
+        out.append(ContactPoint(f"front_{side}_knuckle", f"fingers_{side}", (0.0, 0.0, -KNUCKLE_HEIGHT)))
+    for side in ("left", "right"):
+        out.append(ContactPoint(f"rear_{side}_foot", f"foot_{side}", (0.045, 0.0, -ANKLE_HEIGHT)))
+    for side in ("left", "right"):
+        out.append(ContactPoint(f"rear_{side}_heel", f"foot_{side}", (-0.06, 0.0, -ANKLE_HEIGHT)))
+        out.append(ContactPoint(f"rear_{side}_toe", f"toes_{side}", (0.07, 0.0, -TOE_HEIGHT)))
+    return tuple(out)
+
+
+def gorilla() -> CreatureSpec:
+    """The 21-link, 157 kg knuckle-walking gorilla in its quadrupedal rest
+    stance (see the module docstring for sources, choices and measurements)."""
+    volume = sum(shape_volume(s) for b in _bones(1.0) for s in b.shapes)  # m^3
+    density = TOTAL_MASS / volume  # kg/m^3, uniform as in Wang 2011 ch. 4.1.4
+    return CreatureSpec(
+        name="gorilla",
+        description="Knuckle-walking gorilla, 21 links, 157 kg (Wang 2011 ch. 3.5.1)",
+        bones=tuple(_bones(density)),
+        contacts=_contacts(),
+        ground_clearance=0.0,
+    )

@@ -58,11 +58,21 @@ _PER_SIDE = ("clavicle", "upper_arm", "forearm", "hand", "thigh", "shin", "foot"
 _SEGMENT_MASS["chest"] = MASS - sum(v for k, v in _SEGMENT_MASS.items() if k not in _PER_SIDE) \
     - 2.0 * sum(_SEGMENT_MASS[k] for k in _PER_SIDE)
 
-# Joint stiffness [N m/rad] and damping [N m s/rad] per bone kind (see module docstring).
-STIFFNESS = {"lumbar": 6000.0, "thorax": 6000.0, "chest": 4000.0, "neck": 300.0, "head": 100.0,
-             "clavicle": 300.0, "upper_arm": 300.0, "forearm": 100.0, "hand": 100.0,
-             "thigh": 3000.0, "shin": 3000.0, "foot": 3000.0, "toe": 100.0}
-DAMPING_RATIO = 0.02  # damping = DAMPING_RATIO * stiffness [s]
+# Joint stiffness [N m/rad]: Kry09's pattern (100, spine x10) scaled uniformly
+# so that the human holds its own weight (module docstring). Damping is
+# stiffness-proportional [N m s/rad]: every joint relaxes with the same time
+# constant DAMPING_TIME [s].
+KRY_STIFFNESS, KRY_SPINE_FACTOR = 100.0, 10.0
+STIFFNESS_SCALE = 10.0
+DAMPING_TIME = 0.05
+_SPINE = ("lumbar", "thorax", "chest")
+
+
+def joint_stiffness(kind: str) -> float:
+    """Stiffness [N m/rad] of the joint a bone of ``kind`` hangs from."""
+    base = KRY_STIFFNESS * (KRY_SPINE_FACTOR if kind in _SPINE else 1.0)
+    return STIFFNESS_SCALE * base
+
 
 # Neutral geometry [m]: joint centres relative to the parent's joint, world axes,
 # arms hanging and legs straight. Soles at z = 0, top of the head at HEIGHT.
@@ -136,8 +146,8 @@ RUN_POSE = _Pose(lean=(math.radians(6), 0.0, math.radians(2), math.radians(2)),
 
 
 def _joint(kind: str, joint_type: str = "ball", axis=_Y) -> Joint:
-    k = STIFFNESS[kind]
-    return Joint(joint_type, axis=vec(axis), stiffness=k, damping=DAMPING_RATIO * k)
+    k = joint_stiffness(kind)
+    return Joint(joint_type, axis=vec(axis), stiffness=k, damping=DAMPING_TIME * k)
 
 
 def _bone(kind: str, parent: str | None, shapes, joint: Joint, pos, quat=(1.0, 0.0, 0.0, 0.0), *,
@@ -151,18 +161,18 @@ def _axial_skeleton(pose: _Pose) -> list[Bone]:
     lp, ll, lt, lc = pose.lean
     total = sum(pose.lean)
     return [
-        _bone("pelvis", None, [ellipsoid((0.10, 0.16, 0.085), (-0.01, 0.0, 0.03))], Joint("free"),
+        _bone("pelvis", None, [ellipsoid((0.10, 0.16, 0.10), (0.0, 0.0, 0.04))], Joint("free"),
               (0.0, 0.0, _HIP_Z), _pitch(lp), role="pelvis"),
-        _bone("lumbar", "pelvis", [ellipsoid((0.09, 0.13, 0.08), (0.0, 0.0, 0.065))], _joint("lumbar"),
-              (-0.02, 0.0, 0.10), _pitch(ll), role="spine"),
-        _bone("thorax", "lumbar", [ellipsoid((0.095, 0.14, 0.08), (0.0, 0.0, 0.06))], _joint("thorax"),
+        _bone("lumbar", "pelvis", [ellipsoid((0.09, 0.135, 0.11), (0.0, 0.0, 0.065))], _joint("lumbar"),
+              (0.0, 0.0, 0.10), _pitch(ll), role="spine"),
+        _bone("thorax", "lumbar", [ellipsoid((0.095, 0.145, 0.11), (0.0, 0.0, 0.06))], _joint("thorax"),
               (0.0, 0.0, 0.13), _pitch(lt), role="spine"),
-        _bone("chest", "thorax", [ellipsoid((0.105, 0.165, 0.13), (0.01, 0.0, 0.09))], _joint("chest"),
+        _bone("chest", "thorax", [ellipsoid((0.11, 0.17, 0.14), (0.0, 0.0, 0.08))], _joint("chest"),
               (0.0, 0.0, 0.12), _pitch(lc), role="trunk"),
-        _bone("neck", "chest", [capsule((0.0, 0.0, 0.0), (0.01, 0.0, 0.08), 0.05)], _joint("neck"),
-              (-0.01, 0.0, 0.20), _pitch(-total / 2), role="neck"),
-        _bone("head", "neck", [ellipsoid((0.10, 0.08, 0.11), (0.02, 0.0, 0.07))],
-              _joint("head", "hinge", _Y), (0.01, 0.0, 0.09), _pitch(-total / 2), role="head"),
+        _bone("neck", "chest", [capsule((0.0, 0.0, 0.0), (0.0, 0.0, 0.08), 0.05)], _joint("neck"),
+              (0.0, 0.0, 0.20), _pitch(-total / 2), role="neck"),
+        _bone("head", "neck", [ellipsoid((0.10, 0.08, 0.11), (0.01, 0.0, 0.07))],
+              _joint("head", "hinge", _Y), (0.0, 0.0, 0.09), _pitch(-total / 2), role="head"),
     ]
 
 
@@ -174,11 +184,11 @@ def _left_arm(pose: _Pose) -> list[Bone]:
                      _qmul(_pitch(pose.arm_pitch), quat_axis_angle((1, 0, 0), pose.arm_abduction)))
     arm = dict(side="left", limb="front")
     return [
-        _bone("clavicle", "chest", [capsule((0, 0, 0), (-0.03, 0.15, 0.01), 0.025)],
-              _joint("clavicle", "hinge", (1, 0, 0)), (0.03, 0.02, 0.16),
+        _bone("clavicle", "chest", [capsule((0, 0, 0), (0.0, 0.15, 0.01), 0.04)],
+              _joint("clavicle", "hinge", (1, 0, 0)), (0.0, 0.02, 0.16),
               name="left_clavicle", role="shoulder", **arm),
         _bone("upper_arm", "left_clavicle", [capsule((0, 0, 0), (0, 0, -_UPPER_ARM), 0.045)],
-              _joint("upper_arm"), (-0.03, 0.16, 0.0), shoulder,
+              _joint("upper_arm"), (0.0, 0.16, 0.0), shoulder,
               name="left_upper_arm", role="shoulder", **arm),
         _bone("forearm", "left_upper_arm", [capsule((0, 0, 0), (0, 0, -_FOREARM), 0.037)],
               _joint("forearm", "hinge", (0, -1, 0)), (0, 0, -_UPPER_ARM),
@@ -195,15 +205,15 @@ def _left_leg(pose: _Pose) -> list[Bone]:
     leg = dict(side="left", limb="rear")
     foot_half = (0.10, 0.045, 0.035)
     return [
-        _bone("thigh", "pelvis", [capsule((0, 0, 0), (0, 0, -_THIGH), 0.065)], _joint("thigh"),
+        _bone("thigh", "pelvis", [capsule((0, 0, 0), (0, 0, -_THIGH), 0.075)], _joint("thigh"),
               (0.0, _HIP_Y, 0.0), _pitch(-pose.thigh - pose.lean[0]), name="left_thigh", role="hip", **leg),
-        _bone("shin", "left_thigh", [capsule((0, 0, 0), (0, 0, -_SHIN), 0.048)],
+        _bone("shin", "left_thigh", [capsule((0, 0, 0), (0, 0, -_SHIN), 0.05)],
               _joint("shin", "hinge", _Y), (0, 0, -_THIGH), _pitch(pose.thigh + pose.shin),
               name="left_shin", role="knee", **leg),
-        _bone("foot", "left_shin", [box(foot_half, (0.04, 0.0, -_ANKLE_Z + foot_half[2] + 0.01))],
+        _bone("foot", "left_shin", [box(foot_half, (0.05, 0.0, -_ANKLE_Z + foot_half[2]))],
               _joint("foot"), (0, 0, -_SHIN), _pitch(-pose.shin), name="left_foot", role="foot", **leg),
         _bone("toe", "left_foot", [box((0.03, 0.045, 0.02), (0.03, 0.0, 0.0))],
-              _joint("toe", "hinge", (0, -1, 0)), (0.14, 0.0, -_ANKLE_Z + 0.02),
+              _joint("toe", "hinge", (0, -1, 0)), (0.15, 0.0, -_ANKLE_Z + 0.02),
               name="left_toe", role="toe", **leg),
     ]
 
@@ -212,8 +222,8 @@ def _contacts() -> tuple[ContactPoint, ...]:
     """Sole centre, heel and toe tip of each foot, on the ground plane."""
     out = []
     for side in ("left", "right"):
-        out += [ContactPoint(f"{side}_foot", f"{side}_foot", (0.04, 0.0, -_ANKLE_Z)),
-                ContactPoint(f"{side}_heel", f"{side}_foot", (-0.06, 0.0, -_ANKLE_Z)),
+        out += [ContactPoint(f"{side}_foot", f"{side}_foot", (0.05, 0.0, -_ANKLE_Z)),
+                ContactPoint(f"{side}_heel", f"{side}_foot", (-0.05, 0.0, -_ANKLE_Z)),
                 ContactPoint(f"{side}_toe", f"{side}_toe", (0.06, 0.0, -0.02))]
     return tuple(out)
 
