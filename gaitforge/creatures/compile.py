@@ -138,6 +138,11 @@ def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
     mj.modelname = spec.name
     mj.option.timestep = spec.timestep
     mj.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    # Elliptic friction cones with a high impedance ratio stop the slow creep
+    # of feet under load that pyramidal cones allow (measured on the gorilla:
+    # 2.75 cm of knuckle slide in 10 s drops to 0.18 cm).
+    mj.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    mj.option.impratio = 10.0
     mj.compiler.degree = False
     _decorate(mj, spec.friction)
     bodies = {}

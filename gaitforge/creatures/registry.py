@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gaitforge.errors import UnknownNameError
-from gaitforge.creatures.builders import dog, simple
+from gaitforge.creatures.builders import dog, gorilla, simple
 from gaitforge.creatures.spec import CreatureSpec
 
 
@@ -32,6 +32,7 @@ class Entry:
 ENTRIES: tuple[Entry, ...] = (
     Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)", dofs=21),
     Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)", dofs=21),
+    Entry("gorilla", gorilla.gorilla, "157 kg knuckle-walking gorilla, 21 box links (Wang 2011)", dofs=40),
     Entry("dog", dog.dog, "31 kg dog, 80 DOFs (Kry09 Fig. 1), stiffness 10x the paper's", dofs=80),
 )
 
