@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gaitforge.errors import UnknownNameError
-from gaitforge.creatures.builders import dog, gorilla, simple
+from gaitforge.creatures.builders import dog, gorilla, raibert, simple
 from gaitforge.creatures.spec import CreatureSpec
 
 
@@ -32,6 +32,11 @@ class Entry:
 ENTRIES: tuple[Entry, ...] = (
     Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)", dofs=21),
     Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)", dofs=21),
+    Entry("raibert_biped", raibert.raibert_biped, "RH91 biped robot, Table 3 values", dofs=14,
+          stands_passively=False),
+    Entry("raibert_quadruped", raibert.raibert_quadruped, "RH91 quadruped robot, Table 3 values", dofs=22),
+    Entry("kangaroo", raibert.raibert_kangaroo, "RH91 planar kangaroo, Table 3 values", dofs=10,
+          stands_passively=False),
     Entry("gorilla", gorilla.gorilla, "157 kg knuckle-walking gorilla, 21 box links (Wang 2011)", dofs=40),
     Entry("dog", dog.dog, "31 kg dog, 80 DOFs (Kry09 Fig. 1), stiffness 10x the paper's", dofs=80),
 )

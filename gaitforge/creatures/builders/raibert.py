@@ -27,7 +27,7 @@ Robots (rest pose: trunk level, legs hanging straight down, x forward):
   T = 0.18 s; quadruped trot: half of it, T = 0.09 s), with 10 % of critical
   damping. Hip springs stand in for the hip servos (Eq. 5); 200 N m/rad
   because, measured over 2 s of MuJoCo after a 0.3 m/s sideways shove, the
-  standing quadruped folds at 30 N m/rad and recovers from 100 N m/rad up.
+  standing quadruped folds at 30 N m/rad, is marginal at 50, holds from 100 up.
 
 Kangaroo (planar: root slides x, z and pitches about y; hinges about y):
 trunk, thigh, shin, foot, tail1..3 and head: nv = 3 + 7 = 10. Each link's bone
