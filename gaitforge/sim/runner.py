@@ -1,0 +1,148 @@
+"""Run a controller on a character in MuJoCo and record what happened.
+
+The physics step runs in C (``mj_step`` with ``nstep``) between control
+ticks, so Python only wakes up once per tick. Recording samples ``qpos``,
+which feet touch the ground and the ground reaction force on each foot.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
+from gaitforge.motion.clip import MotionClip
+from gaitforge.sim.controller import Controller
+
+
+@dataclass(frozen=True)
+class FallEvent:
+    """When and how a run failed: time [s], the reason, the controller state."""
+
+    time: float
+    reason: str
+    state: str
+
+    def __str__(self) -> str:
+        return f"fell at t = {self.time:.2f} s ({self.reason}) in state {self.state}"
+
+
+@dataclass(frozen=True, eq=False)
+class Rollout:
+    """A recorded run.
+
+    clip: the motion (qpos per record tick); feet: names of the feet tracked;
+    contact (T, F) bool: foot touches the ground; grf (T, F, 3) [N] ground
+    reaction force on each foot in world axes; states: the controller's state
+    label at each record tick; fall: a FallEvent or None; wall_time [s].
+    """
+
+    clip: MotionClip
+    feet: tuple[str, ...]
+    contact: np.ndarray
+    grf: np.ndarray
+    states: tuple[str, ...]
+    fall: FallEvent | None
+    wall_time: float
+
+    @property
+    def times(self) -> np.ndarray:
+        return self.clip.times
+
+
+def foot_bodies(character: Character) -> dict[str, int]:
+    """Body id of each foot: the body carrying each contact point whose name
+    ends in ``_foot``/``_knuckle`` (or ``foot``), in contact-point order."""
+    m = character.model
+    out = {}
+    for name, site in character.contacts.items():
+        if name == "foot" or name.endswith(("_foot", "_knuckle")):
+            out[name] = int(m.site_bodyid[site])
+    return out
+
+
+def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, int],
+                   nfeet: int, force6: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    touching = np.zeros(nfeet, bool)
+    grf = np.zeros((nfeet, 3))
+    for i in range(d.ncon):
+        c = d.contact[i]
+        b1, b2 = m.geom_bodyid[c.geom[0]], m.geom_bodyid[c.geom[1]]
+        if b1 == 0:
+            body, sign = b2, 1.0
+        elif b2 == 0:
+            body, sign = b1, -1.0
+        else:
+            continue
+        foot = body_to_foot.get(int(body))
+        if foot is None:
+            continue
+        mujoco.mj_contactForce(m, d, i, force6)
+        # Contact frame rows: normal first; the force acts on geom[1] along +normal...
+        world = c.frame.reshape(3, 3).T @ force6[:3]
+        touching[foot] = touching[foot] or force6[0] > 0.0
+        grf[foot] += sign * world
+    return touching, grf
+
+
+def run(character: Character, controller: Controller, seconds: float, *, control_dt: float = 0.002,
+        record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = None,
+        stop_on_fall: bool = True, perturb: Callable[[float, mujoco.MjData], None] | None = None,
+        model: mujoco.MjModel | None = None) -> Rollout:
+    """Simulate ``seconds`` of ``controller`` driving ``character``.
+
+    control_dt [s] must be a multiple of the model's timestep; record_fps the
+    sampling rate of the recorded clip. ``fall_check(data)`` returns a reason
+    string when the creature has fallen. ``perturb(t, data)`` may apply
+    external forces (``xfrc_applied``) each tick. ``model`` overrides the
+    character's model (e.g. a scaled copy); it is copied, never changed.
+    """
+    import time as _time
+
+    m = copy.copy(model if model is not None else character.model)
+    d = mujoco.MjData(m)
+    d.qpos[:] = character.rest_qpos
+    nstep = int(round(control_dt / m.opt.timestep))
+    if nstep < 1 or abs(nstep * m.opt.timestep - control_dt) > 1e-9:
+        raise GaitforgeError(f"control_dt {control_dt} s is not a multiple of the timestep {m.opt.timestep} s")
+    record_every = max(1, int(round(1.0 / (record_fps * control_dt))))
+    controller.reset(m, d)
+    mujoco.mj_forward(m, d)
+    feet = foot_bodies(character)
+    body_to_foot = {b: i for i, b in enumerate(feet.values())}
+    force6 = np.zeros(6)
+    ticks = int(round(seconds / control_dt))
+    frames, contacts, grfs, states = [], [], [], []
+    fall = None
+    start = _time.perf_counter()
+    for k in range(ticks + 1):
+        if k % record_every == 0:
+            touching, grf = _ground_forces(m, d, body_to_foot, len(feet), force6)
+            frames.append(d.qpos.copy())
+            contacts.append(touching)
+            grfs.append(grf)
+            states.append(controller.state)
+        if k == ticks:
+            break
+        if fall_check is not None and fall is None:
+            reason = fall_check(d)
+            if reason is not None:
+                fall = FallEvent(float(d.time), reason, controller.state)
+                if stop_on_fall:
+                    break
+        if perturb is not None:
+            perturb(float(d.time), d)
+        controller.compute(m, d)
+        mujoco.mj_step(m, d, nstep=nstep)
+        if not np.all(np.isfinite(d.qpos)):
+            fall = FallEvent(float(d.time), "simulation diverged", controller.state)
+            break
+    wall = _time.perf_counter() - start
+    fps = 1.0 / (record_every * control_dt)
+    return Rollout(MotionClip(fps, np.array(frames), character.name), tuple(feet),
+                   np.array(contacts).reshape(len(frames), len(feet)),
+                   np.array(grfs).reshape(len(frames), len(feet), 3), tuple(states), fall, wall)
