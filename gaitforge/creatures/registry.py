@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gaitforge.errors import UnknownNameError
-from gaitforge.creatures.builders import dog, gorilla, raibert, simple
+from gaitforge.creatures.builders import dog, gorilla, human, raibert, simple
 from gaitforge.creatures.spec import CreatureSpec
 
 
@@ -32,6 +32,8 @@ class Entry:
 ENTRIES: tuple[Entry, ...] = (
     Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)", dofs=21),
     Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)", dofs=21),
+    Entry("human", human.human, "70 kg, 1.75 m human in a T-pose, 47 DOFs, stiffness 10x the paper's", dofs=47),
+    Entry("human_run", human.human_run, "the human in a bent-knee, bent-elbow running rest pose", dofs=47),
     Entry("raibert_biped", raibert.raibert_biped, "RH91 biped robot, Table 3 values", dofs=14,
           stands_passively=False),
     Entry("raibert_quadruped", raibert.raibert_quadruped, "RH91 quadruped robot, Table 3 values", dofs=22),

@@ -6,8 +6,9 @@ chest (ball, 3 each), neck (ball, 3), head (nod hinge, 1); per side a clavicle
 (shrug hinge, 1), upper arm (ball, 3), forearm (elbow hinge, 1), hand (wrist
 hinge, 1), thigh (ball, 3), shin (knee hinge, 1), foot (ball ankle, 3) and toe
 (hinge, 1). 1.75 m tall in the T-pose, 70 kg, segment masses after de Leva's
-(1996) adjustment of Zatsiorsky's table (head + neck 7.0 %, trunk 43.5 %,
-thigh 14.1 %, shank 4.3 %, upper arm 2.7 %, forearm 1.6 %, hand 0.6 %, foot 1.4 %).
+(1996) adjustment of Zatsiorsky's table (head + neck 6.9 %, trunk with the
+clavicles 43.5 %, thigh 14.2 %, shank 4.3 %, upper arm 2.7 %, forearm 1.6 %,
+hand 0.6 %, foot with toes 1.4 %).
 
 Both poses come from the same body-part code: every bone's geometry is written
 once in a neutral pose (arms hanging, legs straight, all bone frames aligned
@@ -31,19 +32,22 @@ ten times that in the spine, and Kry09 §5.1 scales a creature's stiffness
 uniformly until it carries its own weight; a uniform scale keeps the pattern's
 mode shapes (frequencies grow by its square root). A standing 70 kg human is an
 inverted pendulum: lean about the ankles costs m g h ≈ 68 kg · 9.81 m/s² ·
-0.93 m ≈ 620 N m per radian, more than two 100 N m/rad ankles return, and the
+0.92 m ≈ 610 N m per radian, more than two 100 N m/rad ankles return, and the
 knees, hips and spine add their own give in series. Measured with
-``mujoco.mj_step`` from the rest pose (2 ms steps, ``implicitfast``, 10 s):
-scale 5 falls (T-pose after 3.8 s, running pose after 3.1 s); scale 6 stands,
-but the running pose settles 2.8° off its rest tilt with the ankles 3.3° off.
-Scale 10 (limbs 1000, spine 10 000 N m/rad) leaves a margin of about 1.7; after
-2 s the pelvis is 0.13 % (T-pose) and 0.56 % (running) below its rest height,
-tilted 0.32° and 0.31°, and no joint is more than 0.90° (clavicle, carrying the
-outstretched arm) and 1.55° (knee) from rest.
+``mujoco.mj_step`` from the rest pose (2 ms steps, ``implicitfast``, 10 s;
+"falls" = pelvis below 90 % of its rest height): at Kry's values (scale 1)
+the running pose falls after 0.23 s and the T-pose after 2.7 s; at scale 5
+after 3.1 s and 3.8 s; scale 6 stands, but the running pose settles 2.8° off
+its rest tilt with the ankles 3.3° off. Scale 10 (limbs 1000, spine
+10 000 N m/rad), 1.7 times the smallest scale that stood: after 2 s the pelvis
+is 0.13 % (T-pose) and 0.56 % (running) below its rest height, tilted 0.31°
+and 0.29°, and no joint is more than 0.90° (clavicle, carrying the
+outstretched arm) and 1.56° (knee) from rest.
 
 Damping is stiffness-proportional, ``DAMPING_TIME`` · k: every joint relaxes
-with the same 50 ms time constant; the slow sway of the whole body then dies
-out within about 3 s. Damping is also what keeps the 2 ms step stable: a toe
+with the same 50 ms time constant, and the slow sway of the whole body dies
+out (every speed below 0.01 rad/s or m/s) after 1.9 s (T-pose) and 2.7 s
+(running pose). Damping is also what keeps the 2 ms step stable: a toe
 (2.1·10⁻⁴ kg m² about its hinge) on a 1000 N m/rad spring rings at 345 Hz,
 beyond what an explicit step can follow, but MuJoCo integrates joint damping
 implicitly; with no damping at all the simulation diverges within 0.07 s.
@@ -67,7 +71,8 @@ _SEGMENT_MASS = {"pelvis": 7.82, "lumbar": 5.72, "thorax": 5.71, "neck": 0.80, "
                  "clavicle": 0.50, "upper_arm": 1.90, "forearm": 1.13, "hand": 0.43,
                  "thigh": 9.91, "shin": 3.03, "foot": 0.80, "toe": 0.16}
 _PER_SIDE = ("clavicle", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")
-_SEGMENT_MASS["chest"] = MASS - sum(m * (2.0 if k in _PER_SIDE else 1.0) for k, m in _SEGMENT_MASS.items())
+_SEGMENT_MASS["chest"] = MASS - sum(m * (2.0 if k in _PER_SIDE else 1.0)
+                                    for k, m in _SEGMENT_MASS.items())  # 10.17 kg
 
 # Joint stiffness [N m/rad]: Kry09's pattern (100, spine x10) scaled uniformly
 # so that the human holds its own weight; damping [N m s/rad] = DAMPING_TIME [s]
@@ -112,10 +117,12 @@ def _mirror_axial(v) -> tuple[float, float, float]:
 
 
 def _mirror_quat(q) -> tuple[float, float, float, float]:
+    """Reflect a rotation (w, x, y, z) through the x-z plane."""
     return (float(q[0]),) + _mirror_axial(q[1:])  # type: ignore[return-value]
 
 
 def _mirror_shape(s: Shape) -> Shape:
+    """Reflect a shape (in its bone frame) through the x-z plane."""
     if s.kind == "capsule":
         return replace(s, fromto=mirror_y(s.fromto[:3]) + mirror_y(s.fromto[3:]))
     return replace(s, pos=mirror_y(s.pos), quat=_mirror_quat(s.quat))
@@ -150,6 +157,8 @@ class _Pose:
 
 
 T_POSE = _Pose(arm_abduction=math.pi / 2)
+# Trunk 10° forward, hips flexed 26° (thigh 20° + pelvis 6°), knees 40°, ankles
+# 20° dorsiflexed, upper arms 10° back and 10° out, elbows 90°.
 RUN_POSE = _Pose(lean=(math.radians(6), 0.0, math.radians(2), math.radians(2)),
                  thigh=math.radians(20), shin=math.radians(20),
                  arm_abduction=math.radians(10), arm_pitch=math.radians(10), elbow=math.radians(90))
@@ -173,10 +182,10 @@ def _axial_skeleton(pose: _Pose, scale: float) -> list[Bone]:
     return [
         _bone("pelvis", None, [ellipsoid((0.10, 0.16, 0.10), (0.0, 0.0, 0.04))], Joint("free"),
               (0.0, 0.0, _HIP_Z), _pitch(lp), role="pelvis"),
-        _bone("lumbar", "pelvis", [ellipsoid((0.09, 0.135, 0.11), (0.0, 0.0, 0.065))], _joint("lumbar", scale),
-              (0.0, 0.0, 0.10), _pitch(ll), role="spine"),
-        _bone("thorax", "lumbar", [ellipsoid((0.095, 0.145, 0.11), (0.0, 0.0, 0.06))], _joint("thorax", scale),
-              (0.0, 0.0, 0.13), _pitch(lt), role="spine"),
+        _bone("lumbar", "pelvis", [ellipsoid((0.09, 0.135, 0.11), (0.0, 0.0, 0.065))],
+              _joint("lumbar", scale), (0.0, 0.0, 0.10), _pitch(ll), role="spine"),
+        _bone("thorax", "lumbar", [ellipsoid((0.095, 0.145, 0.11), (0.0, 0.0, 0.06))],
+              _joint("thorax", scale), (0.0, 0.0, 0.13), _pitch(lt), role="spine"),
         _bone("chest", "thorax", [ellipsoid((0.11, 0.17, 0.14), (0.0, 0.0, 0.08))], _joint("chest", scale),
               (0.0, 0.0, 0.12), _pitch(lc), role="trunk"),
         _bone("neck", "chest", [capsule((0.0, 0.0, 0.0), (0.0, 0.0, 0.08), 0.05)], _joint("neck", scale),
@@ -216,12 +225,14 @@ def _left_leg(pose: _Pose, scale: float) -> list[Bone]:
     foot_half = (0.10, 0.045, 0.035)
     return [
         _bone("thigh", "pelvis", [capsule((0, 0, 0), (0, 0, -_THIGH), 0.075)], _joint("thigh", scale),
-              (0.0, _HIP_Y, 0.0), _pitch(-pose.thigh - pose.lean[0]), name="left_thigh", role="hip", **leg),
+              (0.0, _HIP_Y, 0.0), _pitch(-pose.thigh - pose.lean[0]),
+              name="left_thigh", role="hip", **leg),
         _bone("shin", "left_thigh", [capsule((0, 0, 0), (0, 0, -_SHIN), 0.05)],
               _joint("shin", scale, "hinge", _Y), (0, 0, -_THIGH), _pitch(pose.thigh + pose.shin),
               name="left_shin", role="knee", **leg),
         _bone("foot", "left_shin", [box(foot_half, (0.05, 0.0, -_ANKLE_Z + foot_half[2]))],
-              _joint("foot", scale), (0, 0, -_SHIN), _pitch(-pose.shin), name="left_foot", role="foot", **leg),
+              _joint("foot", scale), (0, 0, -_SHIN), _pitch(-pose.shin),
+              name="left_foot", role="foot", **leg),
         _bone("toe", "left_foot", [box((0.03, 0.045, 0.02), (0.03, 0.0, 0.0))],
               _joint("toe", scale, "hinge", (0, -1, 0)), (0.15, 0.0, -_ANKLE_Z + 0.02),
               name="left_toe", role="toe", **leg),
