@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed-stamp
 OUT ?= demo-output
 export MUJOCO_GL ?= egl
 
+VALIDATOR := tools/node_modules/gltf-validator
+
 .PHONY: demo test setup clean
 
 $(STAMP): pyproject.toml
@@ -20,7 +22,12 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/gaitforge demo --out $(OUT)
 
-test: $(STAMP)
+# The Khronos glTF validator (npm) checks exported .glb files in the tests.
+$(VALIDATOR):
+	@command -v npm >/dev/null || { echo "npm not found: install Node.js to run the glTF validator tests"; exit 1; }
+	npm install --prefix tools --no-save --no-package-lock --silent gltf-validator@2.0.0-dev.3.10
+
+test: $(STAMP) $(VALIDATOR)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
 clean:

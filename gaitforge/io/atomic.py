@@ -22,6 +22,10 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix,
                                dir=target.parent)
     os.close(fd)
+    # mkstemp creates 0600; give the file the permissions a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
