@@ -74,7 +74,7 @@ def render_mode_sheet(character: Character, basis, labels: Sequence[str] | None 
     w, h = tile
     amps = mode_amplitudes(character, basis, max_rotation)
     base = frame_character(character, basis.rest_qpos, azimuth, elevation)
-    view = View(base.lookat, base.distance * 1.25, base.azimuth, base.elevation)  # room for the swing
+    view = View(base.lookat, base.distance * 1.1, base.azimuth, base.elevation)  # room for the swing
     cell_w, cell_h = 2 * w + _GAP, h + _LABEL_HEIGHT
     rows = -(-len(modes) // columns)
     sheet = np.full((rows * cell_h + (rows + 1) * _GAP, columns * cell_w + (columns + 1) * _GAP, 3),

@@ -1,0 +1,140 @@
+"""Commands about vibration modes: ``modes`` (table, JSON, picture sheet) and
+``tune`` (uniform stiffness scale that holds the rest pose under gravity)."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
+from gaitforge.io.spec_files import resolve_spec
+
+console = Console(highlight=False)
+DEFAULT_COUNT = 10
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("modes", help="natural vibration modes of a creature: table, JSON, picture sheet")
+    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature name or a YAML/JSON file")
+    p.add_argument("--count", type=int, default=DEFAULT_COUNT, metavar="N",
+                   help=f"number of elastic modes (default {DEFAULT_COUNT})")
+    p.add_argument("--constrain", action="extend", nargs="+", default=[], metavar="SPEC",
+                   help="extra constraints, e.g. pin:left_foot lock:head loop:left_hand:right_hand "
+                        "(bodies by name or role/side, e.g. pin:foot/left)")
+    p.add_argument("--gravity", action="store_true", help="linearize with gravity (geometric stiffness)")
+    stiff = p.add_mutually_exclusive_group()
+    stiff.add_argument("--stiffness-scale", type=float, default=1.0, metavar="S",
+                       help="uniform factor on every joint stiffness (default 1)")
+    stiff.add_argument("--tune-stiffness", action="store_true",
+                       help="first find the smallest scale that holds the rest pose (see 'gaitforge tune')")
+    p.add_argument("--json", metavar="FILE", help="write the modes as JSON")
+    p.add_argument("--sheet", metavar="FILE.png", help="write a picture sheet of each mode's extreme poses")
+    p.set_defaults(func=cmd_modes)
+
+    p = sub.add_parser("tune", help="smallest uniform stiffness scale that holds the rest pose under gravity")
+    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature name or a YAML/JSON file")
+    p.add_argument("--max-deviation", type=float, default=5.0, metavar="DEG",
+                   help="largest joint deviation from rest allowed, in degrees (default 5)")
+    p.set_defaults(func=cmd_tune)
+
+
+def _check_positive(flag: str, value: float) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise GaitforgeError(f"{flag} must be a positive number, got {value:g}")
+
+
+def _tune(character: Character, max_deviation_deg: float):
+    from gaitforge.modal.tuning import tune_stiffness
+    return tune_stiffness(character, math.radians(max_deviation_deg))
+
+
+def modes_payload(character: Character, basis, descriptions) -> dict:
+    """The JSON document of ``gaitforge modes --json``."""
+    modes = []
+    for desc in descriptions:
+        i = desc.index
+        entry = desc.to_dict()
+        entry.update(eigenvalue=float(basis.eigenvalues[i]),
+                     damped_frequency_hz=float(basis.damped_frequencies[i]),
+                     decay_rate=float(basis.decay_rates[i]))
+        modes.append(entry)
+    return {"creature": character.name, "nv": character.nv, "n_rigid": int(basis.n_rigid),
+            "gravity": bool(basis.gravity), "stiffness_scale": float(basis.stiffness_scale),
+            "constraints": [{"name": c.name, "kind": c.kind, "bone": c.bone, "other": c.other}
+                            for c in basis.constraints],
+            "modes": modes}
+
+
+def cmd_modes(args) -> int:
+    from gaitforge.modal import compute_modes, parse_constraint
+    from gaitforge.modal.describe import describe_modes
+
+    if args.count < 1:
+        raise GaitforgeError(f"--count must be a positive integer, got {args.count}")
+    _check_positive("--stiffness-scale", args.stiffness_scale)
+    if args.sheet and not args.sheet.lower().endswith(".png"):
+        raise GaitforgeError(f"{args.sheet}: the picture sheet must be a .png file")
+    character = Character.from_spec(resolve_spec(args.creature))
+    constraints = tuple(parse_constraint(text, character) for text in args.constrain)
+    scale = args.stiffness_scale
+    if args.tune_stiffness:
+        tuned = _tune(character, 5.0)
+        scale = tuned.scale
+        note = "no joint sags more than 5° standing" if tuned.confirmed else \
+            "NOT confirmed: it did not hold its pose in simulation"
+        console.print(f"stiffness scale {scale:.4g} (tuned: {note})", soft_wrap=True)
+    basis = compute_modes(character, count=args.count, constraints=constraints, gravity=args.gravity,
+                          stiffness_scale=scale)
+    descriptions = describe_modes(character, basis)
+    table = Table(title=f"{character.name}: {len(descriptions)} elastic modes"
+                        f" ({basis.n_rigid} rigid, stiffness ×{scale:.4g}"
+                        f"{', gravity' if args.gravity else ''}"
+                        f"{', ' + ' '.join(args.constrain) if args.constrain else ''})")
+    for col, justify in (("#", "right"), ("Hz", "right"), ("symmetry", "left"), ("description", "left")):
+        table.add_column(col, justify=justify)
+    for d in descriptions:
+        table.add_row(str(d.index), f"{d.frequency:.3f}", d.symmetry, d.summary())
+    console.print(table)
+    if args.json:
+        from gaitforge.io.atomic import write_text
+        write_text(args.json, json.dumps(modes_payload(character, basis, descriptions), indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    if args.sheet:
+        from gaitforge.io.mode_sheet import save_mode_sheet
+        labels = [f"{d.index}: {d.frequency:.2f} Hz  {d.name}" for d in descriptions]
+        save_mode_sheet(args.sheet, character, basis, labels)
+        console.print(f"wrote {args.sheet}")
+    return 0
+
+
+def cmd_tune(args) -> int:
+    _check_positive("--max-deviation", args.max_deviation)
+    character = Character.from_spec(resolve_spec(args.creature))
+    r = _tune(character, args.max_deviation)
+    if r.confirmed:
+        verdict = "confirmed in simulation"
+    elif r.fell:
+        verdict = "NOT confirmed: it fell over in simulation at every scale tried"
+    else:
+        verdict = "NOT confirmed: no simulated scale held the pose"
+    slide = ""
+    if r.simulated_slide_sag:
+        slide = f", slides {1e3 * max(r.simulated_slide_sag.values()):.1f} of {1e3 * r.max_slide:.1f} mm"
+    console.print(f"{character.name}: stiffness scale {r.scale:.4g} ({verdict}; linear estimate "
+                  f"{r.linear_scale:.4g}; simulated max deviation {math.degrees(r.simulated_deviation):.2f}° "
+                  f"of {args.max_deviation:g}°{slide}, {r.simulations} runs)", soft_wrap=True)
+    console.print("ground supports: " + (", ".join(r.supports) or "none (root fixed)"), soft_wrap=True)
+    table = Table(title=f"{character.name}: joint sag at scale {r.scale:.4g}")
+    for col in ("joint", "linear", "simulated"):
+        table.add_column(col, justify="left" if col == "joint" else "right")
+    for name, sim in sorted(r.simulated_sag_deg.items(), key=lambda kv: -kv[1]):
+        table.add_row(name, f"{r.sag_deg[name]:.2f}°", f"{sim:.2f}°")
+    for name, sim in sorted(r.simulated_slide_sag.items(), key=lambda kv: -kv[1]):
+        table.add_row(f"{name} (slide, max {1e3 * r.max_slide:.0f} mm)", f"{1e3 * r.slide_sag[name]:.1f} mm",
+                      f"{1e3 * sim:.1f} mm")
+    console.print(table)
+    return 0
