@@ -1,5 +1,8 @@
 """Motion: the MotionClip every exporter and metric consumes, kinematic
-synthesis from modes, and gait metrics."""
+synthesis from modes, modal IK, and gait metrics."""
 from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.modal_ik import modal_ik
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.motion.synthesis import synthesize
 
-__all__ = ["MotionClip"]
+__all__ = ["GaitRecipe", "GaitTerm", "MotionClip", "modal_ik", "synthesize"]

@@ -1,0 +1,161 @@
+"""Gait recipe files: YAML (safe loader only) or JSON (``.json``).
+
+Layout (every key of :class:`GaitRecipe`; phases in radians, or
+``phase_deg`` in degrees when writing by hand)::
+
+    name: dog_trot
+    creature: dog
+    description: diagonal pairs half a cycle apart
+    constraints: []
+    rest_pose: null
+    stiffness_scale: 1.0
+    speed: null
+    terms:
+    - {mode: 4, amplitude: 0.08, phase: 1.57079632679, frequency: 2.0, offset: 0.0}
+
+Files written by :func:`save_recipe` read back to an equal recipe, and a
+recipe saved, loaded and saved again gives the same text: floats are
+written with Python's shortest exact representation. Errors are one line
+naming the file, the field path and the value (:class:`SpecError`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gaitforge.errors import GaitforgeError, SpecError
+from gaitforge.io.atomic import write_text
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+
+_RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "terms")
+_REQUIRED = ("name", "creature", "terms")
+_TERM_KEYS = ("mode", "amplitude", "phase", "phase_deg", "frequency", "offset")
+
+
+def recipe_to_dict(recipe: GaitRecipe) -> dict:
+    """Plain data (what the file holds) for ``recipe``: every field."""
+    return {
+        "name": recipe.name, "creature": recipe.creature, "description": recipe.description,
+        "constraints": list(recipe.constraints), "rest_pose": recipe.rest_pose,
+        "stiffness_scale": recipe.stiffness_scale, "speed": recipe.speed,
+        "terms": [{"mode": t.mode, "amplitude": t.amplitude, "phase": t.phase, "frequency": t.frequency,
+                   "offset": t.offset} for t in recipe.terms],
+    }
+
+
+def _keys(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
+    if not isinstance(data, dict):
+        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {data!r}")
+    for key in data:
+        if key not in allowed:
+            where = f"{path}.{key}" if path else str(key)
+            raise SpecError(where, f"unknown key {key!r} (valid keys: {', '.join(allowed)})")
+    return data
+
+
+def _number(path: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        hint = ""
+        if isinstance(value, str):
+            try:
+                float(value)
+                hint = " (YAML reads exponents without a dot as text: write 1.0e-3, not 1e-3)"
+            except ValueError:
+                pass
+        raise SpecError(path, f"must be a finite number, got {value!r}{hint}")
+    return float(value)
+
+
+def _term(path: str, data: Any) -> GaitTerm:
+    data = _keys(path, data, _TERM_KEYS, "a term")
+    for key in ("mode", "amplitude", "frequency"):
+        if key not in data:
+            raise SpecError(path, f"missing required key {key!r}")
+    if "phase" in data and "phase_deg" in data:
+        raise SpecError(path, "give phase (radians) or phase_deg (degrees), not both")
+    mode = data["mode"]
+    if isinstance(mode, bool) or not isinstance(mode, int):
+        raise SpecError(f"{path}.mode", f"must be an integer, got {mode!r}")
+    if "phase_deg" in data:
+        phase = math.radians(_number(f"{path}.phase_deg", data["phase_deg"]))
+    else:
+        phase = _number(f"{path}.phase", data.get("phase", 0.0))
+    values = {k: _number(f"{path}.{k}", data[k]) for k in ("amplitude", "frequency", "offset") if k in data}
+    try:
+        return GaitTerm(mode=mode, phase=phase, **values)
+    except SpecError as exc:  # the term's own checks (e.g. a negative mode or frequency)
+        raise SpecError(f"{path}.{exc.path}", exc.message) from None
+
+
+def recipe_from_dict(data: Any) -> GaitRecipe:
+    """Build a recipe from plain data; :class:`SpecError` names the field."""
+    data = _keys("", data, _RECIPE_KEYS, "a recipe")
+    for key in _REQUIRED:
+        if key not in data:
+            raise SpecError("", f"missing required key {key!r}")
+    terms = data["terms"]
+    if not isinstance(terms, list):
+        raise SpecError("terms", f"must be a list of terms, got {terms!r}")
+    cons = data.get("constraints", [])
+    if cons is None or not isinstance(cons, list):
+        raise SpecError("constraints", f"must be a list of constraint strings, got {cons!r}")
+    kwargs: dict[str, Any] = {"terms": tuple(_term(f"terms[{i}]", t) for i, t in enumerate(terms)),
+                              "constraints": tuple(cons)}
+    for key in ("name", "creature", "description", "rest_pose"):
+        if key in data:
+            kwargs[key] = data[key]
+    for key in ("stiffness_scale", "speed"):
+        if key in data and not (key == "speed" and data[key] is None):
+            kwargs[key] = _number(key, data[key])
+    return GaitRecipe(**kwargs)
+
+
+def parse_recipe_text(text: str, source: str, fmt: str = "yaml") -> GaitRecipe:
+    """Parse YAML or JSON (``fmt``) text into a recipe; errors name ``source``."""
+    try:
+        data = json.loads(text) if fmt == "json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise SpecError("", f"line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}", source) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError("", f"{where}malformed YAML: {problem}", source) from None
+    try:
+        return recipe_from_dict(data)
+    except SpecError as exc:
+        raise exc.with_source(source) from None
+
+
+def load_recipe(path: str | os.PathLike) -> GaitRecipe:
+    """Read a recipe file (``.yaml``, ``.yml`` or ``.json``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GaitforgeError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GaitforgeError(f"{p}: cannot read: {exc}") from None
+    return parse_recipe_text(text, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
+
+
+def dump_recipe(recipe: GaitRecipe, fmt: str = "yaml") -> str:
+    """The recipe as YAML (terms one per line) or JSON text."""
+    data = recipe_to_dict(recipe)
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n"
+    terms = data.pop("terms")
+    head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
+    body = yaml.safe_dump({"terms": terms}, sort_keys=False, default_flow_style=None, width=1000)
+    return head + body
+
+
+def save_recipe(recipe: GaitRecipe, path: str | os.PathLike) -> None:
+    """Write ``recipe`` atomically; JSON for ``.json``, YAML otherwise."""
+    fmt = "json" if str(path).lower().endswith(".json") else "yaml"
+    write_text(path, dump_recipe(recipe, fmt))

@@ -1,0 +1,426 @@
+"""Automatic mode selection for kinematic gaits (Kry09 §4.3, heuristics A–G).
+
+Kry et al. pick a few low vibration modes by what they do to labelled parts
+and give them phases in multiples of 90°. The features are those of
+:func:`gaitforge.modal.describe.describe_modes`, per unit modal coordinate:
+
+ A  alternating knee bends            D  synchronous knee bends
+ B  alternating forward foot motion   E  synchronous vertical foot motion
+ C  alternating vertical foot motion  F  bending of the front legs
+                                      G  swinging of the front legs
+
+(A–C for left/right half a cycle apart, D–E for left/right together; a knee
+bend is turned into flexion by the bend the leg already has at rest).
+
+A gait here is a footfall phase φ_f per foot (:data:`FOOTFALLS`, cycles after
+the left hind foot) and a duty factor β (:data:`DUTY`). Each foot should
+follow one profile, shifted by φ_f: during stance it moves backwards at a
+steady speed on the ground, during swing it comes forward, lifted, with the
+knee flexed. Harmonic k of that profile is a complex amplitude per foot,
+G_k·exp(−2πikφ_f); a term α u sin(2πkf̃t + γ) with γ a multiple of 90° adds a
+real (0°, 180°) or imaginary (±90°) multiple of the mode's displacement u. For
+every harmonic and quadrature each heuristic nominates its best modes
+(:func:`rank`: the feature's projection on the target over the feet it looks
+at, times its agreement with the target over all feet, per unit elastic
+energy), and a ridge least-squares fit (joint rotation as the penalty) sets
+their amplitudes. Walks use harmonics 1–3 so that feet rest flat on the ground
+for most of the cycle; other gaits use the fundamental only, as in Kry09.
+Twists and jumping jacks are left out except for the jumping-jack gait.
+
+Frequency: the stride frequency at a Froude-scaled value f̂ = f·√(h/g) per
+gait (:data:`STRIDE_FREQUENCY`, h the hip height), as dynamically similar
+animals move at equal f̂. Amplitudes: forward swing SWING·h, lift LIFT·h and
+knee flexion KNEE per foot, then all scaled down, if needed, so that no joint
+turns more than :data:`MAX_ROTATION` from rest.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import mujoco
+import numpy as np
+
+from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.modal import compute_modes
+from gaitforge.modal.describe import ANTISYMMETRIC, SYMMETRIC, describe_modes
+from gaitforge.motion.footfall import feet_of, foot_positions
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+
+_Q = ("front", "left"), ("front", "right"), ("rear", "left"), ("rear", "right")
+FOOTFALLS = {  # lateral-sequence walk and amble, transverse gallop
+    "biped": {"walk": {"left": 0.0, "right": 0.5}, "run": {"left": 0.0, "right": 0.5},
+              "jump": {"left": 0.0, "right": 0.0}, "jumping_jacks": {"left": 0.0, "right": 0.0}},
+    "quadruped": {g: dict(zip(_Q, p)) for g, p in {
+        "walk": (0.25, 0.75, 0.0, 0.5), "trot": (0.5, 0.0, 0.0, 0.5), "pace": (0.0, 0.5, 0.0, 0.5),
+        "amble": (0.25, 0.75, 0.0, 0.5), "bound": (0.5, 0.5, 0.0, 0.0), "gallop": (0.5, 0.7, 0.0, 0.2)}.items()},
+}
+GAITS = {kind: tuple(table) for kind, table in FOOTFALLS.items()}
+DUTY = {"walk": 0.7, "amble": 0.6}  # gaits not listed: 0.5, fundamental only
+STRIDE_FREQUENCY = {"walk": 0.30, "amble": 0.40, "trot": 0.45, "pace": 0.45, "run": 0.45,
+                    "bound": 0.50, "gallop": 0.50, "jump": 0.60, "jumping_jacks": 0.60}
+# Forward swing and lift amplitude of a foot per hip height, in the order tried.
+SIZES = ((0.12, 0.05), (0.12, 0.035), (0.18, 0.05), (0.08, 0.05), (0.12, 0.07), (0.18, 0.035))
+PHASE_TOL = 0.1                  # cycles (as gaitforge.motion.metrics.PHASE_TOL)
+KNEE = math.radians(15)          # knee flexion at mid-swing
+MAX_ROTATION = math.radians(28)  # no joint strays further from rest
+POOL = 20                        # only the lowest elastic modes are candidates
+NOMINEES = 5                     # each heuristic nominates its best few modes,
+SCORE_FLOOR = 0.1                # those scoring at least this share of its best
+RIDGE = 1.0                      # weight of joint rotation [rad²] against the targets' misfit
+# Feet that land together must reach the ground together (z), feet stay in
+# their lane (y: no sideways target, so any sideways motion is misfit).
+_WEIGHTS = {"x": 1.0, "y": 1.0, "z": 4.0, "knee": 0.5}
+_EXCLUDED = ("twist", "jumping jack")
+
+
+class Pick(NamedTuple):
+    """A nominated mode: heuristic ``letter``, elastic ``mode`` index,
+    ``score`` (see :func:`rank`), quadrature ``phase`` (0 or π/2 [rad])."""
+
+    letter: str
+    mode: int
+    score: float
+    phase: float
+
+
+# ---------------------------------------------------------------- labels
+def creature_kind(character, gait: str = "walk") -> str:
+    """``"biped"`` (a left and a right foot) or ``"quadruped"`` (front/rear ×
+    left/right); the error says which labels are missing."""
+    try:
+        feet = feet_of(character)
+    except GaitforgeError:
+        raise GaitforgeError(
+            f"{character.name} has no feet: suggest({gait!r}) needs contact points named *_foot or bodies "
+            "labelled role: foot; add them in the creature file or a labels override") from None
+    keys = sorted((f.limb or "", f.side) for f in feet)
+    if keys == sorted(_Q):
+        return "quadruped"
+    if len(feet) == 2 and {f.side for f in feet} == {"left", "right"}:
+        return "biped"
+    shown = ", ".join(f"{f.name} ({' '.join(x for x in (f.limb, f.side) if x)})" for f in feet)
+    raise GaitforgeError(
+        f"{character.name} has feet {shown}: suggest({gait!r}) needs a left and a right foot (biped) or "
+        "front and rear, left and right feet (quadruped); label them with side and limb in the creature "
+        "file or a labels override")
+
+
+def check_gait(character, gait: str) -> str:
+    """The creature kind, if :func:`suggest` has ``gait`` for it."""
+    if gait not in STRIDE_FREQUENCY:
+        valid = "; ".join(f"{kind}s: {', '.join(g)}" for kind, g in GAITS.items())
+        raise UnknownNameError(f"unknown gait {gait!r} (valid gaits for {valid})")
+    kind = creature_kind(character, gait)
+    if gait not in GAITS[kind]:
+        raise UnknownNameError(f"{character.name} is a {kind}: no {gait!r} gait for it "
+                               f"(valid gaits for {kind}s: {', '.join(GAITS[kind])})")
+    return kind
+
+
+def _key(kind: str, limb, side: str):
+    return side if kind == "biped" else (limb, side)
+
+
+def hip_height(character) -> float:
+    """h [m]: mean rest height, above the lowest point, of the hip and
+    shoulder bodies of limbs that have feet (a biped's arms do not count)."""
+    limbs = {(f.limb, f.side) for f in feet_of(character)}
+    bodies = [b for b, lab in character.labels.items()
+              if lab.role in ("hip", "shoulder") and (lab.limb, lab.side) in limbs] or [character.bodies[0]]
+    d = character.make_data()
+    return float(np.mean([d.xpos[character.body_id(b), 2] for b in bodies]) - character.extent()[0])
+
+
+def _knees(character, kind: str) -> dict:
+    """Foot key → (knee body, sign turning knee_bend into flexion). Flexion
+    deepens the bend the leg has at rest (parent joint → knee → foot, x-z
+    plane); a leg straight within 3° flexes like a human knee, swinging the
+    foot backwards (positive about +y)."""
+    feet = {_key(kind, f.limb, f.side): f for f in feet_of(character)}
+    d, m, out = character.make_data(), character.model, {}
+    for body in character.bodies_labeled(role="knee") + character.bodies_labeled(role="elbow"):
+        lab = character.labels[body]
+        key = _key(kind, lab.limb, lab.side)
+        if key not in feet or key in out:
+            continue
+        b = character.body_id(body)
+        a = d.xpos[b] - d.xpos[m.body_parentid[b]]
+        c = foot_positions(character, character.rest_qpos, [feet[key]])[0, 0] - d.xpos[b]
+        cross = a[2] * c[0] - a[0] * c[2]
+        bent = abs(cross) > math.sin(math.radians(3)) * math.hypot(a[0], a[2]) * math.hypot(c[0], c[2])
+        out[key] = (body, math.copysign(1.0, cross) if bent else 1.0)
+    return out
+
+
+def _features(character, descs, kind: str, gait: str) -> dict:
+    """Per-mode features (k, feet) in ``keys`` order: "x" forward, "y" lateral,
+    "z" vertical [m per unit coordinate], "knee" flexion [rad per unit]."""
+    keys = sorted({_key(kind, f.limb, f.side) for f in descs[0].feet}, key=str)
+    knees = _knees(character, kind)
+    if len(knees) < len(keys):
+        missing = ", ".join(" ".join(k) if isinstance(k, tuple) else k for k in keys if k not in knees)
+        raise GaitforgeError(
+            f"{character.name} has no knee on its {missing} leg: suggest({gait!r}) needs a body labelled "
+            "role: knee (or elbow) between hip and foot; add it in the creature file or a labels override")
+    out = {name: np.zeros((len(descs), len(keys))) for name in ("x", "y", "z", "knee")}
+    for i, d in enumerate(descs):
+        feet = {_key(kind, f.limb, f.side): f for f in d.feet}
+        for j, key in enumerate(keys):
+            out["x"][i, j], out["y"][i, j], out["z"][i, j] = feet[key].forward, feet[key].lateral, feet[key].vertical
+            out["knee"][i, j] = knees[key][1] * d.knee_bend[knees[key][0]]
+    return {**out, "kind": kind, "keys": keys}
+
+
+# ---------------------------------------------------------------- targets
+def _profiles(beta: float, harmonics: int) -> dict[str, np.ndarray]:
+    """Complex harmonic amplitudes G_k (k = 1..harmonics) of one foot's unit
+    profile, landing at θ = π/2 (so the fundamental of the swing is real):
+    "x" from +1 to −1 at a steady speed over the stance (fraction β), back
+    along a half cosine in the swing; "z" and "knee" a sin² bump in the swing."""
+    theta = np.linspace(0.0, 2 * np.pi, 512, endpoint=False)
+    u = (theta - 0.5 * np.pi) % (2 * np.pi)
+    s = np.clip((u - 2 * np.pi * beta) / (2 * np.pi * (1 - beta)), 0.0, 1.0)
+    stance = u < 2 * np.pi * beta
+    x = np.where(stance, 1.0 - u / (np.pi * beta), -np.cos(np.pi * s))
+    bump = np.where(stance, 0.0, np.sin(np.pi * s) ** 2)
+    k = np.arange(1, harmonics + 1)[:, None]
+    G = lambda g: 2j * (g * np.exp(-1j * k * theta)).mean(axis=1)  # noqa: E731
+    return {"x": G(x), "y": G(0 * x), "z": G(bump), "knee": G(bump)}
+
+
+def _symmetry(keys, P: np.ndarray) -> str | None:
+    """Mirror class the modes for the per-foot pattern P must have:
+    antisymmetric where each right foot is the opposite of its left partner,
+    symmetric where it is the same (left and right then stay exact mirror
+    images of each other), None otherwise (gallops)."""
+    pos = {k: i for i, k in enumerate(keys)}
+    pairs = [(i, pos[(k[0], "right") if isinstance(k, tuple) else "right"]) for i, k in enumerate(keys)
+             if "left" in str(k)]
+    for sym, sign in ((ANTISYMMETRIC, -1), (SYMMETRIC, 1)):
+        if all(abs(P[r] - sign * P[l]) < 1e-9 for l, r in pairs):
+            return sym
+    return None
+
+
+_LETTERS = {"A": ("knee", "legs"), "B": ("x", "legs"), "C": ("z", "legs"), "F": ("knee", "front"), "G": ("x", "front")}
+
+
+def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | None) -> list[Pick]:
+    """Modes ranked by heuristic ``letter`` (A, B, C, F, G) for the complex
+    per-foot ``target`` of its feature, best first, one entry per mode and
+    quadrature. Score: the feature's projection on the target's real or
+    imaginary part over the heuristic's feet (legs: rear or only legs; front),
+    times the cosine between the feature over all feet and that part (a mode
+    moving other feet against the gait ranks low), divided by the mode
+    frequency (equal elastic energy buys an amplitude ∝ 1/f), times the legs'
+    share of the mode's kinetic energy (leg swings, not arm or back motions,
+    should move the feet). Modes not of
+    the ``wanted`` mirror class, twists and jumping jacks are skipped.
+    """
+    name, limbs = _LETTERS[letter]
+    front = np.array([features["kind"] == "quadruped" and k[0] == "front" for k in features["keys"]])
+    mask = front if limbs == "front" else ~front
+    out = []
+    for part, phase in ((target.real, 0.0), (target.imag, 0.5 * np.pi)):
+        norm = float(np.linalg.norm(part[mask]))
+        if norm < 1e-6 * max(float(np.abs(target).max()), 1e-300):
+            continue
+        for i, d in enumerate(descs):
+            if d.frequency <= 0 or any(w in d.name for w in _EXCLUDED) or (wanted and d.symmetry != wanted):
+                continue
+            u = features[name][i]
+            proj = float(u[mask] @ part[mask]) / norm
+            agree = float(u @ part) / max(float(np.linalg.norm(u) * np.linalg.norm(part)), 1e-300)
+            legs = sum(v for r, v in d.motion_share.items() if r.endswith("leg"))
+            score = abs(proj) * max(0.0, agree if proj > 0 else -agree) * legs / d.frequency
+            if score > 0:
+                out.append(Pick(letter, i, score, phase))
+    return sorted(out, key=lambda p: -p.score)
+
+
+def joint_rotations(character, shapes: np.ndarray) -> np.ndarray:
+    """Peak joint rotation (k,) [rad per unit coordinate] of each shape
+    column (nv, k): the largest hinge angle or ball rotation vector."""
+    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
+    return np.array([max((float(np.linalg.norm(s[g])) for g in groups), default=0.0) for s in shapes.T])
+
+
+def _fit(features: dict, targets: dict, picks: list[Pick], rot: np.ndarray) -> np.ndarray:
+    """Ridge least squares: real coefficients (P,) of the picks (all of one
+    quadrature; the targets' matching part) that best meet ``targets``
+    (feature → (complex per-foot target, size)), each row weighted by
+    _WEIGHTS / size, with RIDGE · Σ (rotation · coefficient)² added."""
+    part = (lambda z: z.imag) if picks[0].phase else (lambda z: z.real)
+    A = np.vstack([features[n][[p.mode for p in picks]].T * _WEIGHTS[n] / size for n, (_, size) in targets.items()])
+    b = np.concatenate([part(t) * _WEIGHTS[n] / size for n, (t, size) in targets.items()])
+    reg = math.sqrt(RIDGE) * np.diag(rot[[p.mode for p in picks]])
+    coef, *_ = np.linalg.lstsq(np.vstack([A, reg]), np.concatenate([b, np.zeros(len(picks))]), rcond=None)
+    return coef
+
+
+def peak_rotation(character, basis, terms, samples: int = 128) -> float:
+    """Largest rotation [rad] of any hinge or ball joint from rest over one
+    period of the slowest term (free root and slides excluded)."""
+    period = 1.0 / min((t.frequency for t in terms if t.frequency > 0), default=1.0)
+    t = np.linspace(0.0, period, samples, endpoint=False)[:, None]
+    a = np.array([[x.amplitude, x.frequency, x.phase, x.offset] for x in terms]).T
+    dq = (a[0] * np.sin(2 * np.pi * a[1] * t + a[2]) + a[3]) @ basis.shapes[:, [x.mode for x in terms]].T
+    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
+    return max((float(np.linalg.norm(dq[:, g], axis=1).max()) for g in groups), default=0.0)
+
+
+def _harmonic_terms(feats, descs, rot, targets, k: int, f: float, letters: str, wanted) -> list[tuple[str, GaitTerm]]:
+    """(letter, term) pairs of harmonic k: per quadrature, the heuristics'
+    nominees (a mode goes where it scores best) fitted by :func:`_fit`;
+    terms turning no joint by 1° or more are dropped."""
+    best: dict[int, Pick] = {}
+    for letter in letters:
+        ranked = rank(feats, descs, letter, targets[_LETTERS[letter][0]][0], wanted)
+        top = {ph: max((p.score for p in ranked if p.phase == ph), default=0.0) for ph in (0.0, 0.5 * np.pi)}
+        for p in ranked:
+            if sum(q.letter == letter and q.phase == p.phase for q in best.values()) < NOMINEES \
+                    and p.score >= SCORE_FLOOR * top[p.phase] and (p.mode not in best or p.score > best[p.mode].score):
+                best[p.mode] = p
+    out = []
+    for phase in (0.0, 0.5 * np.pi):
+        picks = [p for p in best.values() if p.phase == phase]
+        if not picks:
+            continue
+        for p, c in zip(picks, _fit(feats, targets, picks, rot)):
+            if abs(c) * rot[p.mode] >= math.radians(1):
+                name = {"A": "D", "C": "E"}.get(p.letter, p.letter) if wanted == SYMMETRIC else p.letter
+                out.append((name, GaitTerm(p.mode, abs(float(c)), (phase + (np.pi if c < 0 else 0.0)) % (2 * np.pi),
+                                           k * f)))
+    return out
+
+
+def _hand_lift(character, basis, count: int) -> np.ndarray:
+    """Mean vertical displacement (count,) [m per unit coordinate] of the
+    bodies labelled hand, for each elastic mode (zeros without hands)."""
+    hands = character.bodies_labeled(role="hand")
+    d, jac = character.make_data(basis.rest_qpos), np.zeros((3, character.nv))
+    out = np.zeros(count)
+    for h in hands:
+        mujoco.mj_jacBody(character.model, d, jac, None, character.body_id(h))
+        out += (jac[2] @ basis.shapes[:, :count]) / len(hands)
+    return out
+
+
+def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[str, GaitTerm]]:
+    """The jumping jack's limb terms at half the bounce frequency, 45° ahead
+    (Kry09 Fig. 3): the symmetric out-of-plane mode spreading the feet most
+    per unit energy (J), and the symmetric mode raising the hands most (H),
+    signed so that the hands go up as the feet go apart; each sized to turn
+    its largest joint by 25°."""
+    side = np.array([1.0 if k == "left" else -1.0 for k in feats["keys"]])
+    spread = feats["y"] @ side / len(side)
+    lift = _hand_lift(character, basis, len(descs))
+    out = []
+    for letter, value, jack in (("J", spread, True), ("H", lift, False)):
+        ok = [i for i, d in enumerate(descs) if d.symmetry == SYMMETRIC and i not in taken
+              and (d.sagittal_share < 0.5) == jack and d.frequency > 0]
+        if not ok:
+            continue
+        i = max(ok, key=lambda i: abs(value[i]) / descs[i].frequency)
+        taken = (*taken, i)
+        amp = math.radians(25) / max(rot_i := float(joint_rotations(character, basis.shapes[:, [i]])[0]), 1e-12)
+        out.append((letter, GaitTerm(i, amp, (0.25 * np.pi + (np.pi if value[i] < 0 else 0.0)) % (2 * np.pi),
+                                     0.5 * f)))
+        del rot_i
+    return out
+
+
+def suggest(character, gait: str, basis=None) -> GaitRecipe:
+    """A :class:`GaitRecipe` for ``gait`` on ``character`` (module docstring).
+
+    basis: the :class:`ModalBasis` to choose from (default: the lowest
+    :data:`POOL` elastic modes without extra constraints); the recipe takes
+    its constraints and stiffness scale. The fit only approximates the foot
+    profile, and ground contact is sensitive to millimetres, so recipes for
+    a few swing and lift sizes (:data:`SIZES`, best guess first) are checked
+    by footfall analysis of a short grounded clip (:func:`footfall_error`)
+    and the first that meets the gait, else the closest, is returned.
+    Gaits: :data:`GAITS`. Raises :class:`GaitforgeError` for an unknown gait,
+    one the creature's kind has no pattern for, or missing foot or knee labels.
+    """
+    kind = check_gait(character, gait)
+    if basis is None:
+        basis = compute_modes(character, count=POOL)
+    descs = describe_modes(character, basis)[:POOL]
+    feats = _features(character, descs, kind, gait)
+    h = hip_height(character)
+    f = STRIDE_FREQUENCY[gait] * math.sqrt(9.81 / h)
+    best = None
+    for swing, lift in SIZES:
+        recipe = _recipe(character, basis, descs, feats, gait, f, h, swing, lift)
+        if gait in ("jump", "jumping_jacks"):
+            return recipe  # feet move together: grounding keeps both down, nothing to check
+        err = footfall_error(character, basis, recipe, kind, gait)
+        if best is None or err < best[0]:
+            best = (err, recipe)
+        if err == 0.0:
+            break
+    return best[1]
+
+
+def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 3.0) -> float:
+    """How far a grounded clip of ``recipe`` (``strides`` strides at 60
+    frames/s) is from ``gait``: the largest footfall phase error [cycles]
+    beyond PHASE_TOL / 2, plus for walks how far the smallest duty factor
+    falls short of 0.5 + PHASE_TOL / 2; 0 when it meets the gait, inf when
+    a foot never lands."""
+    from gaitforge.motion.footfall import detect_footfalls
+    from gaitforge.motion.metrics import gait_metrics
+    from gaitforge.motion.synthesis import synthesize
+
+    f = min(t.frequency for t in recipe.terms)
+    clip = synthesize(character, basis, recipe, strides / f, 60.0)
+    try:
+        m = gait_metrics(character, clip, detect_footfalls(character, clip))
+    except GaitforgeError:
+        return math.inf
+    want = FOOTFALLS[kind][gait]
+    gaps = [abs((m.phase[n] - want[_key(kind, m.limbs[n], m.sides[n])] + 0.5) % 1.0 - 0.5) for n in m.feet]
+    if any(math.isnan(g) for g in gaps):
+        return math.inf
+    err = max(0.0, max(gaps) - 0.5 * PHASE_TOL)
+    if gait == "walk":
+        err += max(0.0, 0.5 + 0.5 * PHASE_TOL - min(m.duty_factor.values()))
+    return err
+
+
+def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, swing: float, lift: float) -> GaitRecipe:
+    """The recipe for forward swing ``swing``·h and lift ``lift``·h: harmonic
+    fits (walks: 1–3, else the fundamental), the jumping jack's limbs, the
+    cap on joint rotation."""
+    phi = np.array([FOOTFALLS[feats["kind"]][gait][key] for key in feats["keys"]])
+    harmonics = 3 if gait in DUTY else 1
+    G = _profiles(DUTY.get(gait, 0.5), harmonics)
+    rot = joint_rotations(character, basis.shapes[:, :len(descs)])
+    jump = gait in ("jump", "jumping_jacks")
+    sizes = {"x": swing * h, "y": swing * h, "z": lift * h, "knee": 2 * KNEE if jump else KNEE}
+    letters = "ABC" + ("FG" if feats["kind"] == "quadruped" else "")
+    picked: list[tuple[str, GaitTerm]] = []
+    for k in range(1, harmonics + 1):
+        P = np.exp(-2j * np.pi * k * phi)
+        if not jump and np.allclose(P, P[0]):
+            continue  # every foot alike: grounding cancels it (it only moves the root)
+        targets = {n: (sizes[n] * G[n][k - 1] * P * (n == "z" or n == "knee" or (n == "x" and not jump)), sizes[n])
+                   for n in sizes}
+        picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, _symmetry(feats["keys"], P))
+    if gait == "jumping_jacks":
+        picked += _jack_terms(character, basis, feats, descs, f, tuple(t.mode for _, t in picked))
+    if not picked:
+        raise GaitforgeError(f"no mode of {character.name} moves its feet for a {gait}: try more modes")
+    terms = [t for _, t in picked]
+    peak = peak_rotation(character, basis, terms)
+    if peak > MAX_ROTATION:
+        terms = [GaitTerm(t.mode, t.amplitude * MAX_ROTATION / peak, t.phase, t.frequency) for t in terms]
+    own = len(character.constraints)
+    used = ", ".join(f"{letter}: mode {t.mode} ({descs[t.mode].name})" for letter, t in picked)
+    return GaitRecipe(
+        name=gait, creature=character.name, terms=tuple(terms),
+        constraints=tuple(c.name for c in basis.constraints[own:]), stiffness_scale=basis.stiffness_scale,
+        description=f"{gait}, Kry09 heuristics; stride {f:.2f} Hz (f̂ = {STRIDE_FREQUENCY[gait]}, "
+                    f"h = {h:.2f} m); {used}")

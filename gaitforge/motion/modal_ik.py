@@ -1,0 +1,261 @@
+"""Modal inverse kinematics (Kry 2012 §4.2) and stance-foot pinning.
+
+A pose is sought as a displacement of modal coordinates c (k,) from a start
+pose q_s: q(c) = q_s ⊕ Φc (``mj_integratePos``: exponential map for ball
+joints), Φ (nv, k) the leading elastic mode shapes of a :class:`ModalBasis`,
+optionally with the rigid-body modes. Among the c that put the target
+points x(c) at their goals x*, it picks the one with the least
+
+    Σ_i w_i c_i²,  w_i = λ_i = (2π f_i)²  by default,
+
+so stiff (high-frequency) modes are used only when soft ones cannot do the
+job: the whole body joins in, coordinated the way it vibrates. The
+constraint is nonlinear; each Gauss–Newton step solves the linearized
+problem in closed form (weighted least-norm through a pseudo-inverse, which
+also gives the least-squares compromise when the targets cannot all be met)
+with a fresh Jacobian, until the targets are met and the norm is minimal.
+
+The Jacobian ∂x/∂c = J(q) D(Φc) Φ: J from ``mj_jac`` (MuJoCo's velocity
+convention), D the right Jacobian of the exponential map for each ball joint
+(and the free root's rotation), since a modal coordinate moves the rotation
+vector, not the angular velocity.
+"""
+from __future__ import annotations
+
+from typing import Mapping, NamedTuple
+
+import mujoco
+import numpy as np
+
+from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
+from gaitforge.motion.synthesis import layout
+
+STEP_TOL = 1e-8      # relative size of a coordinate step that counts as settled
+PIN_STEP_TOL = 1e-6  # looser when pinning frame by frame: saves an iteration, same poses to ~1e-9
+RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
+_SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
+
+
+class ModalIK(NamedTuple):
+    """Result of :func:`solve_modal_ik`: qpos (nq,) the pose; coords (k,) the
+    modal displacement from the start pose; residual [m] the largest target
+    error left; iterations used; converged: residual ≤ tol and steps settled."""
+
+    qpos: np.ndarray
+    coords: np.ndarray
+    residual: float
+    iterations: int
+    converged: bool
+
+
+def target_points(character, names) -> list[tuple[int, np.ndarray]]:
+    """(body id, point (3,) in the body frame [m]) for each target name: a
+    contact point (its site), or a body (the mean of its contact points,
+    else its origin: the convention of ``pin:BODY`` constraints)."""
+    m = character.model
+    out = []
+    for n in names:
+        if n in character.contacts:
+            sid = character.contacts[n]
+            out.append((int(m.site_bodyid[sid]), m.site_pos[sid].copy()))
+        elif n in character.labels:
+            bid = character.body_id(n)
+            sites = np.flatnonzero(m.site_bodyid == bid)
+            out.append((bid, m.site_pos[sites].mean(axis=0) if len(sites) else np.zeros(3)))
+        else:
+            raise UnknownNameError(f"unknown IK target {n!r} in {character.name} (contact points: "
+                                   f"{', '.join(character.contacts) or 'none'}; or any body name)")
+    return out
+
+
+def modal_columns(basis, modes: int | None = None, rigid: bool = False,
+                  weights="eigenvalues") -> tuple[np.ndarray, np.ndarray]:
+    """The shapes Φ (nv, k) the IK moves and their weights w (k,): the
+    ``modes`` leading elastic modes (None: all), then the rigid ones if
+    ``rigid``. weights: "eigenvalues" (|λ_i|; rigid modes RIGID_WEIGHT × the
+    smallest), "uniform" (all 1: plain least norm), or an array (k,) > 0."""
+    k = basis.count if modes is None else int(modes)
+    if not 1 <= k <= basis.count:
+        raise GaitforgeError(f"modes must be between 1 and {basis.count} (the elastic modes computed), got {modes!r}")
+    cols = [basis.shapes[:, :k]] + ([basis.rigid_shapes] if rigid else [])
+    phi = np.hstack(cols)
+    lam = np.abs(basis.eigenvalues[:k])
+    if isinstance(weights, str) and weights == "eigenvalues":
+        w = np.r_[lam, np.full(phi.shape[1] - k, RIGID_WEIGHT * lam.min())]
+    elif isinstance(weights, str) and weights == "uniform":
+        w = np.ones(phi.shape[1])
+    elif isinstance(weights, str):
+        raise GaitforgeError(f"unknown weights {weights!r} (choose eigenvalues, uniform, or give an array)")
+    else:
+        w = np.asarray(weights, float).reshape(-1)
+        if w.shape != (phi.shape[1],):
+            raise GaitforgeError(f"weights must be {phi.shape[1]} positive numbers (one per mode used), "
+                                 f"got {w.shape[0]}")
+        if not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise GaitforgeError("weights must be positive finite numbers")
+    return phi, w
+
+
+_LEVI_CIVITA = np.zeros((3, 3, 3))
+_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
+_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
+
+
+def _right_jacobians(v: np.ndarray) -> np.ndarray:
+    """Right Jacobians (n, 3, 3) of the rotation exponential at rotation
+    vectors v (n, 3): d/dt Exp(v) = Exp(v) [J_r(v) v̇]×, i.e.
+    J_r = I − (1 − cos θ)/θ² [v]× + (θ − sin θ)/θ³ [v]×², θ = |v|."""
+    theta = np.sqrt(np.einsum("ni,ni->n", v, v))
+    K = np.einsum("ijk,nj->nik", _LEVI_CIVITA, v)  # [v]×: K x = v × x
+    a, b = np.empty_like(theta), np.empty_like(theta)
+    small = theta < _SMALL
+    t = theta[small]
+    a[small], b[small] = 0.5 - t * t / 24.0, 1.0 / 6.0 - t * t / 120.0  # Taylor series
+    t = theta[~small]
+    a[~small], b[~small] = (1.0 - np.cos(t)) / t ** 2, (t - np.sin(t)) / t ** 3
+    return np.eye(3) - a[:, None, None] * K + b[:, None, None] * (K @ K)
+
+
+class _Problem:
+    """Target points and basis for one character; evaluates x(c) and ∂x/∂c."""
+
+    def __init__(self, character, phi: np.ndarray, points: list[tuple[int, np.ndarray]]):
+        self.m, self.d = character.model, mujoco.MjData(character.model)
+        self.qv, self.phi, self.points = layout(character).quat_v, phi, points
+        self.bodies = np.array([b for b, _ in points], int)
+        self.local = np.array([p for _, p in points], float).reshape(-1, 3)
+        self.jacp = np.zeros((3, self.m.nv))
+
+    def evaluate(self, q0: np.ndarray, c: np.ndarray):
+        """Pose q (nq,), points x (F, 3) and Jacobian (3F, k) at coordinates c (k,)."""
+        m, d = self.m, self.d
+        dv = self.phi @ c
+        d.qpos[:] = q0
+        mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)  # mj_jac needs cdof and subtree_com
+        x = d.xpos[self.bodies] + np.einsum("nij,nj->ni", d.xmat[self.bodies].reshape(-1, 3, 3), self.local)
+        J = np.empty((3 * len(self.bodies), m.nv))
+        for i, b in enumerate(self.bodies):
+            mujoco.mj_jac(m, d, self.jacp, None, x[i], b)
+            J[3 * i:3 * i + 3] = self.jacp
+        eff = self.phi.copy()
+        if len(self.qv):
+            eff[self.qv] = np.einsum("nij,njk->nik", _right_jacobians(dv[self.qv]), self.phi[self.qv])
+        return d.qpos.copy(), x, J @ eff
+
+
+def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, modes=None, rigid=False):
+    """Target positions x (F, 3) [m] and their Jacobian ∂x/∂c (3F, k) at
+    modal displacement ``coords`` (k,) (default 0) from ``qpos_start``
+    (default the basis' rest pose); columns as :func:`modal_columns`."""
+    phi, _ = modal_columns(basis, modes, rigid)
+    prob = _Problem(character, phi, target_points(character, names))
+    q0 = basis.rest_qpos if qpos_start is None else np.asarray(qpos_start, float)
+    c = np.zeros(phi.shape[1]) if coords is None else np.asarray(coords, float)
+    _, x, A = prob.evaluate(q0, c)
+    return x, A
+
+
+def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: np.ndarray, *,
+           tol: float, max_iter: int, damping: float, step_tol: float = STEP_TOL) -> ModalIK:
+    """Gauss–Newton on the weighted least-norm problem; goal (3F,) with NaN
+    for free axes; c (k,) the starting coordinates."""
+    rows = np.isfinite(goal)
+    scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
+    q, x, A = prob.evaluate(q0, c)
+    err = np.abs(goal - x.reshape(-1))[rows].max(initial=0.0)
+    for it in range(1, max_iter + 1):
+        Ar = A[rows]
+        B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
+        if damping > 0:
+            B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
+            rhs = np.r_[rhs, np.zeros(B.shape[1])]
+        step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
+        alpha = 1.0
+        while True:  # backtrack only if the full step makes the targets worse
+            trial = prob.evaluate(q0, c + alpha * step)
+            err_new = np.abs(goal - trial[1].reshape(-1))[rows].max(initial=0.0)
+            if err_new <= max(err, tol) or alpha < 1e-3:
+                break
+            alpha *= 0.5
+        c = c + alpha * step
+        (q, x, A), err = trial, err_new
+        settled = np.abs(alpha * step).max(initial=0.0) <= step_tol * (1.0 + np.abs(c).max(initial=0.0))
+        if err <= tol and settled:
+            return ModalIK(q, c, float(err), it, True)
+    return ModalIK(q, c, float(err), max_iter, bool(err <= tol))
+
+
+def solve_modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=None,
+                   modes: int | None = None, weights="eigenvalues", *, rigid: bool = False,
+                   tol: float = 1e-9, max_iter: int = 50, damping: float = 0.0,
+                   initial: np.ndarray | None = None) -> ModalIK:
+    """Modal IK with diagnostics (module docstring). targets: name (contact
+    point or body, see :func:`target_points`) → world position (3,) [m]; NaN
+    entries leave that axis free. qpos_start (nq,): default the basis' rest
+    pose. tol [m]: largest target error accepted; damping ≥ 0 adds
+    damping·Σw c² to the least-squares objective of each step (for targets
+    out of reach); initial: starting coordinates (warm start)."""
+    phi, w = modal_columns(basis, modes, rigid, weights)
+    names = list(targets)
+    goal = np.array([np.asarray(targets[n], float).reshape(3) for n in names]).reshape(-1)
+    q0 = basis.rest_qpos if qpos_start is None else np.asarray(qpos_start, float)
+    if q0.shape != (character.nq,):
+        raise GaitforgeError(f"qpos_start must have shape ({character.nq},), got {q0.shape}")
+    if not (np.isfinite(damping) and damping >= 0):
+        raise GaitforgeError(f"damping must be a non-negative number, got {damping!r}")
+    prob = _Problem(character, phi, target_points(character, names))
+    c = np.zeros(phi.shape[1]) if initial is None else np.array(initial, float)
+    return _solve(prob, goal, q0, w, c, tol=tol, max_iter=max_iter, damping=damping)
+
+
+def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=None, modes: int | None = None,
+             weights="eigenvalues", **kwargs) -> np.ndarray:
+    """The pose (nq,) reaching ``targets`` with the least eigenvalue-weighted
+    modal displacement from ``qpos_start`` (Kry 2012 §4.2). See
+    :func:`solve_modal_ik` for the arguments and diagnostics."""
+    return solve_modal_ik(character, basis, targets, qpos_start, modes, weights, **kwargs).qpos
+
+
+def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
+                    modes: int | None = None, tol: float = 1e-6) -> MotionClip:
+    """Remove foot skate: hold each foot still (horizontally) while it is down.
+
+    Frame by frame, modal IK with the ``modes`` leading elastic modes moves
+    the clip's pose so that every foot in contact keeps the horizontal
+    position it had at touchdown. The anchor is read from the corrected
+    motion at touchdown, so pinning starts without a jump. Heights stay
+    free: contact detection calls a foot down until it is clearly lifting,
+    and holding it on the ground that long would drag the body down.
+    footfalls: default ``detect_footfalls`` on the clip. Returns a new
+    clip; frames with no foot down are unchanged.
+    """
+    clip.check_character(character)
+    feet = feet_of(character)
+    ff = detect_footfalls(character, clip, feet) if footfalls is None else footfalls
+    if ff.n_frames != clip.n_frames or ff.names != tuple(f.name for f in feet):
+        raise GaitforgeError("pin_stance_feet: footfalls must cover the clip's frames and the character's feet")
+    phi, w = modal_columns(basis, modes)
+    # the feet's own tracked points (the metrics' convention), not target_points'
+    prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet])
+    C = ff.contact
+    out = np.array(clip.qpos)
+    anchor = np.full((len(feet), 3), np.nan)    # z stays NaN: heights are free
+    coords = np.zeros(phi.shape[1])
+    for t in range(clip.n_frames):
+        goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
+        if np.isfinite(goal).any():
+            res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
+                         step_tol=PIN_STEP_TOL)
+            out[t], coords = res.qpos, res.coords
+        else:
+            coords = np.zeros(phi.shape[1])
+        new = C[t] if t == 0 else C[t] & ~C[t - 1]
+        if new.any():  # touchdown: anchor where the corrected foot is now
+            x = prob.evaluate(clip.qpos[t], coords)[1]
+            anchor[new, :2] = x[new, :2]
+        anchor[~C[t]] = np.nan
+    return MotionClip(clip.fps, out, clip.character_name)

@@ -1,0 +1,120 @@
+"""The examples of Kry09 Fig. 3 as ready-made gaits ("presets").
+
+The paper's mode indices refer to its own models, so none is copied: every
+preset is made by :func:`gaitforge.motion.heuristics.suggest` on our
+creatures, with the rest pose and modal constraints of the paper's example:
+
+- dog trot, amble and gallop;
+- human walk in the T-pose; run in the bent-knee rest pose (``human_run``);
+  jumping; jumping jacks with a posture offset that shifts the weight onto
+  one leg (Kry09 §5);
+- a run with a stable head: the modes are computed with the head's
+  orientation locked (``lock:head``), so every mode, and the gait, keeps it;
+- a walk pushing a cart: the hands hold one shared point (a loop constraint
+  ``loop:left_hand:right_hand``), so they keep their relative position.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.errors import UnknownNameError
+from gaitforge.modal import compute_modes
+from gaitforge.modal.describe import ANTISYMMETRIC, describe_modes
+from gaitforge.motion import heuristics
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+
+OFFSET_ROTATION = math.radians(8)  # largest joint rotation of the jumping jack's posture offset
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named example: ``gait`` (one of :data:`heuristics.GAITS`) on built-in
+    ``creature``, analysed in ``rest_pose`` (a built-in creature with the same
+    skeleton, or None) with extra modal ``constraints``; ``offset``: add the
+    weight-shift posture offset; ``summary``: one line for listings."""
+
+    name: str
+    creature: str
+    gait: str
+    summary: str
+    rest_pose: str | None = None
+    constraints: tuple[str, ...] = ()
+    offset: bool = False
+
+    @property
+    def pose(self) -> str:
+        """The built-in creature whose rest pose the modes are computed about."""
+        return self.rest_pose or self.creature
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("dog-trot", "dog", "trot", "dog trot: diagonal pairs together, half a cycle apart"),
+    Preset("dog-amble", "dog", "amble", "dog amble: four beats, lateral sequence"),
+    Preset("dog-gallop", "dog", "gallop", "dog transverse gallop: pairs land in quick succession"),
+    Preset("human-walk", "human", "walk", "human walk in the T-pose, arms out"),
+    Preset("human-run", "human", "run", "human run in the bent-knee, bent-elbow rest pose", rest_pose="human_run"),
+    Preset("human-jumping", "human", "jump", "human jumping on the spot, knees and feet together"),
+    Preset("human-jumping-jacks", "human", "jumping_jacks",
+           "human jumping jacks, weight shifted onto one leg by a posture offset", offset=True),
+    Preset("human-run-stable-head", "human", "run", "human run with the head's orientation locked",
+           rest_pose="human_run", constraints=("lock:head",)),
+    Preset("human-pushing-cart", "human", "walk", "human walk with both hands on one cart handle",
+           rest_pose="human_run", constraints=("loop:left_hand:right_hand",)),
+)
+
+
+def names() -> list[str]:
+    """Preset names in listing order."""
+    return [p.name for p in PRESETS]
+
+
+def get(name: str) -> Preset:
+    """The preset called ``name``; the error lists the valid ones."""
+    for p in PRESETS:
+        if p.name == name:
+            return p
+    raise UnknownNameError(f"unknown preset {name!r} (presets: {', '.join(names())})")
+
+
+def character(preset: Preset) -> Character:
+    """The character a preset is synthesized on: its rest-pose creature."""
+    return Character.from_spec(registry.build(preset.pose))
+
+
+def basis(preset: Preset, char: Character | None = None):
+    """The :class:`ModalBasis` a preset's mode indices refer to: the lowest
+    ``heuristics.POOL`` elastic modes of its rest-pose creature with its
+    constraints."""
+    return compute_modes(char or character(preset), count=heuristics.POOL, constraints=preset.constraints)
+
+
+def weight_shift_offset(char: Character, modal_basis, taken=()) -> GaitTerm:
+    """A posture offset (α = 0, f̃ = 0, β ≠ 0) that moves the body sideways
+    over one foot: the antisymmetric, mostly out-of-plane mode with the
+    largest sideways foot motion per unit energy, sized so that its largest
+    joint rotation is OFFSET_ROTATION."""
+    descs = describe_modes(char, modal_basis)[:heuristics.POOL]
+    ok = [d for d in descs if d.symmetry == ANTISYMMETRIC and d.sagittal_share < 0.5 and d.index not in taken]
+    best = max(ok, key=lambda d: np.mean([abs(f.lateral) for f in d.feet]) / d.frequency)
+    rot = float(heuristics.joint_rotations(char, modal_basis.shapes[:, [best.index]])[0])
+    return GaitTerm(best.index, 0.0, 0.0, 0.0, offset=OFFSET_ROTATION / rot)
+
+
+def build(name: str, char: Character | None = None, modal_basis=None) -> GaitRecipe:
+    """The recipe of preset ``name`` (deterministic). ``char`` and
+    ``modal_basis``: the preset's character and basis if already built
+    (:func:`character`, :func:`basis`)."""
+    p = get(name)
+    char = char or character(p)
+    modal_basis = modal_basis or basis(p, char)
+    recipe = heuristics.suggest(char, p.gait, modal_basis)
+    terms = recipe.terms
+    if p.offset:
+        terms += (weight_shift_offset(char, modal_basis, tuple(t.mode for t in terms)),)
+    return replace(recipe, name=p.name, creature=p.creature, rest_pose=p.rest_pose, terms=terms,
+                   description=f"{p.summary} (Kry09 Fig. 3). {recipe.description}")

@@ -1,0 +1,164 @@
+"""Gait recipes: the few numbers of Kry09 Eq. 4 that make a kinematic gait.
+
+A recipe lists terms, each one elastic mode i of a :class:`ModalBasis` driven
+as α_i sin(2π f̃_i t + γ_i) + β_i (modal coordinates, mass-normalized units:
+kg^½ m for a translation-dominated mode). It also says which modal analysis
+its mode indices refer to (the creature, extra constraints, stiffness
+scale), since the same index names a different shape in another basis.
+
+Recipes are validated on construction (:class:`SpecError` naming the field
+and value); :func:`check_basis` checks a recipe against the basis it is
+about to drive. Files: ``gaitforge.io.recipe_files``.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from gaitforge.errors import GaitforgeError, SpecError
+from gaitforge.modal import compute_modes
+
+
+def _real(path: str, value, *, nonneg: bool = False, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise SpecError(path, f"must be a finite number, got {value!r}")
+    if positive and value <= 0:
+        raise SpecError(path, f"must be positive, got {value!r}")
+    if nonneg and value < 0:
+        raise SpecError(path, f"must not be negative, got {value!r}")
+    return float(value)
+
+
+def _text(path: str, value, *, empty: bool = True) -> str:
+    if not isinstance(value, str) or (not empty and not value.strip()):
+        what = "a string" if empty else "a non-empty string"
+        raise SpecError(path, f"must be {what}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class GaitTerm:
+    """One mode of a gait (a term of Kry09 Eq. 4 with the §4.3 posture offset).
+
+    mode: 0-based index among the basis' elastic modes (rigid modes excluded);
+    amplitude α and offset β: modal coordinates (mass-normalized units);
+    phase γ [rad]; frequency f̃ [Hz], the gait's frequency (often the same for
+    every term, or twice it for a head bob), not the mode's natural one; 0 with
+    α = 0 gives a pure posture offset.
+    """
+
+    mode: int
+    amplitude: float
+    phase: float
+    frequency: float
+    offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.mode, bool) or not isinstance(self.mode, numbers.Integral) or self.mode < 0:
+            raise SpecError("mode", f"must be a non-negative integer (an elastic mode index), got {self.mode!r}")
+        object.__setattr__(self, "mode", int(self.mode))
+        object.__setattr__(self, "amplitude", _real("amplitude", self.amplitude))
+        object.__setattr__(self, "phase", _real("phase", self.phase))
+        object.__setattr__(self, "frequency", _real("frequency", self.frequency, nonneg=True))
+        object.__setattr__(self, "offset", _real("offset", self.offset))
+
+
+@dataclass(frozen=True)
+class GaitRecipe:
+    """A kinematic gait: terms plus the modal analysis they refer to.
+
+    name: what the gait is called; creature: the registry name or file the
+    recipe is for; terms: :class:`GaitTerm` tuple (a list is converted);
+    constraints: extra modal constraint strings (``"lock:head"``, see
+    ``gaitforge.modal.parse_constraint``) the basis must be computed with;
+    rest_pose: an alternative rest-pose creature (e.g. ``"human_run"``) or
+    None; stiffness_scale: factor on every spring of that analysis; speed:
+    prescribed forward speed [m/s] along +x, or None to derive progression
+    from the stance feet; description: free text.
+    """
+
+    name: str
+    creature: str
+    terms: tuple[GaitTerm, ...]
+    constraints: tuple[str, ...] = ()
+    rest_pose: str | None = None
+    stiffness_scale: float = 1.0
+    speed: float | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        _text("name", self.name, empty=False)
+        _text("creature", self.creature, empty=False)
+        if isinstance(self.terms, (str, bytes)) or not hasattr(self.terms, "__iter__"):
+            raise SpecError("terms", f"must be a sequence of GaitTerm, got {self.terms!r}")
+        terms = tuple(self.terms)
+        if not terms:
+            raise SpecError("terms", "a recipe needs at least one term")
+        for i, t in enumerate(terms):
+            if not isinstance(t, GaitTerm):
+                raise SpecError(f"terms[{i}]", f"must be a GaitTerm, got {t!r}")
+        object.__setattr__(self, "terms", terms)
+        if isinstance(self.constraints, str) or not hasattr(self.constraints, "__iter__"):
+            raise SpecError("constraints", f"must be a list of constraint strings, got {self.constraints!r}")
+        cons = tuple(self.constraints)
+        for i, c in enumerate(cons):
+            _text(f"constraints[{i}]", c, empty=False)
+        object.__setattr__(self, "constraints", cons)
+        if self.rest_pose is not None:
+            _text("rest_pose", self.rest_pose, empty=False)
+        object.__setattr__(self, "stiffness_scale", _real("stiffness_scale", self.stiffness_scale, positive=True))
+        if self.speed is not None:
+            object.__setattr__(self, "speed", _real("speed", self.speed))
+        _text("description", self.description)
+
+    @property
+    def modes(self) -> tuple[int, ...]:
+        """The distinct mode indices the terms use, ascending."""
+        return tuple(sorted({t.mode for t in self.terms}))
+
+    @property
+    def max_frequency(self) -> float:
+        """The highest term frequency f̃ [Hz]."""
+        return max(t.frequency for t in self.terms)
+
+
+def _same_scale(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0)
+
+
+def check_basis(recipe: GaitRecipe, basis, character=None) -> None:
+    """Raise :class:`GaitforgeError` unless ``basis`` is the modal analysis
+    ``recipe`` was written for: every mode index exists, the extra
+    constraints (by their text) and the stiffness scale agree, and (given
+    ``character``) the basis belongs to that character."""
+    k = basis.count
+    for t in recipe.terms:
+        if t.mode >= k:
+            modes = "elastic mode was" if k == 1 else "elastic modes were"
+            raise GaitforgeError(f"recipe {recipe.name!r} names mode {t.mode} but only {k} {modes} computed")
+    if character is not None:
+        if basis.shapes.shape[0] != character.nv or basis.character_name != character.name:
+            raise GaitforgeError(f"the modal basis is of {basis.character_name!r} (nv = {basis.shapes.shape[0]}) "
+                                 f"but the character is {character.name!r} (nv = {character.nv})")
+    if not _same_scale(basis.stiffness_scale, recipe.stiffness_scale):
+        raise GaitforgeError(f"recipe {recipe.name!r} needs modes computed with stiffness_scale "
+                             f"{recipe.stiffness_scale:g}, the basis has {basis.stiffness_scale:g}")
+    own = len(character.constraints) if character is not None else None
+    if own is not None:
+        extra = tuple(c.name for c in basis.constraints[own:])
+        if extra != recipe.constraints:
+            want = ", ".join(recipe.constraints) or "none"
+            have = ", ".join(extra) or "none"
+            raise GaitforgeError(f"recipe {recipe.name!r} needs modes computed with constraints ({want}), "
+                                 f"the basis has ({have})")
+
+
+def modes_for(character, recipe: GaitRecipe, count: int | None = None, **kwargs):
+    """The :class:`ModalBasis` ``recipe`` refers to: ``compute_modes`` of
+    ``character`` with the recipe's constraints and stiffness scale (count:
+    elastic modes to keep, default just enough for the recipe's highest
+    index; kwargs go to ``compute_modes``)."""
+    need = max(recipe.modes) + 1
+    return compute_modes(character, count=need if count is None else count, constraints=recipe.constraints,
+                         stiffness_scale=recipe.stiffness_scale, **kwargs)

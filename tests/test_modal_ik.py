@@ -1,0 +1,185 @@
+"""Modal IK (Kry 2012 §4.2): the Jacobian by finite differences, reaching
+targets that lie in the basis, optimality of the eigenvalue-weighted norm
+(KKT condition, and against plain least norm), and stance-foot pinning on a
+dog trot (skate, continuity)."""
+import mujoco
+import numpy as np
+import pytest
+
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.modal import compute_modes
+from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
+from gaitforge.motion.metrics import classify_gait, gait_metrics
+from gaitforge.motion.modal_ik import (modal_columns, modal_ik, modal_jacobian, pin_stance_feet, solve_modal_ik,
+                                       target_points)
+from gaitforge.motion.grounding import touch_ground
+from gaitforge.motion.synthesis import synthesize
+from test_synthesis import dog_trot
+
+FEET = ["front_left_foot", "front_right_foot", "rear_left_foot", "rear_right_foot"]
+
+
+@pytest.fixture(scope="module")
+def dog():
+    return Character.from_spec(registry.build("dog"))
+
+
+@pytest.fixture(scope="module")
+def basis(dog):
+    return compute_modes(dog, count=20)
+
+
+def fd_jacobian(dog, basis, names, q0, c, rigid, eps=1e-6):
+    cols = []
+    for i in range(len(c)):
+        e = np.zeros(len(c))
+        e[i] = eps
+        xp, _ = modal_jacobian(dog, basis, names, q0, c + e, rigid=rigid)
+        xm, _ = modal_jacobian(dog, basis, names, q0, c - e, rigid=rigid)
+        cols.append((xp - xm).reshape(-1) / (2 * eps))
+    return np.array(cols).T
+
+
+@pytest.mark.parametrize("rigid", [False, True])
+def test_jacobian_matches_finite_differences(dog, basis, rigid):
+    """Away from rest and from a bent start pose, where the exponential map's
+    right Jacobian matters for the ball joints and the root."""
+    rng = np.random.default_rng(3)
+    k = basis.count + (basis.n_rigid if rigid else 0)
+    q0 = basis.displace(rng.normal(scale=0.1, size=basis.count))
+    c = rng.normal(scale=0.15, size=k)
+    names = FEET + ["head"]
+    x, A = modal_jacobian(dog, basis, names, q0, c, rigid=rigid)
+    assert A.shape == (15, k)
+    np.testing.assert_allclose(A, fd_jacobian(dog, basis, names, q0, c, rigid), rtol=0, atol=1e-8)
+    # and the positions are those of the pose reached
+    pose = q0.copy()
+    phi, _ = modal_columns(basis, rigid=rigid)
+    mujoco.mj_integratePos(dog.model, pose, phi @ c, 1.0)
+    at = dog.contact_positions(pose)
+    np.testing.assert_allclose(x[:4], [at[n] for n in FEET], atol=1e-14)
+
+
+def reachable(dog, basis, k=8, seed=5):
+    """Two feet's positions in a pose made of the first k modes: reachable."""
+    c_true = np.zeros(basis.count)
+    c_true[:k] = np.random.default_rng(seed).normal(scale=0.05, size=k)
+    pose = basis.displace(c_true)
+    pos = dog.contact_positions(pose)
+    return {n: pos[n] for n in ("front_left_foot", "rear_right_foot")}, c_true[:k]
+
+
+def test_reaches_targets_in_the_basis(dog, basis):
+    targets, c_true = reachable(dog, basis)
+    res = solve_modal_ik(dog, basis, targets, modes=8)
+    assert res.converged and res.residual <= 1e-9
+    got = dog.contact_positions(res.qpos)
+    for n, x in targets.items():
+        np.testing.assert_allclose(got[n], x, rtol=0, atol=1e-6)
+    lam = basis.eigenvalues[:8]
+    # c_true reaches the targets too, so the minimum can only be lower
+    assert lam @ res.coords ** 2 < lam @ c_true ** 2
+    np.testing.assert_array_equal(modal_ik(dog, basis, targets, modes=8), res.qpos)
+
+
+def test_eigenvalue_weighting_is_optimal(dog, basis):
+    targets, _ = reachable(dog, basis)
+    lam = basis.eigenvalues[:8]
+    w = solve_modal_ik(dog, basis, targets, modes=8)
+    u = solve_modal_ik(dog, basis, targets, modes=8, weights="uniform")
+    assert u.converged and u.residual <= 1e-9
+    assert lam @ w.coords ** 2 < lam @ u.coords ** 2
+    assert np.sum(u.coords ** 2) < np.sum(w.coords ** 2)  # each is least in its own norm
+    # KKT: W c lies in the row space of the constraint Jacobian at the solution
+    _, A = modal_jacobian(dog, basis, list(targets), None, w.coords, modes=8)
+    g = lam * w.coords
+    proj = A.T @ np.linalg.lstsq(A.T, g, rcond=None)[0]
+    assert np.linalg.norm(g - proj) < 1e-7 * np.linalg.norm(g)
+    same = solve_modal_ik(dog, basis, targets, modes=8, weights=np.r_[lam])
+    np.testing.assert_allclose(same.coords, w.coords, atol=1e-12)
+
+
+def test_free_axes_and_body_targets(dog, basis):
+    start = dog.contact_positions(basis.rest_qpos)["front_left_foot"]
+    goal = np.array([np.nan, np.nan, start[2] + 0.02])  # only lift it 2 cm
+    res = solve_modal_ik(dog, basis, {"front_left_foot": goal})
+    assert res.converged
+    assert dog.contact_positions(res.qpos)["front_left_foot"][2] == pytest.approx(start[2] + 0.02, abs=1e-9)
+    # a body target is its contact point's mean, or its origin without one
+    (b, p), = target_points(dog, ["head"])
+    assert b == dog.body_id("head") and np.all(p == 0)
+    (b, p), = target_points(dog, ["front_left_paw"])
+    np.testing.assert_allclose(p, dog.model.site_pos[dog.contacts["front_left_foot"]])
+
+
+def test_errors(dog, basis):
+    with pytest.raises(UnknownNameError) as err:
+        modal_ik(dog, basis, {"tail_tip": np.zeros(3)})
+    assert str(err.value) == ("unknown IK target 'tail_tip' in dog (contact points: rear_left_foot, "
+                              "rear_right_foot, front_left_foot, front_right_foot; or any body name)")
+    for kwargs, message in [
+        (dict(modes=21), "modes must be between 1 and 20 (the elastic modes computed), got 21"),
+        (dict(weights="soft"), "unknown weights 'soft' (choose eigenvalues, uniform, or give an array)"),
+        (dict(weights=np.ones(3)), "weights must be 20 positive numbers (one per mode used), got 3"),
+        (dict(weights=-np.ones(20)), "weights must be positive finite numbers"),
+        (dict(qpos_start=np.zeros(5)), "qpos_start must have shape (103,), got (5,)"),
+        (dict(damping=-1.0), "damping must be a non-negative number, got -1.0"),
+    ]:
+        with pytest.raises(GaitforgeError) as err:
+            modal_ik(dog, basis, {"head": np.zeros(3)}, **kwargs)
+        assert str(err.value) == message
+
+
+@pytest.fixture(scope="module")
+def trot(dog, basis):
+    return synthesize(dog, basis, dog_trot(dog, basis), 4.0)
+
+
+@pytest.fixture(scope="module")
+def pinned(dog, basis, trot):
+    return pin_stance_feet(dog, basis, trot)
+
+
+def test_pinning_removes_skate(dog, trot, pinned):
+    before = gait_metrics(dog, trot, detect_footfalls(dog, trot))
+    after = gait_metrics(dog, pinned, detect_footfalls(dog, pinned))
+    assert before.foot_skate > 0.05  # what grounding alone leaves on this trot (~14 %)
+    assert after.foot_skate < 0.01 < 0.05
+    assert classify_gait(after) == "trot"
+    assert after.speed == pytest.approx(before.speed, rel=0.02)
+
+
+def test_pinned_feet_hold_their_touchdown_position(dog, trot, pinned):
+    ff = detect_footfalls(dog, trot)
+    P = foot_positions(dog, pinned.qpos, feet_of(dog))
+    runs = 0
+    for i in range(len(ff.names)):
+        c = ff.contact[:, i]
+        starts = np.flatnonzero(c & ~np.r_[False, c[:-1]])
+        for s in starts:
+            e = s + int(np.argmin(c[s:])) if not c[s:].all() else len(c)
+            np.testing.assert_allclose(P[s:e, i, :2], np.broadcast_to(P[s, i, :2], (e - s, 2)), atol=2e-6)
+            runs += 1
+    assert runs >= 30
+
+
+def test_pinning_adds_no_pops(dog, trot, pinned):
+    """Pinning starts where the corrected foot is and leaves heights free, so
+    the joints' frame-to-frame accelerations stay close to the original's."""
+    def peak(q):
+        return np.abs(np.diff(q[:, 7:], 2, axis=0)).max()
+
+    assert peak(pinned.qpos) < 1.25 * peak(trot.qpos)
+    assert np.abs(pinned.qpos[:, 2] - trot.qpos[:, 2]).max() < 0.005  # root height barely moved
+
+
+def test_synthesize_pin_feet(dog, basis, pinned):
+    """synthesize(pin_feet=True) pins, then puts the lowest foot back on z = 0
+    (a uniform vertical shift per frame: the horizontal pins still hold)."""
+    clip = synthesize(dog, basis, dog_trot(dog, basis), 4.0, pin_feet=True)
+    np.testing.assert_array_equal(clip.qpos, touch_ground(dog, pinned.qpos))
+    P = foot_positions(dog, clip.qpos, feet_of(dog))
+    np.testing.assert_allclose(P[..., 2].min(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(P[..., :2], foot_positions(dog, pinned.qpos, feet_of(dog))[..., :2], atol=1e-12)
