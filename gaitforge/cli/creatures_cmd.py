@@ -1,4 +1,4 @@
-"""Commands about creatures: ``creatures``, ``show``, ``export``, ``demo``."""
+"""Commands about creatures: ``creatures``, ``show``, ``export``."""
 from __future__ import annotations
 
 import argparse
@@ -29,10 +29,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("creature", metavar="NAME|FILE")
     p.add_argument("--to", required=True, metavar="FILE", help="FILE.yaml, FILE.json or FILE.xml (MJCF)")
     p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("demo", help="the main job: build every creature, print the table, render stills")
-    p.add_argument("--out", default="demo-output", metavar="DIR", help="output folder (default: demo-output)")
-    p.set_defaults(func=cmd_demo)
 
 
 def summary_table(characters: list[Character]) -> Table:
@@ -89,15 +85,3 @@ def cmd_export(args) -> int:
     console.print(f"wrote {args.to}")
     return 0
 
-
-def cmd_demo(args) -> int:
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    characters = []
-    for name in registry.names():
-        c = Character.from_spec(registry.build(name))
-        characters.append(c)
-        _render_png(c, str(out / f"{name}.png"))
-    console.print(summary_table(characters))
-    console.print(f"stills of {len(characters)} creatures written to {out}/")
-    return 0

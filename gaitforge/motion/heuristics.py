@@ -23,28 +23,36 @@ every harmonic and quadrature each heuristic nominates its best modes
 (:func:`rank`: the feature's projection on the target over the feet it looks
 at, times its agreement with the target over all feet, per unit elastic
 energy), and a ridge least-squares fit (joint rotation as the penalty) sets
-their amplitudes. Walks use harmonics 1–3 so that feet rest flat on the ground
-for most of the cycle; other gaits use the fundamental only, as in Kry09.
-Twists and jumping jacks are left out except for the jumping-jack gait.
+their amplitudes. The fit also keeps feet from moving sideways and soles
+level (heel, ball and toe at one height). Walks use harmonics 1–3 so that
+feet rest on the ground for most of the cycle; other gaits use the
+fundamental only, as in Kry09. Twists and jumping jacks are left out except
+for the jumping-jack gait, whose limbs swing at half the bounce frequency.
 
 Frequency: the stride frequency at a Froude-scaled value f̂ = f·√(h/g) per
 gait (:data:`STRIDE_FREQUENCY`, h the hip height), as dynamically similar
-animals move at equal f̂. Amplitudes: forward swing SWING·h, lift LIFT·h and
-knee flexion KNEE per foot, then all scaled down, if needed, so that no joint
-turns more than :data:`MAX_ROTATION` from rest.
+animals move at equal f̂ (the paper drives all its examples at 1–2 Hz).
+Amplitude: the fit aims at a forward swing and a lift per foot (:data:`SIZES`,
+fractions of h), then the recipe is scaled so that its largest joint
+rotation is :data:`ROTATION` (22°). Contact is sensitive to millimetres,
+so :func:`suggest` checks each candidate by footfall analysis of a grounded
+clip (:func:`footfall_error`) and tries the next size or duty factor when
+the pattern is off.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from typing import NamedTuple
 
-import mujoco
 import numpy as np
 
 from gaitforge.errors import GaitforgeError, UnknownNameError
 from gaitforge.modal import compute_modes
-from gaitforge.modal.describe import ANTISYMMETRIC, SYMMETRIC, describe_modes
-from gaitforge.motion.footfall import feet_of, foot_positions
+from gaitforge.modal.describe import SYMMETRIC, describe_modes
+from gaitforge.motion import gait_features as gf
+from gaitforge.motion.footfall import feet_of
+from gaitforge.motion.metrics import PHASE_TOL
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 _Q = ("front", "left"), ("front", "right"), ("rear", "left"), ("rear", "right")
@@ -56,21 +64,20 @@ FOOTFALLS = {  # lateral-sequence walk and amble, transverse gallop
         "amble": (0.25, 0.75, 0.0, 0.5), "bound": (0.5, 0.5, 0.0, 0.0), "gallop": (0.5, 0.7, 0.0, 0.2)}.items()},
 }
 GAITS = {kind: tuple(table) for kind, table in FOOTFALLS.items()}
-DUTY = {"walk": 0.7, "amble": 0.6}  # gaits not listed: 0.5, fundamental only
+DUTY = {"walk": (0.7, 0.6), "amble": (0.6,)}  # duty factors tried; gaits not listed: 0.5, fundamental only
 STRIDE_FREQUENCY = {"walk": 0.30, "amble": 0.40, "trot": 0.45, "pace": 0.45, "run": 0.45,
                     "bound": 0.50, "gallop": 0.50, "jump": 0.60, "jumping_jacks": 0.60}
-# Forward swing and lift amplitude of a foot per hip height, in the order tried.
-SIZES = ((0.12, 0.05), (0.12, 0.035), (0.18, 0.05), (0.08, 0.05), (0.12, 0.07), (0.18, 0.035))
-PHASE_TOL = 0.1                  # cycles (as gaitforge.motion.metrics.PHASE_TOL)
+# Forward swing and lift of a foot per hip height the fit aims at, in the order tried.
+SIZES = ((0.12, 0.1), (0.12, 0.07), (0.18, 0.1), (0.12, 0.05), (0.18, 0.07), (0.25, 0.1), (0.25, 0.07))
+ROTATION = math.radians(22)      # every recipe is scaled so that its largest joint rotation is this
 KNEE = math.radians(15)          # knee flexion at mid-swing
-MAX_ROTATION = math.radians(28)  # no joint strays further from rest
 POOL = 20                        # only the lowest elastic modes are candidates
 NOMINEES = 5                     # each heuristic nominates its best few modes,
 SCORE_FLOOR = 0.1                # those scoring at least this share of its best
 RIDGE = 1.0                      # weight of joint rotation [rad²] against the targets' misfit
 # Feet that land together must reach the ground together (z), feet stay in
 # their lane (y: no sideways target, so any sideways motion is misfit).
-_WEIGHTS = {"x": 1.0, "y": 1.0, "z": 4.0, "knee": 0.5}
+_WEIGHTS = {"x": 1.0, "y": 1.0, "z": 4.0, "knee": 0.5, "sole": 4.0}
 _EXCLUDED = ("twist", "jumping jack")
 
 
@@ -118,91 +125,7 @@ def check_gait(character, gait: str) -> str:
     return kind
 
 
-def _key(kind: str, limb, side: str):
-    return side if kind == "biped" else (limb, side)
-
-
-def hip_height(character) -> float:
-    """h [m]: mean rest height, above the lowest point, of the hip and
-    shoulder bodies of limbs that have feet (a biped's arms do not count)."""
-    limbs = {(f.limb, f.side) for f in feet_of(character)}
-    bodies = [b for b, lab in character.labels.items()
-              if lab.role in ("hip", "shoulder") and (lab.limb, lab.side) in limbs] or [character.bodies[0]]
-    d = character.make_data()
-    return float(np.mean([d.xpos[character.body_id(b), 2] for b in bodies]) - character.extent()[0])
-
-
-def _knees(character, kind: str) -> dict:
-    """Foot key → (knee body, sign turning knee_bend into flexion). Flexion
-    deepens the bend the leg has at rest (parent joint → knee → foot, x-z
-    plane); a leg straight within 3° flexes like a human knee, swinging the
-    foot backwards (positive about +y)."""
-    feet = {_key(kind, f.limb, f.side): f for f in feet_of(character)}
-    d, m, out = character.make_data(), character.model, {}
-    for body in character.bodies_labeled(role="knee") + character.bodies_labeled(role="elbow"):
-        lab = character.labels[body]
-        key = _key(kind, lab.limb, lab.side)
-        if key not in feet or key in out:
-            continue
-        b = character.body_id(body)
-        a = d.xpos[b] - d.xpos[m.body_parentid[b]]
-        c = foot_positions(character, character.rest_qpos, [feet[key]])[0, 0] - d.xpos[b]
-        cross = a[2] * c[0] - a[0] * c[2]
-        bent = abs(cross) > math.sin(math.radians(3)) * math.hypot(a[0], a[2]) * math.hypot(c[0], c[2])
-        out[key] = (body, math.copysign(1.0, cross) if bent else 1.0)
-    return out
-
-
-def _features(character, descs, kind: str, gait: str) -> dict:
-    """Per-mode features (k, feet) in ``keys`` order: "x" forward, "y" lateral,
-    "z" vertical [m per unit coordinate], "knee" flexion [rad per unit]."""
-    keys = sorted({_key(kind, f.limb, f.side) for f in descs[0].feet}, key=str)
-    knees = _knees(character, kind)
-    if len(knees) < len(keys):
-        missing = ", ".join(" ".join(k) if isinstance(k, tuple) else k for k in keys if k not in knees)
-        raise GaitforgeError(
-            f"{character.name} has no knee on its {missing} leg: suggest({gait!r}) needs a body labelled "
-            "role: knee (or elbow) between hip and foot; add it in the creature file or a labels override")
-    out = {name: np.zeros((len(descs), len(keys))) for name in ("x", "y", "z", "knee")}
-    for i, d in enumerate(descs):
-        feet = {_key(kind, f.limb, f.side): f for f in d.feet}
-        for j, key in enumerate(keys):
-            out["x"][i, j], out["y"][i, j], out["z"][i, j] = feet[key].forward, feet[key].lateral, feet[key].vertical
-            out["knee"][i, j] = knees[key][1] * d.knee_bend[knees[key][0]]
-    return {**out, "kind": kind, "keys": keys}
-
-
 # ---------------------------------------------------------------- targets
-def _profiles(beta: float, harmonics: int) -> dict[str, np.ndarray]:
-    """Complex harmonic amplitudes G_k (k = 1..harmonics) of one foot's unit
-    profile, landing at θ = π/2 (so the fundamental of the swing is real):
-    "x" from +1 to −1 at a steady speed over the stance (fraction β), back
-    along a half cosine in the swing; "z" and "knee" a sin² bump in the swing."""
-    theta = np.linspace(0.0, 2 * np.pi, 512, endpoint=False)
-    u = (theta - 0.5 * np.pi) % (2 * np.pi)
-    s = np.clip((u - 2 * np.pi * beta) / (2 * np.pi * (1 - beta)), 0.0, 1.0)
-    stance = u < 2 * np.pi * beta
-    x = np.where(stance, 1.0 - u / (np.pi * beta), -np.cos(np.pi * s))
-    bump = np.where(stance, 0.0, np.sin(np.pi * s) ** 2)
-    k = np.arange(1, harmonics + 1)[:, None]
-    G = lambda g: 2j * (g * np.exp(-1j * k * theta)).mean(axis=1)  # noqa: E731
-    return {"x": G(x), "y": G(0 * x), "z": G(bump), "knee": G(bump)}
-
-
-def _symmetry(keys, P: np.ndarray) -> str | None:
-    """Mirror class the modes for the per-foot pattern P must have:
-    antisymmetric where each right foot is the opposite of its left partner,
-    symmetric where it is the same (left and right then stay exact mirror
-    images of each other), None otherwise (gallops)."""
-    pos = {k: i for i, k in enumerate(keys)}
-    pairs = [(i, pos[(k[0], "right") if isinstance(k, tuple) else "right"]) for i, k in enumerate(keys)
-             if "left" in str(k)]
-    for sym, sign in ((ANTISYMMETRIC, -1), (SYMMETRIC, 1)):
-        if all(abs(P[r] - sign * P[l]) < 1e-9 for l, r in pairs):
-            return sym
-    return None
-
-
 _LETTERS = {"A": ("knee", "legs"), "B": ("x", "legs"), "C": ("z", "legs"), "F": ("knee", "front"), "G": ("x", "front")}
 
 
@@ -213,9 +136,7 @@ def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | N
     imaginary part over the heuristic's feet (legs: rear or only legs; front),
     times the cosine between the feature over all feet and that part (a mode
     moving other feet against the gait ranks low), divided by the mode
-    frequency (equal elastic energy buys an amplitude ∝ 1/f), times the legs'
-    share of the mode's kinetic energy (leg swings, not arm or back motions,
-    should move the feet). Modes not of
+    frequency (equal elastic energy buys an amplitude ∝ 1/f). Modes not of
     the ``wanted`` mirror class, twists and jumping jacks are skipped.
     """
     name, limbs = _LETTERS[letter]
@@ -232,18 +153,10 @@ def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | N
             u = features[name][i]
             proj = float(u[mask] @ part[mask]) / norm
             agree = float(u @ part) / max(float(np.linalg.norm(u) * np.linalg.norm(part)), 1e-300)
-            legs = sum(v for r, v in d.motion_share.items() if r.endswith("leg"))
-            score = abs(proj) * max(0.0, agree if proj > 0 else -agree) * legs / d.frequency
+            score = abs(proj) * max(0.0, agree if proj > 0 else -agree) / d.frequency
             if score > 0:
                 out.append(Pick(letter, i, score, phase))
     return sorted(out, key=lambda p: -p.score)
-
-
-def joint_rotations(character, shapes: np.ndarray) -> np.ndarray:
-    """Peak joint rotation (k,) [rad per unit coordinate] of each shape
-    column (nv, k): the largest hinge angle or ball rotation vector."""
-    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
-    return np.array([max((float(np.linalg.norm(s[g])) for g in groups), default=0.0) for s in shapes.T])
 
 
 def _fit(features: dict, targets: dict, picks: list[Pick], rot: np.ndarray) -> np.ndarray:
@@ -257,17 +170,6 @@ def _fit(features: dict, targets: dict, picks: list[Pick], rot: np.ndarray) -> n
     reg = math.sqrt(RIDGE) * np.diag(rot[[p.mode for p in picks]])
     coef, *_ = np.linalg.lstsq(np.vstack([A, reg]), np.concatenate([b, np.zeros(len(picks))]), rcond=None)
     return coef
-
-
-def peak_rotation(character, basis, terms, samples: int = 128) -> float:
-    """Largest rotation [rad] of any hinge or ball joint from rest over one
-    period of the slowest term (free root and slides excluded)."""
-    period = 1.0 / min((t.frequency for t in terms if t.frequency > 0), default=1.0)
-    t = np.linspace(0.0, period, samples, endpoint=False)[:, None]
-    a = np.array([[x.amplitude, x.frequency, x.phase, x.offset] for x in terms]).T
-    dq = (a[0] * np.sin(2 * np.pi * a[1] * t + a[2]) + a[3]) @ basis.shapes[:, [x.mode for x in terms]].T
-    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
-    return max((float(np.linalg.norm(dq[:, g], axis=1).max()) for g in groups), default=0.0)
 
 
 def _harmonic_terms(feats, descs, rot, targets, k: int, f: float, letters: str, wanted) -> list[tuple[str, GaitTerm]]:
@@ -295,18 +197,6 @@ def _harmonic_terms(feats, descs, rot, targets, k: int, f: float, letters: str, 
     return out
 
 
-def _hand_lift(character, basis, count: int) -> np.ndarray:
-    """Mean vertical displacement (count,) [m per unit coordinate] of the
-    bodies labelled hand, for each elastic mode (zeros without hands)."""
-    hands = character.bodies_labeled(role="hand")
-    d, jac = character.make_data(basis.rest_qpos), np.zeros((3, character.nv))
-    out = np.zeros(count)
-    for h in hands:
-        mujoco.mj_jacBody(character.model, d, jac, None, character.body_id(h))
-        out += (jac[2] @ basis.shapes[:, :count]) / len(hands)
-    return out
-
-
 def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[str, GaitTerm]]:
     """The jumping jack's limb terms at half the bounce frequency, 45° ahead
     (Kry09 Fig. 3): the symmetric out-of-plane mode spreading the feet most
@@ -315,7 +205,7 @@ def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[s
     its largest joint by 25°."""
     side = np.array([1.0 if k == "left" else -1.0 for k in feats["keys"]])
     spread = feats["y"] @ side / len(side)
-    lift = _hand_lift(character, basis, len(descs))
+    lift = gf.hand_lift(character, basis, len(descs))
     out = []
     for letter, value, jack in (("J", spread, True), ("H", lift, False)):
         ok = [i for i, d in enumerate(descs) if d.symmetry == SYMMETRIC and i not in taken
@@ -324,19 +214,21 @@ def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[s
             continue
         i = max(ok, key=lambda i: abs(value[i]) / descs[i].frequency)
         taken = (*taken, i)
-        amp = math.radians(25) / max(rot_i := float(joint_rotations(character, basis.shapes[:, [i]])[0]), 1e-12)
+        amp = math.radians(25) / max(float(gf.joint_rotations(character, basis.shapes[:, [i]])[0]), 1e-12)
         out.append((letter, GaitTerm(i, amp, (0.25 * np.pi + (np.pi if value[i] < 0 else 0.0)) % (2 * np.pi),
                                      0.5 * f)))
-        del rot_i
     return out
 
 
-def suggest(character, gait: str, basis=None) -> GaitRecipe:
+def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION) -> GaitRecipe:
     """A :class:`GaitRecipe` for ``gait`` on ``character`` (module docstring).
 
     basis: the :class:`ModalBasis` to choose from (default: the lowest
     :data:`POOL` elastic modes without extra constraints); the recipe takes
-    its constraints and stiffness scale. The fit only approximates the foot
+    its constraints and stiffness scale. rotation: the largest joint rotation
+    [rad] the recipe reaches (modes hold their constraints to first order
+    only, so constrained gaits keep them better at smaller amplitudes).
+    The fit only approximates the foot
     profile, and ground contact is sensitive to millimetres, so recipes for
     a few swing and lift sizes (:data:`SIZES`, best guess first) are checked
     by footfall analysis of a short grounded clip (:func:`footfall_error`)
@@ -348,12 +240,12 @@ def suggest(character, gait: str, basis=None) -> GaitRecipe:
     if basis is None:
         basis = compute_modes(character, count=POOL)
     descs = describe_modes(character, basis)[:POOL]
-    feats = _features(character, descs, kind, gait)
-    h = hip_height(character)
+    feats = gf.features(character, basis, descs, kind, gait, relative=gait in ("jump", "jumping_jacks"))
+    h = gf.hip_height(character)
     f = STRIDE_FREQUENCY[gait] * math.sqrt(9.81 / h)
     best = None
-    for swing, lift in SIZES:
-        recipe = _recipe(character, basis, descs, feats, gait, f, h, swing, lift)
+    for beta, (swing, lift) in itertools.product(DUTY.get(gait, (0.5,)), SIZES):
+        recipe = _recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation)
         if gait in ("jump", "jumping_jacks"):
             return recipe  # feet move together: grounding keeps both down, nothing to check
         err = footfall_error(character, basis, recipe, kind, gait)
@@ -364,12 +256,13 @@ def suggest(character, gait: str, basis=None) -> GaitRecipe:
     return best[1]
 
 
-def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 3.0) -> float:
+def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 4.0) -> float:
     """How far a grounded clip of ``recipe`` (``strides`` strides at 60
-    frames/s) is from ``gait``: the largest footfall phase error [cycles]
-    beyond PHASE_TOL / 2, plus for walks how far the smallest duty factor
-    falls short of 0.5 + PHASE_TOL / 2; 0 when it meets the gait, inf when
-    a foot never lands."""
+    frames/s) is from ``gait`` of a ``kind`` creature: the largest error of a
+    foot's landing phase [cycles] beyond 0.7·PHASE_TOL (a margin inside the
+    classifier's tolerance), plus for walks how far the smallest duty factor
+    falls short of 0.53 and for runs how far the largest exceeds 0.47; 0 when
+    it meets the gait, inf when a foot never lands twice."""
     from gaitforge.motion.footfall import detect_footfalls
     from gaitforge.motion.metrics import gait_metrics
     from gaitforge.motion.synthesis import synthesize
@@ -381,25 +274,29 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     except GaitforgeError:
         return math.inf
     want = FOOTFALLS[kind][gait]
-    gaps = [abs((m.phase[n] - want[_key(kind, m.limbs[n], m.sides[n])] + 0.5) % 1.0 - 0.5) for n in m.feet]
+    gaps = [abs((m.phase[n] - want[gf.foot_key(kind, m.limbs[n], m.sides[n])] + 0.5) % 1.0 - 0.5) for n in m.feet]
     if any(math.isnan(g) for g in gaps):
         return math.inf
-    err = max(0.0, max(gaps) - 0.5 * PHASE_TOL)
+    err = max(0.0, max(gaps) - 0.7 * PHASE_TOL)
     if gait == "walk":
-        err += max(0.0, 0.5 + 0.5 * PHASE_TOL - min(m.duty_factor.values()))
+        err += max(0.0, 0.53 - min(m.duty_factor.values()))
+    if gait == "run":  # flight: no foot down half the time
+        err += max(0.0, max(m.duty_factor.values()) - 0.47)
     return err
 
 
-def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, swing: float, lift: float) -> GaitRecipe:
-    """The recipe for forward swing ``swing``·h and lift ``lift``·h: harmonic
-    fits (walks: 1–3, else the fundamental), the jumping jack's limbs, the
-    cap on joint rotation."""
+def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta: float, swing: float,
+            lift: float, rotation: float) -> GaitRecipe:
+    """The recipe for duty factor ``beta``, forward swing ``swing``·h and
+    lift ``lift``·h (f: stride frequency [Hz], h: hip height [m]): harmonic
+    fits (walks and ambles: 1–3, else the fundamental), the jumping jack's
+    limbs, then every amplitude scaled to a peak joint rotation ``rotation``."""
     phi = np.array([FOOTFALLS[feats["kind"]][gait][key] for key in feats["keys"]])
     harmonics = 3 if gait in DUTY else 1
-    G = _profiles(DUTY.get(gait, 0.5), harmonics)
-    rot = joint_rotations(character, basis.shapes[:, :len(descs)])
+    G = gf.profiles(beta, harmonics)
+    rot = gf.joint_rotations(character, basis.shapes[:, :len(descs)])
     jump = gait in ("jump", "jumping_jacks")
-    sizes = {"x": swing * h, "y": swing * h, "z": lift * h, "knee": 2 * KNEE if jump else KNEE}
+    sizes = {"x": swing * h, "y": swing * h, "z": lift * h, "knee": 2 * KNEE if jump else KNEE, "sole": lift * h}
     letters = "ABC" + ("FG" if feats["kind"] == "quadruped" else "")
     picked: list[tuple[str, GaitTerm]] = []
     for k in range(1, harmonics + 1):
@@ -407,16 +304,16 @@ def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, swing
         if not jump and np.allclose(P, P[0]):
             continue  # every foot alike: grounding cancels it (it only moves the root)
         targets = {n: (sizes[n] * G[n][k - 1] * P * (n == "z" or n == "knee" or (n == "x" and not jump)), sizes[n])
-                   for n in sizes}
-        picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, _symmetry(feats["keys"], P))
+                   for n in ("x", "y", "z", "knee")}
+        targets["sole"] = (np.zeros(feats["sole"].shape[1]), sizes["sole"])
+        picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, gf.mirror_class(feats["keys"], P))
     if gait == "jumping_jacks":
         picked += _jack_terms(character, basis, feats, descs, f, tuple(t.mode for _, t in picked))
     if not picked:
         raise GaitforgeError(f"no mode of {character.name} moves its feet for a {gait}: try more modes")
     terms = [t for _, t in picked]
-    peak = peak_rotation(character, basis, terms)
-    if peak > MAX_ROTATION:
-        terms = [GaitTerm(t.mode, t.amplitude * MAX_ROTATION / peak, t.phase, t.frequency) for t in terms]
+    scale = rotation / gf.peak_rotation(character, basis, terms)
+    terms = [GaitTerm(t.mode, t.amplitude * scale, t.phase, t.frequency) for t in terms]
     own = len(character.constraints)
     used = ", ".join(f"{letter}: mode {t.mode} ({descs[t.mode].name})" for letter, t in picked)
     return GaitRecipe(

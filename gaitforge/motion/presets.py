@@ -25,7 +25,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import UnknownNameError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import ANTISYMMETRIC, describe_modes
-from gaitforge.motion import heuristics
+from gaitforge.motion import gait_features, heuristics
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 OFFSET_ROTATION = math.radians(8)  # largest joint rotation of the jumping jack's posture offset
@@ -36,7 +36,9 @@ class Preset:
     """A named example: ``gait`` (one of :data:`heuristics.GAITS`) on built-in
     ``creature``, analysed in ``rest_pose`` (a built-in creature with the same
     skeleton, or None) with extra modal ``constraints``; ``offset``: add the
-    weight-shift posture offset; ``summary``: one line for listings."""
+    weight-shift posture offset; ``summary``: one line for listings;
+    ``rotation``: the largest joint rotation [rad] (modes hold constraints to
+    first order only, so the cart walk is kept smaller)."""
 
     name: str
     creature: str
@@ -45,6 +47,7 @@ class Preset:
     rest_pose: str | None = None
     constraints: tuple[str, ...] = ()
     offset: bool = False
+    rotation: float = heuristics.ROTATION
 
     @property
     def pose(self) -> str:
@@ -64,7 +67,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset("human-run-stable-head", "human", "run", "human run with the head's orientation locked",
            rest_pose="human_run", constraints=("lock:head",)),
     Preset("human-pushing-cart", "human", "walk", "human walk with both hands on one cart handle",
-           rest_pose="human_run", constraints=("loop:left_hand:right_hand",)),
+           rest_pose="human_run", constraints=("loop:left_hand:right_hand",), rotation=math.radians(18)),
 )
 
 
@@ -101,7 +104,7 @@ def weight_shift_offset(char: Character, modal_basis, taken=()) -> GaitTerm:
     descs = describe_modes(char, modal_basis)[:heuristics.POOL]
     ok = [d for d in descs if d.symmetry == ANTISYMMETRIC and d.sagittal_share < 0.5 and d.index not in taken]
     best = max(ok, key=lambda d: np.mean([abs(f.lateral) for f in d.feet]) / d.frequency)
-    rot = float(heuristics.joint_rotations(char, modal_basis.shapes[:, [best.index]])[0])
+    rot = float(gait_features.joint_rotations(char, modal_basis.shapes[:, [best.index]])[0])
     return GaitTerm(best.index, 0.0, 0.0, 0.0, offset=OFFSET_ROTATION / rot)
 
 
@@ -112,7 +115,7 @@ def build(name: str, char: Character | None = None, modal_basis=None) -> GaitRec
     p = get(name)
     char = char or character(p)
     modal_basis = modal_basis or basis(p, char)
-    recipe = heuristics.suggest(char, p.gait, modal_basis)
+    recipe = heuristics.suggest(char, p.gait, modal_basis, rotation=p.rotation)
     terms = recipe.terms
     if p.offset:
         terms += (weight_shift_offset(char, modal_basis, tuple(t.mode for t in terms)),)

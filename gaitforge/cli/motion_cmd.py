@@ -1,0 +1,203 @@
+"""Commands about kinematic gaits: ``animate`` (a gait clip from modes, written
+as glTF, BVH, video or data), ``gaits`` (presets and suggested gaits) and
+``metrics`` (footfall analysis of a saved clip)."""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
+
+console = Console(highlight=False)
+DEFAULT_MODES = 20
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("animate", help="a kinematic gait from vibration modes, written as .glb/.bvh/.mp4/...")
+    p.add_argument("creature", metavar="NAME|FILE|PRESET",
+                   help="built-in creature, creature file, or a preset from 'gaitforge gaits'")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
+    how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
+    p.add_argument("--seconds", type=float, default=4.0, metavar="S", help="clip length (default 4)")
+    p.add_argument("--fps", type=float, default=60.0, metavar="N", help="frames per second (default 60)")
+    p.add_argument("--modes", type=int, default=DEFAULT_MODES, metavar="N",
+                   help=f"elastic modes to compute (default {DEFAULT_MODES})")
+    p.add_argument("-o", "--out", metavar="FILE",
+                   help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
+    p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
+    p.set_defaults(func=cmd_animate)
+
+    p = sub.add_parser("gaits", help="the paper's example gaits (presets) and the gaits suggested per creature kind")
+    p.set_defaults(func=cmd_gaits)
+
+    p = sub.add_parser("metrics", help="footfalls, duty factors and phases of a saved clip (.npz)")
+    p.add_argument("clip", metavar="CLIP.npz", help="a clip written by 'gaitforge animate -o FILE.npz'")
+    p.add_argument("--creature", metavar="NAME|FILE", help="the clip's creature (default: the one it names)")
+    p.add_argument("--diagram", metavar="FILE.png", help="write a gait diagram (footfall plot)")
+    p.set_defaults(func=cmd_metrics)
+
+
+# ------------------------------------------------------------------ helpers
+def _character(name_or_path: str) -> Character:
+    from gaitforge.io.spec_files import resolve_spec
+    return Character.from_spec(resolve_spec(name_or_path))
+
+
+def _plan(args):
+    """(character, basis, recipe) for ``animate``'s arguments."""
+    from gaitforge.modal import compute_modes
+    from gaitforge.motion import presets
+    from gaitforge.motion.heuristics import suggest
+
+    if args.modes < 1:
+        raise GaitforgeError(f"--modes must be a positive integer, got {args.modes}")
+    if args.creature in presets.names():
+        if args.gait or args.recipe:
+            raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
+        preset = presets.get(args.creature)
+        char = presets.character(preset)
+        basis = presets.basis(preset, char)
+        return char, basis, presets.build(preset.name, char, basis)
+    if args.recipe:
+        from gaitforge.io.recipe_files import load_recipe
+        recipe = load_recipe(args.recipe)
+        char = _character(recipe.rest_pose or args.creature)
+        basis = compute_modes(char, count=args.modes, constraints=recipe.constraints,
+                              stiffness_scale=recipe.stiffness_scale)
+        return char, basis, recipe
+    char = _character(args.creature)
+    if not args.gait:
+        raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "
+                             f"(or a preset instead of a creature: {', '.join(presets.names())})")
+    from gaitforge.motion.heuristics import check_gait
+    check_gait(char, args.gait)  # name errors before the modal analysis
+    basis = compute_modes(char, count=args.modes)
+    return char, basis, suggest(char, args.gait, basis)
+
+
+def recipe_table(recipe, basis) -> Table:
+    """The recipe's terms: mode, its natural frequency, α, γ [deg], f̃, β."""
+    table = Table(title=f"recipe {recipe.name} ({recipe.creature})")
+    for col in ("mode", "mode f [Hz]", "amplitude α", "phase γ [deg]", "frequency f̃ [Hz]", "offset β"):
+        table.add_column(col, justify="right")
+    for t in recipe.terms:
+        table.add_row(str(t.mode), f"{basis.frequencies[t.mode]:.2f}", f"{t.amplitude:.4f}",
+                      f"{math.degrees(t.phase):.0f}", f"{t.frequency:.3f}", f"{t.offset:.4f}")
+    return table
+
+
+def metrics_table(m, gait: str) -> Table:
+    """Per-foot duty factor and phase, with the stride numbers in the title."""
+    table = Table(title=f"{gait}: stride {m.stride_duration:.3f} s ({m.stride_frequency:.2f} Hz), "
+                        f"length {m.stride_length:.3f} m, speed {m.speed:.3f} m/s, Froude {m.froude:.3f}, "
+                        f"flight {100 * m.flight_fraction:.0f} %, foot skate {m.foot_skate:.2f}")
+    for col in ("foot", "duty factor", f"phase after {m.reference} [cycles]"):
+        table.add_column(col, justify="left" if col == "foot" else "right")
+    for n in m.feet:
+        table.add_row(n, f"{m.duty_factor[n]:.2f}", f"{m.phase[n]:.2f}")
+    return table
+
+
+def analyse(char: Character, clip, diagram: str | None = None, title: str = "") -> None:
+    """Print the footfall metrics of ``clip`` (and write a gait diagram);
+    a clip in which no foot lands twice is reported, not an error."""
+    from gaitforge.motion.footfall import detect_footfalls
+    from gaitforge.motion.metrics import classify_gait, gait_metrics
+
+    ff = detect_footfalls(char, clip)
+    if diagram:
+        from gaitforge.io.gait_plots import save_gait_diagram
+        save_gait_diagram(ff, diagram, title or f"{char.name} gait diagram")
+    try:
+        m = gait_metrics(char, clip, ff)
+    except GaitforgeError as exc:
+        console.print(f"no gait metrics: {exc}")
+        return
+    console.print(metrics_table(m, f"classified as {classify_gait(m)}"))
+
+
+def save_clip(char: Character, clip, path, **options) -> None:
+    """Write ``clip`` (format from the extension; ``options`` go to the
+    writer, e.g. ``width`` for video); videos show a progress bar."""
+    from gaitforge.io.clipfiles import save_motion
+
+    if Path(path).suffix.lower() not in (".mp4", ".gif"):
+        save_motion(char, clip, path, **options)
+        return
+    from rich.progress import Progress
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(f"rendering {Path(path).name}", total=None)
+        save_motion(char, clip, path, **options,
+                    progress=lambda done, total: progress.update(task, completed=done, total=total))
+
+
+# ------------------------------------------------------------------ commands
+def cmd_animate(args) -> int:
+    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, check_extension
+    from gaitforge.motion.synthesis import synthesize
+
+    gait = args.gait or (Path(args.recipe).stem if args.recipe else "gait")
+    out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
+    check_extension(out, EXPORT_EXTENSIONS, "motion")  # fail before any work
+    char, basis, recipe = _plan(args)
+    clip = synthesize(char, basis, recipe, args.seconds, args.fps)
+    console.print(recipe_table(recipe, basis))
+    if recipe.description:
+        console.print(recipe.description)
+    analyse(char, clip)
+    save_clip(char, clip, out)
+    console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")
+    if args.save_recipe:
+        from gaitforge.io.recipe_files import save_recipe
+        save_recipe(recipe, args.save_recipe)
+        console.print(f"wrote {args.save_recipe}")
+    return 0
+
+
+def cmd_gaits(args) -> int:
+    from gaitforge.creatures import registry
+    from gaitforge.motion import heuristics, presets
+
+    table = Table(title="presets: the examples of Kry09 Fig. 3 ('gaitforge animate PRESET')")
+    for col in ("preset", "creature", "gait", "rest pose", "constraints", "what"):
+        table.add_column(col)
+    for p in presets.PRESETS:
+        table.add_row(p.name, p.creature, p.gait, p.pose, ", ".join(p.constraints) or "-", p.summary)
+    console.print(table)
+    kinds: dict[str, list[str]] = {kind: [] for kind in heuristics.GAITS}
+    for name in registry.names():
+        try:
+            kinds[heuristics.creature_kind(Character.from_spec(registry.build(name)))].append(name)
+        except GaitforgeError:
+            continue  # no feet or another layout: no suggested gaits
+    table = Table(title="gaits chosen by the heuristics ('gaitforge animate NAME --gait GAIT')")
+    for col in ("creature kind", "gaits", "built-in creatures"):
+        table.add_column(col)
+    for kind, gaits in heuristics.GAITS.items():
+        table.add_row(kind, ", ".join(gaits), ", ".join(kinds[kind]))
+    console.print(table)
+    return 0
+
+
+def cmd_metrics(args) -> int:
+    from gaitforge.io.clipfiles import load_npz
+
+    if args.diagram and Path(args.diagram).suffix.lower() != ".png":
+        raise GaitforgeError(f"{args.diagram}: a gait diagram is written as PNG (give a .png file)")
+    clip = load_npz(args.clip)
+    name = args.creature or clip.character_name
+    if not name:
+        raise GaitforgeError(f"{args.clip} names no creature: give --creature NAME|FILE")
+    char = _character(name)
+    clip = load_npz(args.clip, char)
+    console.print(f"{args.clip}: {char.name}, {clip.n_frames} frames at {clip.fps:g} fps ({clip.duration:.2f} s)")
+    analyse(char, clip, args.diagram, f"{Path(args.clip).name}: {char.name}")
+    if args.diagram:
+        console.print(f"wrote {args.diagram}")
+    return 0
