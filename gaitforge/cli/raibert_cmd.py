@@ -1,0 +1,131 @@
+"""Commands for the RH91 dynamic runners: ``run`` and ``report raibert``."""
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from gaitforge.control.raibert import catalog
+from gaitforge.errors import GaitforgeError
+
+console = Console(highlight=False)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="simulate a Raibert & Hodgins runner (biped, quadruped, kangaroo)")
+    p.add_argument("creature", choices=list(catalog.RUNNERS), metavar="biped|quadruped|kangaroo")
+    p.add_argument("--gait", help="run, gallop_together, gallop_alternate (biped); trot, bound, gallop "
+                                  "(quadruped); hop (kangaroo). Default: the creature's first")
+    p.add_argument("--speed", type=float, help="desired forward speed [m/s]")
+    p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
+    p.add_argument("--seconds", type=float, default=10.0, help="simulated time [s] (default 10)")
+    p.add_argument("--scale", type=float, default=1.0, metavar="L", help="dynamic scaling factor (Table 1)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("report", help="reproduce a paper's measurements")
+    p.add_argument("paper", choices=["raibert"], help="raibert: Table 2 of Raibert & Hodgins 1991")
+    p.add_argument("--seconds", type=float, default=30.0, help="simulated time per experiment [s]")
+    p.add_argument("--out", default="report-raibert", metavar="DIR",
+                   help="folder for table2.md, table2.csv and the plots (default report-raibert)")
+    p.set_defaults(func=cmd_report)
+
+
+def _measures_table(title: str, measures) -> Table:
+    t = Table(title=title)
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    for k, v in measures.as_dict().items():
+        t.add_row(k.replace("_", " "), "—" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v))
+    return t
+
+
+def cmd_run(args) -> int:
+    from gaitforge.control.raibert.measures import measure_run
+
+    r = catalog.runner(args.creature)
+    gait = args.gait or r.default_gait
+    if gait not in r.speed_ranges:
+        raise GaitforgeError(f"{r.key} has no gait {gait!r} (valid gaits: {', '.join(r.speed_ranges)})")
+    speed = r.default_speed if args.speed is None else args.speed
+    if args.seconds <= 0:
+        raise GaitforgeError(f"--seconds must be positive, got {args.seconds}")
+    if args.output:
+        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, check_extension
+        check_extension(args.output, EXPORT_EXTENSIONS, "motion")
+    path = None
+    if args.path:
+        from gaitforge.io.paths import load_path
+        path = load_path(args.path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        character, rollout = catalog.simulate(args.creature, gait, speed, args.seconds, path=path,
+                                              scale=args.scale)
+    for w in caught:
+        console.print(f"[yellow]warning:[/yellow] {w.message}")
+    sim = rollout.clip.duration
+    console.print(f"{character.name} {gait}: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
+                  f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")
+    status = 0
+    if rollout.fall is not None:
+        console.print(f"[red]{rollout.fall}[/red]")
+        status = 1
+    else:
+        settle = min(5.0, 0.3 * sim)
+        try:
+            console.print(_measures_table(f"{character.name} {gait} at {speed:g} m/s",
+                                          measure_run(character, rollout, speed, settle)))
+        except GaitforgeError as exc:
+            console.print(f"no measurements: {exc}")
+    if args.output:
+        from gaitforge.io.clipfiles import save_motion
+        save_motion(character, rollout.clip, args.output)
+        console.print(f"wrote {args.output}")
+    return status
+
+
+def cmd_report(args) -> int:
+    from gaitforge.control.raibert import kangaroo
+    from gaitforge.control.raibert.report import report_lines, run_experiments
+    from gaitforge.io.raibert_report import save_joint_force_plot, save_table, table_markdown
+
+    out = Path(args.out)
+    runs = run_experiments(args.seconds, settle=min(10.0, args.seconds / 3),
+                           progress=lambda title: console.print(f"running {title} ..."))
+    lines = report_lines(runs)
+    save_table(lines, out / "table2.md", out / "table2.csv")
+    console.print(table_markdown(lines))
+    for r in runs:
+        if r.rollout.fall is not None:
+            console.print(f"[red]{r.experiment.title}: {r.rollout.fall}[/red]")
+            continue
+        name = r.experiment.title.lower().replace(" ", "_")
+        if r.experiment.creature == "kangaroo":
+            d = kangaroo.fig6_data(r.character, r.rollout, hops=3, start=args.seconds / 2)
+            save_joint_force_plot(out / f"{name}_fig6.png", d["t"],
+                                  {k: np.degrees(d[k]) for k in ("hip", "knee", "ankle")}, "leg angle [deg]",
+                                  d["fz"], d["stance"],
+                                  "Kangaroo hop: leg angles and vertical ground force (cf. RH91 Fig. 6)")
+        else:
+            _robot_plot(r, out / f"{name}_legs.png", args.seconds / 2)
+    console.print(f"wrote {out}/table2.md, {out}/table2.csv and plots")
+    return 0
+
+
+def _robot_plot(r, path: Path, start: float) -> None:
+    """Leg lengths (slide joints) and total vertical ground force over ~1 s."""
+    from gaitforge.io.raibert_report import save_joint_force_plot
+
+    t = r.rollout.times
+    sel = (t >= start) & (t <= start + 1.0)
+    slides = [j for j in r.character.joints.values() if j.kind == "slide"]
+    lengths = {j.name: r.rollout.clip.qpos[sel, j.qpos.start] for j in slides[:4]}
+    fz = r.rollout.grf[sel, :, 2].sum(axis=1)
+    stance = r.rollout.contact[sel].any(axis=1)
+    save_joint_force_plot(path, t[sel] - t[sel][0], {k: v * 1000.0 for k, v in lengths.items()},
+                          "leg length change [mm]", fz, stance,
+                          f"{r.experiment.title}: leg lengths and vertical ground force")

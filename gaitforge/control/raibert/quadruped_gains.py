@@ -1,0 +1,65 @@
+"""Gains, speed ranges and timing of the RH91 quadruped controller
+(:mod:`gaitforge.control.raibert.quadruped`).
+
+Every gain field names its Table 1 quantity (``metadata["quantity"]``), so a
+scaled creature can scale its controller with ``scaling.factor``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SPEED_RANGES: dict[str, tuple[float, float]] = {"trot": (0.5, 2.3), "bound": (1.0, 2.5), "gallop": (1.0, 2.5)}
+LEG_LENGTH = 0.81  # m, hip to foot with the leg spring relaxed (Table 3: 0.41 + 0.40)
+TIMESTEP = 0.004  # s, the physics step the gains are tuned for
+CONTROL_DT = 0.012  # s, three physics steps per control tick
+
+
+def _q(quantity: str, **kw):
+    return field(metadata={"quantity": quantity}, **kw)
+
+
+@dataclass(frozen=True)
+class QuadrupedGains:
+    """Gains of one quadruped gait."""
+
+    k_x: float = _q("time", default=0.05)              # Eq. 3 forward gain [s]
+    k_y: float = _q("time", default=0.05)              # Eq. 3 sideways gain [s]
+    stance_guess: float = _q("time", default=0.10)     # T_s before the first stance [s]
+    landing: float = _q("displacement", default=0.0)   # leg rest length at touchdown, from full [m]
+    retract: float = _q("displacement", default=0.12)  # idle legs shortened by [m]
+    thrust: float = _q("displacement", default=0.015)  # first rest-length rise in THRUST [m]
+    apex: float = _q("displacement", default=0.84)     # desired top mean hip height of a pair [m]
+    apex_gain: float = _q("angle", default=0.3)        # thrust change per metre of apex error [1]
+    clearance: float = _q("displacement", default=0.03)  # a rising landing foot stays this high [m]
+    idle_clearance: bool = False  # idle legs only as short as ground clearance needs (else ``retract``)
+    stagger: float = _q("displacement", default=0.0)   # trailing leg held shorter (gallop) [m]
+    unison_time: float = _q("time", default=0.0)       # a staggered gait runs unstaggered this long first [s]
+    swing_kp: float = _q("torsional_stiffness", default=600.0)  # hip servo in swing [N m/rad]
+    swing_kv: float = _q("torsional_damping", default=20.0)     # [N m s/rad]
+    stance_kv: float = _q("torsional_damping", default=0.5)     # limp hip in stance [N m s/rad]
+    roll_kp: float = _q("torsional_stiffness", default=300.0)   # Eq. 4 [N m/rad]
+    roll_kv: float = _q("torsional_damping", default=30.0)      # [N m s/rad]
+    pair_alloc: bool = False  # spread Eq. 4 over both legs of the pair even in single support
+    pitch_kp: float = _q("torsional_stiffness", default=600.0)
+    pitch_kv: float = _q("torsional_damping", default=20.0)
+    yaw_kp: float = _q("torsional_stiffness", default=60.0)
+    yaw_kv: float = _q("torsional_damping", default=10.0)
+    turn_rate: float = _q("angular_velocity", default=0.45)  # top rate of the heading command [rad/s]
+    max_torque: float = _q("torque", default=60.0)     # stance hip torque limit per hinge [N m]
+    pitch_desired: float = _q("angle", default=0.0)    # trunk pitch [rad], + nose down
+    ground_match: float = _q("angle", default=0.5)     # share of the body speed the landing foot sweeps back [1]
+    match_time: float = _q("time", default=0.05)       # ... during this long before touchdown [s]
+    max_swing: float = _q("angle", default=0.6)        # hip pitch limit of a placed leg [rad]
+    touch_height: float = _q("displacement", default=0.002)  # a loaded foot below this touches [m]
+    min_stance: float = _q("time", default=0.03)       # a stance lasts at least this long [s]
+    leg_rate: float = _q("velocity", default=3.0)      # top speed of the leg rest-length set point [m/s]
+    speed_trim_gain: float = _q("angle", default=0.1)  # integral speed trim per step [1]
+    trim_limit: float = _q("angle", default=0.25)      # trim bound: this share of the speed + 0.1 m/s [1]
+
+
+GAIT_GAINS: dict[str, QuadrupedGains] = {
+    "trot": QuadrupedGains(),
+    "bound": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True),
+    "gallop": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True,
+                             stagger=0.02, unison_time=3.0, pair_alloc=True),
+}
