@@ -2,18 +2,37 @@
 
 Eq. 4 moves a creature about its rest pose in place: its feet swing, but
 nothing holds it on the ground or carries it forward. :func:`ground`
-derives the root's translation from the body-relative motion:
+derives the root's translation from the body-relative motion (the frames
+as synthesized, whose centre of mass the elastic modes leave nearly still):
 
-- height: every frame is lifted or lowered so its lowest contact point
-  (sole, heel, toe, knuckle; the lowest point of the creature for one
-  without contact points) is at z = 0;
-- progression: feet that are down should not slide, so between frames the
-  root moves by minus the mean horizontal displacement of the feet that are
-  down in both frames. Feet moving backwards under the body thus push it
-  forwards, and the speed follows from the gait itself. A foot is down when
-  it is within ``contact_tol`` of the lowest foot (so one always is).
+- stance or flight: a foot is a *stance candidate* in a frame when its
+  lowest contact point (sole, heel or toe) is within ``stance_share`` of its
+  vertical excursion over the clip (at least ``MIN_CONTACT_TOL``) above its
+  lowest body-relative height. Frames where no foot is a candidate are
+  *flight* (``flight=True``, the default): walks, whose feet overlap on the
+  ground, have none; trots, runs, bounds and gallops whose feet are low for
+  less than half the cycle have some;
+- height in stance: every frame is lifted or lowered so its lowest contact
+  point (the lowest point of the creature for one without contact points)
+  is at z = 0;
+- height in flight: between the last stance frame before (take-off) and
+  the first after (touchdown), the root body's height follows the parabola
+  z(s) = z0 + v0 s − g s²/2 that leaves from its take-off height z0 and
+  lands at its touchdown height after the flight time the clip gives; so the
+  root stays continuous. A frame where the parabola would put a contact
+  point at or below the ground is stance after all (the foot is touching);
+- progression in stance: feet that are down should not slide, so between
+  frames the root moves by minus the mean horizontal displacement of the
+  feet that are down in both frames. Feet moving backwards under the body
+  thus push it forwards, and the speed follows from the gait itself. A foot
+  is down when it is within ``contact_tol`` of the lowest foot;
+- progression in flight: the root keeps its horizontal take-off velocity
+  (the step into the take-off frame) until touchdown.
 
 With a prescribed speed the root instead advances at that speed along +x.
+Flights cut by the clip's ends (or leaving from its first frame) stay on
+the ground, since their take-off or touchdown is not in the clip;
+``synthesize`` adds a period of margin frames on both sides so that none is.
 Where two stance feet move differently relative to the body no translation
 can hold both; the mean leaves each half the difference, which
 ``gaitforge.motion.modal_ik.pin_stance_feet`` then removes.
@@ -31,20 +50,24 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.motion.footfall import Foot, feet_of, foot_positions
 
 CONTACT_TOL_SHARE = 0.01  # default contact_tol: this share of the standing height
-MIN_CONTACT_TOL = 0.002   # [m] but never less
+MIN_CONTACT_TOL = 0.002   # [m] but never less (also the least stance-candidate tolerance)
+STANCE_SHARE = 0.5
+GRAVITY = 9.81            # [m/s²] of the flight parabola
 
 
 class Grounded(NamedTuple):
     """Result of :func:`ground`: qpos (T, nq) grounded frames; feet (F,) the
     feet used (empty for a creature without feet); positions (T, F, 3) [m]
-    their world positions after grounding; down (T, F) bool: which were down;
-    root_offset (T, 3) [m] the translation added to the root each frame."""
+    their world positions after grounding; down (T, F) bool: which were down
+    (none in flight); root_offset (T, 3) [m] the translation added to the
+    root each frame; airborne (T,) bool: the flight frames."""
 
     qpos: np.ndarray
     feet: tuple[Foot, ...]
     positions: np.ndarray
     down: np.ndarray
     root_offset: np.ndarray
+    airborne: np.ndarray
 
 
 def default_contact_tol(character) -> float:
@@ -110,12 +133,29 @@ def _apply(character, q: np.ndarray, offset: np.ndarray) -> np.ndarray:
     return coef.T @ axes
 
 
-def touch_ground(character, qpos: np.ndarray) -> np.ndarray:
+def translate_root(character, qpos: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Frames (T, nq) with world translations offset (T, 3) [m] added to the
+    root (the part a planar root can make); nothing else changes."""
+    q = np.array(qpos, dtype=float)
+    _apply(character, q, np.asarray(offset, float))
+    return q
+
+
+def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
+                 airborne: np.ndarray | None = None) -> np.ndarray:
     """Frames (T, nq) moved vertically so that each one's
-    :func:`lowest_heights` is at z = 0 (nothing else changes)."""
+    :func:`lowest_heights` is at z = 0 (nothing else changes); with
+    ``airborne`` (T,) bool and ``fps`` [frames/s], those frames fly on the
+    parabolas of :func:`ballistic_heights` instead."""
     q = np.array(qpos, dtype=float)
     offset = np.zeros((len(q), 3))
-    offset[:, 2] = -lowest_heights(character, q)
+    lowest = lowest_heights(character, q)
+    offset[:, 2] = -lowest
+    if airborne is not None and np.any(airborne):
+        if fps is None:
+            raise GaitforgeError("touch_ground: airborne frames need fps to time their flight")
+        root_z = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0, 2]
+        offset[:, 2] = ballistic_heights(lowest, root_z, airborne, 1.0 / fps)[0]
     _apply(character, q, offset)
     return q
 
@@ -126,26 +166,120 @@ def stance_velocity_offsets(P: np.ndarray, down: np.ndarray) -> np.ndarray:
     P: foot positions (T, F, 3); down: (T, F) bool. Between frames t and t+1
     the root moves by minus the mean horizontal step of the feet down in both
     frames (if none is, of those down in frame t+1, the ones carrying the
-    weight next). The first frame's offset is 0.
+    weight next; if none is either, it does not move). The first frame's
+    offset is 0.
     """
+    return np.vstack([np.zeros((1, 2)), np.cumsum(_stance_moves(P, down), axis=0)])
+
+
+def _stance_moves(P: np.ndarray, down: np.ndarray) -> np.ndarray:
+    """Root steps (T-1, 2) [m] of :func:`stance_velocity_offsets`."""
     step = np.diff(P[..., :2], axis=0)                     # (T-1, F, 2)
     w = (down[1:] & down[:-1]).astype(float)
     lonely = w.sum(axis=1) == 0
     w[lonely] = down[1:][lonely]
-    w /= w.sum(axis=1, keepdims=True)
-    move = -np.einsum("tf,tfk->tk", w, step)
-    return np.vstack([np.zeros((1, 2)), np.cumsum(move, axis=0)])
+    total = w.sum(axis=1, keepdims=True)
+    w = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    return -np.einsum("tf,tfk->tk", w, step)
+
+
+def stance_candidates(heights: np.ndarray, share: float = STANCE_SHARE) -> np.ndarray:
+    """(T, F) bool: whether each foot is low enough to be on the ground.
+
+    heights (T, F) [m]: each foot's lowest contact point, body-relative (as
+    synthesized, before grounding). A foot qualifies within
+    max(share · its excursion, MIN_CONTACT_TOL) of its lowest height.
+    """
+    low = heights.min(axis=0)
+    return heights <= low + np.maximum(share * np.ptp(heights, axis=0), MIN_CONTACT_TOL)
+
+
+def flight_runs(airborne: np.ndarray) -> list[tuple[int, int]]:
+    """Flights (first, last frame, inclusive) of an (T,) bool mask that have
+    a take-off frame with a frame before it and a touchdown frame in the
+    clip: runs touching either end of the clip, or starting at frame 1, are
+    left out."""
+    a = np.asarray(airborne, bool)
+    edges = np.flatnonzero(np.diff(np.r_[0, a.astype(np.int8), 0]))
+    return [(int(s), int(e) - 1) for s, e in zip(edges[::2], edges[1::2]) if s >= 2 and e <= len(a) - 1]
+
+
+def ballistic_heights(lowest: np.ndarray, root_z: np.ndarray, airborne: np.ndarray, dt: float,
+                      g: float = GRAVITY) -> tuple[np.ndarray, np.ndarray]:
+    """Vertical root offsets (T,) [m] and the flight frames (T,) bool kept.
+
+    lowest (T,) [m]: each frame's lowest contact point before the offset;
+    root_z (T,) [m]: the root body's height before it; airborne (T,) bool:
+    frames that may fly; dt [s] between frames. Stance frames get −lowest
+    (the lowest point on the ground); each flight run (:func:`flight_runs`)
+    puts the root on the parabola of gravity g [m/s²] from its take-off
+    height to its touchdown height. Frames where that sinks a contact point
+    to z ≤ 0 become stance, and the parabolas are drawn again.
+    """
+    base = -np.asarray(lowest, float)
+    air = np.asarray(airborne, bool).copy()
+    while True:
+        off, flying = base.copy(), np.zeros(len(base), bool)
+        for a, b in flight_runs(air):
+            t0, t1 = a - 1, b + 1
+            tau = (t1 - t0) * dt
+            z0, z1 = root_z[t0] + base[t0], root_z[t1] + base[t1]
+            s = np.arange(1, b - a + 2) * dt
+            v0 = (z1 - z0) / tau + 0.5 * g * tau
+            off[a:b + 1] = z0 + v0 * s - 0.5 * g * s * s - root_z[a:b + 1]
+            flying[a:b + 1] = True
+        clash = flying & (lowest + off <= 0.0)
+        if not clash.any():
+            return off, flying
+        air = flying & ~clash
+
+
+def _flight_moves(move: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray:
+    """Replace the root steps (T-1, 2) [m] into and through each flight run
+    so that the root's world position (root_xy (T, 2) before the offset plus
+    the offset) keeps the take-off step: constant horizontal velocity."""
+    move = move.copy()
+    raw = np.diff(root_xy, axis=0)
+    for a, b in runs:
+        v = raw[a - 2] + move[a - 2]  # the root's world step into the take-off frame a − 1
+        move[a - 1:b + 1] = v - raw[a - 1:b + 1]
+    return move
+
+
+def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> np.ndarray:
+    """Height (T, F) [m] of each foot's lowest contact point: the contact
+    points fixed in the foot's body or a body below it (toes), else the
+    tracked foot point itself. X_feet (T, F, 3), X_points (T, n, 3) world
+    positions of the feet and of all contact points."""
+    m = character.model
+    owner = m.site_bodyid[np.array(list(character.contacts.values()), int)] if character.contacts else []
+    out = X_feet[..., 2].copy()
+    for i, f in enumerate(feet):
+        root, cols = character.body_id(f.body), []
+        for j, b in enumerate(owner):
+            b = int(b)
+            while b > root:  # parents have smaller ids than their children
+                b = int(m.body_parentid[b])
+            if b == root:
+                cols.append(j)
+        if cols:
+            out[:, i] = X_points[:, cols, 2].min(axis=1)
+    return out
 
 
 def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = None,
-           contact_tol: float | None = None, feet: list[Foot] | None = None) -> Grounded:
+           contact_tol: float | None = None, feet: list[Foot] | None = None, flight: bool = True,
+           stance_share: float = STANCE_SHARE) -> Grounded:
     """Put body-relative frames (T, nq) on the ground (module docstring).
 
-    fps [frames/s] sets time for a prescribed ``speed`` [m/s] (None: derive
-    progression from the stance feet); contact_tol [m] (default
-    :func:`default_contact_tol`); feet: default
+    fps [frames/s] sets time for the flight parabolas and a prescribed
+    ``speed`` [m/s] (None: derive progression from the stance feet);
+    contact_tol [m] (default :func:`default_contact_tol`); feet: default
     :func:`~gaitforge.motion.footfall.feet_of` (a creature without feet is
-    grounded by its lowest point and moves only at the prescribed speed).
+    grounded by its lowest point, never flies, and moves only at the
+    prescribed speed); flight: let frames with no stance candidate fly
+    (False: the lowest point is on the ground in every frame);
+    stance_share: see :func:`stance_candidates`.
     """
     q = np.array(qpos, dtype=float)
     if q.ndim != 2 or q.shape[1] != character.nq:
@@ -153,6 +287,8 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     tol = default_contact_tol(character) if contact_tol is None else float(contact_tol)
     if not (math.isfinite(tol) and tol > 0):
         raise GaitforgeError(f"contact_tol must be a positive number of metres, got {contact_tol!r}")
+    if not (math.isfinite(stance_share) and 0 <= stance_share <= 1):
+        raise GaitforgeError(f"stance_share must be a number from 0 to 1, got {stance_share!r}")
     root_translation(character)  # fail early if the root cannot move
     if feet is None:
         try:
@@ -161,22 +297,28 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
             feet = []  # no feet: grounded by the lowest point, no progression of its own
     T = len(q)
     offset = np.zeros((T, 3))
+    airborne = np.zeros(T, bool)
     if feet and character.contacts:  # one forward-kinematics pass for feet and contact points
         bodies, local = _contact_points(character)
-        X = character.world_points(q, [f.body for f in feet] + bodies,
-                                   np.vstack([np.array([f.point for f in feet]), local]))
-        P, offset[:, 2] = X[:, :len(feet)], -X[:, len(feet):, 2].min(axis=1)
+        X = character.world_points(q, [f.body for f in feet] + [character.bodies[0]] + bodies,
+                                   np.vstack([np.array([f.point for f in feet]), np.zeros((1, 3)), local]))
+        F = len(feet)
+        P, root, lowest = X[:, :F], X[:, F], X[:, F + 1:, 2].min(axis=1)
+        heights = _foot_heights(character, feet, P, X[:, F + 1:])
     else:
-        offset[:, 2] = -lowest_heights(character, q)
-    if feet:
-        if not character.contacts:
-            P = foot_positions(character, q, feet)          # (T, F, 3) before grounding
-        down = P[..., 2] - P[..., 2].min(axis=1, keepdims=True) <= tol
-        if speed is None:
-            offset[:, :2] = stance_velocity_offsets(P, down)
-    else:
-        P, down = np.zeros((T, 0, 3)), np.zeros((T, 0), bool)
+        lowest = lowest_heights(character, q)
+        root = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
+        P = foot_positions(character, q, feet) if feet else np.zeros((T, 0, 3))
+        heights = P[..., 2]
+    offset[:, 2] = -lowest
+    if feet and flight and T > 3:
+        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], ~stance_candidates(heights, stance_share).any(
+            axis=1), 1.0 / fps)
+    down = (P[..., 2] - P[..., 2].min(axis=1, keepdims=True) <= tol) & ~airborne[:, None]
+    if feet and speed is None:
+        move = _flight_moves(_stance_moves(P, down), root[:, :2], flight_runs(airborne))
+        offset[1:, :2] = np.cumsum(move, axis=0)
     if speed is not None:
         offset[:, 0] = float(speed) * np.arange(T) / fps
     applied = _apply(character, q, offset)
-    return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied)
+    return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne)

@@ -31,10 +31,10 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.grounding import ground, touch_ground
+from gaitforge.motion.grounding import ground, touch_ground, translate_root
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
-__all__ = ["JointLayout", "layout", "modal_coordinates", "soft_limit_excess", "synthesize", "modal_ik"]
+__all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize", "modal_ik"]
 
 _SMALL_ANGLE = 1e-6  # below this rotation angle [rad], sin(θ/2)/θ comes from its Taylor series
 
@@ -186,10 +186,18 @@ def _positive(name: str, value, *, allow_zero: bool = False) -> float:
     return float(value)
 
 
+def margin_frames(recipe: GaitRecipe, fps: float, limit_seconds: float = 10.0) -> int:
+    """Frames synthesized beyond each end of a grounded clip: one period of
+    the slowest term (at most ``limit_seconds``), so that the grounding sees
+    every flight whole and each foot's lowest height over a full cycle."""
+    slowest = min((t.frequency for t in recipe.terms if t.frequency > 0), default=0.0)
+    return int(math.ceil(min(1.0 / slowest, limit_seconds) * fps)) if slowest > 0 else 0
+
+
 def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
                soft_limit: float = np.radians(10), grounded: bool = True, soft_limit_slide: float = 0.01,
                speed: float | None = None, contact_tol: float | None = None,
-               pin_feet: bool = False) -> MotionClip:
+               pin_feet: bool = False, flight: bool = True) -> MotionClip:
     """A kinematic gait clip of ``recipe`` (Kry09 Eq. 4 with soft limits).
 
     basis: the :class:`ModalBasis` the recipe's mode indices refer to (checked
@@ -200,8 +208,16 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     for slide joints. grounded: place the creature on the ground with stance
     feet that do not slide (:func:`gaitforge.motion.grounding.ground`; speed
     [m/s] overrides ``recipe.speed``; contact_tol [m]: how far above the
-    lowest foot a foot still counts as down). pin_feet: then pin stance feet
-    exactly with modal IK (:func:`gaitforge.motion.modal_ik.pin_stance_feet`).
+    lowest foot a foot still counts as down). flight: frames where no foot is
+    low enough to stand on (see :func:`~gaitforge.motion.grounding.stance_candidates`)
+    fly on a ballistic arc; gaits whose feet overlap on the ground (walks)
+    have no such frame, so this changes only gaits that should fly; False
+    keeps the lowest point on the ground in every frame. The grounding sees
+    :func:`margin_frames` extra frames on both sides (dropped after), so
+    flights at the clip's ends are whole and a clip of whole cycles loops.
+    pin_feet: then pin stance feet exactly with modal IK
+    (:func:`gaitforge.motion.modal_ik.pin_stance_feet`) and put the frames
+    back on the ground and on their flight arcs.
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
@@ -212,21 +228,28 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     soft_limit = _positive("soft_limit", soft_limit, allow_zero=True)
     soft_limit_slide = _positive("soft_limit_slide", soft_limit_slide, allow_zero=True)
     n = max(1, int(round(seconds * fps)))
+    pad = margin_frames(recipe, fps) if grounded else 0
     lay = layout(character)
-    coords = modal_coordinates(recipe, np.arange(n) / fps)                 # (T, n_terms)
+    coords = modal_coordinates(recipe, np.arange(-pad, n + pad) / fps)      # (T, n_terms)
     phi = basis.shapes[:, [t.mode for t in recipe.terms]]                 # (nv, n_terms)
     qpos = lay.integrate(basis.rest_qpos, coords @ phi.T)                  # (T, nq)
     lay.soft_limits(qpos, soft_limit, soft_limit_slide)
+    airborne = None
     if grounded:
-        qpos = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
-                      contact_tol=contact_tol).qpos
+        g = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
+                   contact_tol=contact_tol, flight=flight)
+        # Drop the margins; the first kept frame starts where it stands (no horizontal offset).
+        start = g.root_offset[pad] * [1.0, 1.0, 0.0]
+        qpos = translate_root(character, g.qpos[pad:pad + n], -np.broadcast_to(start, (n, 3)))
+        airborne = g.airborne[pad:pad + n]
     clip = MotionClip(fps, qpos, character.name)
     if pin_feet:
         from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
 
-        # Pinning leaves heights free; put the lowest contact back on the ground.
+        # Pinning leaves heights free; put the lowest contact back on the
+        # ground in stance and the root back on its arc in flight.
         pinned = pin_stance_feet(character, basis, clip).qpos
-        clip = MotionClip(fps, touch_ground(character, pinned), character.name)
+        clip = MotionClip(fps, touch_ground(character, pinned, fps=fps, airborne=airborne), character.name)
     return clip
 
 

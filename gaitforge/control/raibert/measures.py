@@ -13,6 +13,7 @@ Definitions (the paper does not spell them out; these are ours):
 - stance: contact intervals of each foot, averaged per front / rear group;
 - change of leg length during support: compression of a telescoping leg
   (slide joint on the foot's bone) over each stance, max − min [m];
+- speed: the stride chords' total length over their total time [m/s];
 - peak vertical acceleration: the peak total vertical ground force over
   body weight in each stride (the specific force an accelerometer on the body
   would read, in g), mean over strides;
@@ -103,11 +104,11 @@ def measure_run(character: Character, rollout: Rollout, desired_speed: float | N
     first, last = downs[0], downs[-1]
     root = next(iter(character.joints.values()))
     xy = q[:, root.qpos.start:root.qpos.start + (2 if root.kind == "free" else 1)]
-    travel = np.linalg.norm(xy[last] - xy[first])
     duration = t[last] - t[first]
-    speed = float(travel / duration)
-    pitch, roll = _root_angles(character, q)
     lengths = [float(np.linalg.norm(xy[b] - xy[a])) for a, b in strides]
+    # Speed along the way travelled (stride chords), so turning paths count fully.
+    speed = float(sum(lengths) / duration)
+    pitch, roll = _root_angles(character, q)
 
     window = slice(first, last)
     c_win = contact[window]
