@@ -1,0 +1,56 @@
+"""Gains and speed range of the RH91 kangaroo controller
+(:mod:`gaitforge.control.raibert.kangaroo`).
+
+Every field names its RH91 Table 1 quantity in ``metadata["quantity"]`` (None:
+dimensionless), so ``scaled.scale_gains`` can resize a scaled kangaroo's
+controller.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SPEED_RANGES: dict[str, tuple[float, float]] = {"hop": (0.5, 4.5)}
+
+
+def _q(quantity: str | None, default):
+    """A gains field tagged with its Table 1 quantity (None: dimensionless)."""
+    return field(default=default, metadata={"quantity": quantity})
+
+
+@dataclass(frozen=True)
+class KangarooGains:
+    """Gains of the kangaroo controller; each field's metadata names its
+    RH91 Table 1 quantity, so ``scaled.scale_gains`` can resize them."""
+
+    timestep: float = _q("time", 0.001)          # physics step [s]
+    control_dt: float = _q("time", 0.006)        # control interval [s]
+    k_x: float = _q("time", 0.06)                # Eq. 3 gain [s]
+    k_xi: float = _q("time", 0.015)              # per-hop integral of the speed error [s]
+    start_speed: float = _q("velocity", 1.5)     # runs start at this speed (or the desired, if lower) [m/s]
+    accel: float = _q("acceleration", 0.5)       # the desired speed then ramps at this rate [m/s²]
+    stance_guess: float = _q("time", 0.11)       # T_s before the first stance [s]
+    stance_smoothing: float = _q(None, 0.3)      # weight of the newest stance in T_s's running mean
+    debounce: float = _q("time", 0.03)           # contact changes ignored this soon after the last [s]
+    compress_eps: float = _q("length", 0.004)    # leg shortening that starts COMPRESSION [m]
+    leg_length_td: float = _q("length", 0.42)    # hip-to-toe length at touchdown [m]
+    swing_clearance: float = _q("length", 0.08)  # toe height kept while the leg swings up [m]
+    flight_time: float = _q("time", 0.24)        # wanted flight duration [s]
+    apex_gain: float = _q(None, 0.5)             # per-hop integral gain on the apex error
+    ankle_thrust_max: float = _q("angle", 0.8)   # largest change of the ankle rest in stance [rad]
+    hip_kp: float = _q("torsional_stiffness", 150.0)        # hip servo in flight (Eq. 5)
+    hip_kv: float = _q("torsional_damping", 3.0)
+    hip_kp_stance: float = _q("torsional_stiffness", 400.0)  # hip servo keeping the thrust line
+    hip_kv_stance: float = _q("torsional_damping", 6.0)
+    knee_kp: float = _q("torsional_stiffness", 100.0)       # knee servo in flight
+    knee_kv: float = _q("torsional_damping", 2.0)
+    posture_kp: float = _q("torsional_stiffness", 20.0)     # Eq. 4 at the knee in stance
+    posture_kv: float = _q("torsional_damping", 5.0)
+    pitch_desired: float = _q("angle", -0.30)    # trunk world pitch [rad] (the built rest pose)
+    tail_amplitude: float = _q("angle", 0.15)    # step of the tail base rest angle [rad]
+    tail_lift: float = _q("angle", 0.3)          # tail base rest raised above the built pose [rad]
+    tail_period: float = _q("time", 0.35)        # tail's first-mode period, trunk held [s]
+    tail_damping_ratio: float = _q(None, 0.6)
+    head_kp: float = _q("torsional_stiffness", 3.0)
+    head_kv: float = _q("torsional_damping", 0.03)
+    contact_timeconst: float = _q("time", 0.02)  # MuJoCo contact solref time constant [s]
+    armature: float = _q("inertia", 0.0)          # added to each non-root joint's armature on the model copy [kg m²]
