@@ -1,6 +1,10 @@
 """Ground contact for kinematic gaits: feet on z = 0, stance feet that do
-not slide on average, forward progression derived from them, and a dog trot
-that the gait metrics recognise."""
+not slide on average, forward progression derived from them, a dog trot
+that the gait metrics recognise, and ballistic flight where no foot is low
+enough to stand on: the root on a parabola of gravity, continuous, and
+cyclic clips staying cyclic."""
+import dataclasses
+
 import mujoco
 import numpy as np
 import pytest
@@ -10,13 +14,16 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal import compute_modes
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
-from gaitforge.motion.grounding import default_contact_tol, ground, root_translation, touch_ground
+from gaitforge.motion import heuristics
+from gaitforge.motion.grounding import (GRAVITY, ballistic_heights, default_contact_tol, flight_runs, ground,
+                                        lowest_heights, root_translation, stance_candidates, touch_ground)
 from gaitforge.motion.metrics import classify_gait, gait_metrics, root_positions
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
-from gaitforge.motion.synthesis import synthesize
+from gaitforge.motion.synthesis import margin_frames, synthesize
 from test_synthesis import dog_trot
 
 FPS = 60.0
+DT = 1.0 / FPS
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +59,7 @@ def test_heels_and_toes_count_for_height():
     human = Character.from_spec(registry.build("human"))
     b = compute_modes(human, count=6)
     r = GaitRecipe("sway", "human", tuple(GaitTerm(i, 0.3, i * np.pi / 3, 1.5) for i in range(6)))
-    clip = synthesize(human, b, r, 1.0, FPS)
+    clip = synthesize(human, b, r, 1.0, FPS, flight=False)  # (with flight it hops: its feet dip briefly)
     low = lowest_contact(human, clip.qpos)
     np.testing.assert_allclose(low, 0.0, atol=1e-12)
     soles = foot_positions(human, clip.qpos, feet_of(human))[..., 2].min(axis=1)
@@ -71,6 +78,7 @@ def test_down_feet_do_not_slide_on_average(dog, trot):
     average: the defining property of the root's horizontal motion."""
     _, raw, _ = trot
     g = ground(dog, raw.qpos, FPS)
+    assert not g.airborne.any()  # sinusoidal feet: one diagonal is always in its lower half
     both = g.down[1:] & g.down[:-1]
     step = np.diff(g.positions[..., :2], axis=0)
     assert both.any(axis=1).mean() > 0.9
@@ -127,12 +135,154 @@ def test_planar_root_grounds_through_its_slides():
     np.testing.assert_allclose(axes @ axes.T, np.eye(2), atol=1e-12)
     b = compute_modes(roo, count=4)
     r = GaitRecipe("hop", "kangaroo", (GaitTerm(0, 0.5, 0.0, 2.0), GaitTerm(1, 0.5, np.pi / 2, 2.0)))
-    clip = synthesize(roo, b, r, 1.0, FPS, speed=0.5)
+    clip = synthesize(roo, b, r, 1.0, FPS, speed=0.5, flight=False)
     np.testing.assert_allclose(lowest_contact(roo, clip.qpos), 0.0, atol=1e-12)
     raw = synthesize(roo, b, r, 1.0, FPS, grounded=False)
     moved = root_positions(roo, clip.qpos) - root_positions(roo, raw.qpos)
     np.testing.assert_allclose(moved[:, 0], 0.5 * np.arange(60) / FPS, atol=1e-12)  # world x, at 0.5 m/s
     np.testing.assert_allclose(moved[:, 1], 0.0, atol=1e-15)
+    # One foot moving sinusoidally is in its upper half half the time: the
+    # kangaroo hops, its root on parabolas made through the slide joints.
+    g = ground(roo, raw.qpos, FPS, speed=0.5)
+    assert 0.3 < g.airborne.mean() < 0.7
+    z = root_positions(roo, g.qpos)[:, 2]
+    np.testing.assert_allclose(np.diff(z, 2)[g.airborne[1:-1]], -GRAVITY * DT ** 2, atol=1e-12)
+    np.testing.assert_allclose(root_positions(roo, g.qpos)[:, 0] - root_positions(roo, raw.qpos)[:, 0],
+                               0.5 * np.arange(60) / FPS, atol=1e-12)
+
+
+# ------------------------------------------------------------------- flight
+@pytest.fixture(scope="module")
+def flying(dog, trot):
+    """The test trot grounded with stance only in the lowest fifth of each
+    foot's excursion (its sinusoidal feet are then both up around every
+    switch of diagonals, so it flies), and the same frames without flight."""
+    _, raw, _ = trot
+    return raw, ground(dog, raw.qpos, FPS, stance_share=0.2), ground(dog, raw.qpos, FPS, flight=False)
+
+
+@pytest.fixture(scope="module")
+def trot2(dog, basis):
+    """The suggested (flying) dog trot retimed to 2 Hz: 30 frames a stride."""
+    r = heuristics.suggest(dog, "trot", basis)
+    f0 = min(t.frequency for t in r.terms)
+    return GaitRecipe("trot", "dog", tuple(dataclasses.replace(t, frequency=t.frequency * 2.0 / f0) for t in r.terms))
+
+
+def test_flight_is_where_no_foot_is_a_stance_candidate(dog, flying):
+    raw, g, _ = flying
+    heights = foot_positions(dog, raw.qpos, feet_of(dog))[..., 2]  # a dog's foot is one contact point
+    none = ~stance_candidates(heights, 0.2).any(axis=1)
+    runs = flight_runs(none)
+    assert len(runs) >= 14  # two flights a stride, 8 strides, minus those cut by the ends
+    want = np.zeros(len(none), bool)
+    for a, b in runs:
+        want[a:b + 1] = True
+    np.testing.assert_array_equal(g.airborne, want)
+    stance = np.flatnonzero(~none)  # between the first and last stance frames every gap flies
+    np.testing.assert_array_equal(g.airborne[stance[0]:stance[-1]], none[stance[0]:stance[-1]])
+    assert 0.2 < g.airborne.mean() < 0.35
+    np.testing.assert_array_equal(stance_candidates(np.array([[0.0], [0.5], [0.5 + 1e-6], [1.0]])),
+                                  [[True], [True], [False], [False]])  # the lower half
+
+
+def test_flight_follows_a_parabola_of_gravity(dog, flying):
+    _, g, still = flying
+    z, z_still = root_positions(dog, g.qpos)[:, 2], root_positions(dog, still.qpos)[:, 2]
+    # second difference of the root height over every flight frame: −g dt²
+    np.testing.assert_allclose(np.diff(z, 2)[g.airborne[1:-1]], -GRAVITY * DT ** 2, rtol=0, atol=1e-12)
+    for a, b in flight_runs(g.airborne):
+        t0, t1 = a - 1, b + 1
+        # it leaves from the take-off height and lands at the touchdown height
+        # of the stance rule, above their chord by g s (τ − s) / 2
+        np.testing.assert_allclose(z[[t0, t1]], z_still[[t0, t1]], atol=1e-12)
+        s, tau = np.arange(1, b - a + 2) * DT, (t1 - t0) * DT
+        chord = z[t0] + (z[t1] - z[t0]) * s / tau
+        np.testing.assert_allclose(z[a:b + 1] - chord, 0.5 * GRAVITY * s * (tau - s), atol=1e-12)
+    low = lowest_heights(dog, g.qpos)
+    np.testing.assert_allclose(low[~g.airborne], 0.0, atol=1e-12)  # stance: lowest point on the ground
+    assert low[g.airborne].min() > 0.0                              # flight: every contact point above it
+    np.testing.assert_allclose(g.positions, foot_positions(dog, g.qpos, feet_of(dog)), atol=1e-12)
+
+
+def test_flight_keeps_the_take_off_velocity(dog, flying):
+    _, g, _ = flying
+    step = np.diff(root_positions(dog, g.qpos)[:, :2], axis=0)
+    for a, b in flight_runs(g.airborne):  # steps a−1 … b: through the flight into the touchdown frame
+        np.testing.assert_allclose(step[a - 1:b + 1], np.broadcast_to(step[a - 2], (b - a + 2, 2)), atol=1e-12)
+    assert not g.down[g.airborne].any()
+    assert step[:, 0].sum() > 1.0  # still forward along +x
+
+
+def test_root_is_continuous(dog, flying):
+    """No jump: each step of the root is what its speed allows, the stance
+    rule's (the same frames grounded without flight) or a flight's."""
+    _, g, still = flying
+    root, root_still = root_positions(dog, g.qpos), root_positions(dog, still.qpos)
+    step, step_still = np.abs(np.diff(root, axis=0)), np.abs(np.diff(root_still, axis=0))
+    z = root[:, 2]
+    vz = max(abs(z[b + 1] - z[a - 1]) / ((b - a + 2) * DT) + 0.5 * GRAVITY * (b - a + 2) * DT
+             for a, b in flight_runs(g.airborne))                      # fastest vertical flight speed [m/s]
+    horizontal = np.linalg.norm(np.diff(root[:, :2], axis=0), axis=1)
+    stance = ~(g.airborne[1:] | g.airborne[:-1])
+    margin = 1e-4  # [m]
+    assert horizontal.max() <= horizontal[stance].max() + margin
+    assert step[:, 2].max() <= max(step_still[:, 2].max(), vz * DT) + margin
+    assert np.linalg.norm(np.diff(root, axis=0), axis=1).max() < 0.02  # [m] at ~0.5 m/s and 60 fps
+
+
+def test_whole_cycles_loop_with_flight(dog, basis, trot2):
+    clip = synthesize(dog, basis, trot2, 3.0, FPS)
+    assert (lowest_heights(dog, clip.qpos) > 1e-3).mean() > 0.05  # it flies
+    d = clip.qpos[30:] - clip.qpos[:-30]                            # one stride apart
+    np.testing.assert_allclose(d[:, 2:], 0.0, atol=1e-9)
+    np.testing.assert_allclose(d[:, :2], np.broadcast_to(d[0, :2], (len(d), 2)), atol=1e-9)
+    assert d[0, 0] > 0.05  # a stride forward [m]
+
+
+def test_a_clip_may_start_in_flight(dog, basis, trot2):
+    """Margin frames let ``synthesize`` see the take-off before frame 0: a
+    recipe shifted by k frames gives frame k of the clip, airborne too."""
+    clip = synthesize(dog, basis, trot2, 1.0, FPS)
+    low = lowest_heights(dog, clip.qpos)
+    k = int(np.flatnonzero(low > 1e-3)[0]) + 1  # inside the first flight
+    assert margin_frames(trot2, FPS) == 30 and low[k] > 1e-3
+    shifted = dataclasses.replace(trot2, terms=tuple(
+        dataclasses.replace(t, phase=t.phase + 2 * np.pi * t.frequency * k / FPS) for t in trot2.terms))
+    late = synthesize(dog, basis, shifted, 0.5, FPS)
+    np.testing.assert_allclose(late.qpos[:, 2:], clip.qpos[k:k + 30, 2:], atol=1e-9)
+    assert lowest_heights(dog, late.qpos[:1])[0] == pytest.approx(low[k], abs=1e-9)
+    cut = ground(dog, synthesize(dog, basis, trot2, 1.0, FPS, grounded=False).qpos[k:], FPS)
+    assert not cut.airborne[0]  # ground() alone: a flight whose take-off is not in the clip stays down
+
+
+def test_pinned_flight_keeps_its_parabolas(dog, basis, trot2):
+    """pin_feet removes the skate and puts the frames back on the ground and
+    on their arcs; flights cut by the clip's ends keep their height."""
+    late = dataclasses.replace(trot2, terms=tuple(  # 10 frames later: the clip ends in flight
+        dataclasses.replace(t, phase=t.phase + 2 * np.pi * t.frequency * 10 / FPS) for t in trot2.terms))
+    clip = synthesize(dog, basis, late, 2.0, FPS, pin_feet=True)
+    plain = synthesize(dog, basis, late, 2.0, FPS)
+    m, m0 = (gait_metrics(dog, c, detect_footfalls(dog, c)) for c in (clip, plain))
+    assert classify_gait(m) == "trot" and m.flight_fraction > 0
+    assert m.foot_skate < 0.05 < m0.foot_skate
+    low = lowest_heights(dog, clip.qpos)
+    air = low > 1e-9
+    z = root_positions(dog, clip.qpos)[:, 2]
+    np.testing.assert_allclose(np.diff(z, 2)[air[:-2] & air[1:-1] & air[2:]], -GRAVITY * DT ** 2, atol=1e-12)
+    np.testing.assert_allclose(low[~air], 0.0, atol=1e-12)
+    assert lowest_heights(dog, plain.qpos[-3:]).min() > 0.01 and low[-3:].min() > 0.01
+    assert np.abs(np.diff(clip.qpos[:, :3], axis=0)).max() < 0.02  # [m] no jump
+
+
+def test_ballistic_heights_sinks_no_contact_point():
+    """A flight whose parabola would pass below a contact point is stance there."""
+    lowest = np.array([0.0, 0.0, 0.01, 0.01, -0.05, 0.01, 0.0, 0.0])  # frame 4: a foot reaches far down
+    off, flying = ballistic_heights(lowest, np.zeros(8), np.r_[False, False, True, True, True, True, False, False],
+                                    0.01)
+    np.testing.assert_array_equal(flying, [False, False, True, True, False, True, False, False])
+    np.testing.assert_allclose(off[4], 0.05)  # stance: lowest point on the ground
+    assert np.all(lowest[flying] + off[flying] > 0)
 
 
 def test_fixed_base_cannot_be_grounded():
@@ -153,3 +303,9 @@ def test_ground_argument_errors(dog):
     with pytest.raises(GaitforgeError) as err:
         ground(dog, np.tile(dog.rest_qpos, (2, 1)), FPS, contact_tol=0.0)
     assert str(err.value) == "contact_tol must be a positive number of metres, got 0.0"
+    with pytest.raises(GaitforgeError) as err:
+        ground(dog, np.tile(dog.rest_qpos, (2, 1)), FPS, stance_share=1.5)
+    assert str(err.value) == "stance_share must be a number from 0 to 1, got 1.5"
+    with pytest.raises(GaitforgeError) as err:
+        touch_ground(dog, np.tile(dog.rest_qpos, (2, 1)), airborne=np.array([False, True]))
+    assert str(err.value) == "touch_ground: airborne frames need fps to time their flight"

@@ -1,5 +1,7 @@
 """Automatic mode selection (Kry09 §4.3): every suggested gait must be that gait
-by footfall analysis of its grounded clip, with plausible amplitudes."""
+by footfall analysis of its grounded clip, with plausible amplitudes; walks
+keep a foot on the ground, runs, trots, bounds and gallops fly (checked
+from the contact points' heights, not only by the footfall detector)."""
 import dataclasses
 import math
 
@@ -40,6 +42,20 @@ def _metrics(c, clip):
     return m, classify_gait(m)
 
 
+def _airborne(c, clip, clearance=0.001):
+    """(T,) bool: frames in which every contact point (soles, heels, toes,
+    paws) is more than ``clearance`` [m] above the ground."""
+    return np.array([min(p[2] for p in c.contact_positions(q).values()) > clearance for q in clip.qpos])
+
+
+def _flies(c, clip, m):
+    """A running gait: every duty factor below one half, flight detected,
+    and at least 5 % of the frames with every contact point off the ground."""
+    assert max(m.duty_factor.values()) < 0.5, dict(m.duty_factor)
+    assert m.flight_fraction > 0.02
+    assert _airborne(c, clip).mean() > 0.05
+
+
 def _gap(a, b):
     d = abs(a - b) % 1.0
     return min(d, 1.0 - d)
@@ -58,7 +74,9 @@ def test_dog_trot_is_a_trot(setups):
     assert gait == "trot"
     assert _gap(fl, rr) <= TOL and _gap(fr, rl) <= TOL      # diagonal feet together
     assert _gap(fl, fr) >= 0.5 - TOL                         # diagonals half a cycle apart
+    _flies(c, clip, m)                                       # with a flight phase
     assert m.speed > 0.1 and m.stride_length > 0.05          # it goes somewhere
+    assert clip.qpos[-1, 0] > clip.qpos[0, 0]                # forwards
 
 
 def test_dog_pace_and_bound(setups):
@@ -71,6 +89,8 @@ def test_dog_pace_and_bound(setups):
     assert gait == "bound"
     assert _gap(_phase(m, "front", "left"), _phase(m, "front", "right")) <= TOL
     assert _gap(_phase(m, "rear", "left"), _phase(m, "rear", "right")) <= TOL
+    assert _gap(_phase(m, "front", "left"), _phase(m, "rear", "left")) >= 0.5 - TOL
+    _flies(c, clip, m)
 
 
 @pytest.mark.parametrize("gait", ["walk", "amble"])
@@ -82,21 +102,23 @@ def test_dog_four_beat_gaits_in_lateral_sequence(setups, gait):
         assert _gap(_phase(m, limb, side), phase) <= TOL, (limb, side, m.phase)
     if gait == "walk":
         assert kind == "walk" and min(m.duty_factor.values()) > 0.5
+        assert m.flight_fraction == 0 and not _airborne(c, clip, 1e-9).any()
     else:  # an amble: single-foot support, no foot down half the cycle
         assert max(m.duty_factor.values()) < 0.5
 
 
-def test_dog_gallop_footfall_order(setups):
+def test_dog_gallop_is_a_gallop(setups):
     c, _, _, clip = _gait(setups, "dog", "gallop")
-    m, _ = _metrics(c, clip)
+    m, gait = _metrics(c, clip)
     fl, fr, rl, rr = (_phase(m, *k) for k in (("front", "left"), ("front", "right"), ("rear", "left"),
                                                 ("rear", "right")))
-    # Each pair lands in quick succession, fore pair apart from the hind pair
-    # (the classifier's gallop, flight aside: grounding keeps a foot down).
+    assert gait == "gallop"
+    # Each pair lands in quick succession (staggered, not together), the
+    # fore pair apart from the hind pair, with a flight phase.
     assert TOL < _gap(fl, fr) <= 0.3 and TOL < _gap(rl, rr) <= 0.3
     mid = lambda a, b: np.angle(np.exp(2j * np.pi * a) + np.exp(2j * np.pi * b)) / (2 * np.pi) % 1.0  # noqa: E731
     assert _gap(mid(fl, fr), mid(rl, rr)) > 0.3
-    assert max(m.duty_factor.values()) < 0.6
+    _flies(c, clip, m)
 
 
 # ------------------------------------------------------------- bipeds
@@ -107,6 +129,7 @@ def test_human_walk_has_double_support(setups, name):
     assert gait == "walk"
     assert min(m.duty_factor.values()) > 0.5
     assert _gap(m.phase["left_foot"], m.phase["right_foot"]) >= 0.5 - TOL
+    assert m.flight_fraction == 0 and not _airborne(c, clip, 1e-9).any()  # never off the ground
 
 
 @pytest.mark.parametrize("name", ["human", "human_run"])
@@ -114,7 +137,9 @@ def test_human_run_has_flight(setups, name):
     c, _, _, clip = _gait(setups, name, "run")
     m, gait = _metrics(c, clip)
     assert gait == "run"
-    assert max(m.duty_factor.values()) < 0.5 and m.flight_fraction > 0
+    _flies(c, clip, m)  # genuine: sole, heel and toe of both feet all above the ground
+    assert _gap(m.phase["left_foot"], m.phase["right_foot"]) >= 0.5 - TOL
+    assert clip.qpos[-1, 0] - clip.qpos[0, 0] > 0.1 * m.hip_height * m.stride_frequency * clip.duration
 
 
 def _angles(c, clip, body):
@@ -129,6 +154,7 @@ def test_human_jump_bends_both_knees_together(setups):
     assert np.ptp(left) > math.radians(10)
     m, gait = _metrics(c, clip)
     assert gait == "hop"  # both feet land together
+    assert _airborne(c, clip).mean() > 0.2  # and leave the ground together
     assert all(t.frequency == recipe.terms[0].frequency for t in recipe.terms)  # one bounce frequency
 
 
@@ -158,6 +184,19 @@ def test_amplitude_frequency_and_phases_are_plausible(setups, name, gait):
         assert (t.phase / (np.pi / 2)) == pytest.approx(round(t.phase / (np.pi / 2)), abs=1e-9)
         assert t.frequency / f == pytest.approx(round(t.frequency / f))
         assert t.mode < heuristics.POOL
+
+
+def test_bounce_shortens_the_low_part_of_the_cycle():
+    """A sinusoid is in the lower half of its range half the cycle; the
+    bounce keeps its lowest point and cuts that to 36 % (share 1/4) and
+    31 % (share 1/2), for any phase of the fundamental."""
+    theta = np.linspace(0.0, 2 * np.pi, 100000, endpoint=False)
+    for G1 in (0.424j, 0.3 - 0.2j):
+        z1 = np.imag(G1 * np.exp(1j * theta))
+        for share, low in ((0.0, 0.5), (0.25, 0.364), (0.5, 0.311)):
+            z = z1 + np.imag(gait_features.bounce(G1, share) * np.exp(2j * theta))
+            assert np.mean(z - z.min() <= 0.5 * np.ptp(z)) == pytest.approx(low, abs=0.002)
+            assert theta[np.argmin(z)] == pytest.approx(theta[np.argmin(z1)], abs=1e-3)
 
 
 def test_hip_height_counts_legs_only(setups):

@@ -13,11 +13,12 @@ from gaitforge.motion.footfall import detect_footfalls
 from gaitforge.motion.metrics import classify_gait, gait_metrics
 from gaitforge.motion.synthesis import synthesize
 
-# Footfall classes measured on the presets' clips. Left out: the stable-head
-# run (its locked-head modes give duty factors of 0.53, a "walk") and the
-# jumping jacks (the weight shift makes the feet land one after the other).
-EXPECTED = {"dog-trot": "trot", "dog-amble": "unknown", "human-walk": "walk", "human-run": "run",
-            "human-jumping": "hop", "human-pushing-cart": "walk"}
+# Footfall classes measured on the presets' clips. Left out: the jumping
+# jacks (the weight shift makes the feet land one after the other).
+EXPECTED = {"dog-trot": "trot", "dog-amble": "unknown", "dog-gallop": "gallop", "human-walk": "walk",
+            "human-run": "run", "human-jumping": "hop", "human-run-stable-head": "run",
+            "human-pushing-cart": "walk"}
+FLYING = {"trot", "gallop", "run", "hop"}  # every contact point off the ground for a while; walks never
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,11 @@ def test_every_preset_synthesizes(clips, name):
     if name in EXPECTED:
         m = gait_metrics(c, clip, detect_footfalls(c, clip))
         assert classify_gait(m) == EXPECTED[name]
+        low = np.array([min(p[2] for p in c.contact_positions(q).values()) for q in clip.qpos])
+        if EXPECTED[name] in FLYING:
+            assert (low > 0.001).mean() > 0.05
+        elif EXPECTED[name] == "walk":
+            assert low.max() < 1e-9
 
 
 def _head_turn(c, clip):

@@ -18,7 +18,9 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import describe_modes
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
-from gaitforge.motion.synthesis import JointLayout, layout, modal_coordinates, soft_limit_excess, synthesize
+from gaitforge.motion.grounding import lowest_heights
+from gaitforge.motion.synthesis import (JointLayout, layout, margin_frames, modal_coordinates, soft_limit_excess,
+                                        synthesize)
 
 FPS = 60.0
 
@@ -35,6 +37,8 @@ def dog_trot(character, basis, *, stride=0.06, lift=0.03, frequency=2.0) -> Gait
     eigenvalue-weighted least-norm solution of D a = r — the modal-IK
     criterion — and a term α sin(2π f̃ t + γ) with α = |a|, γ = arg a + π/2
     realizes each. Symmetric modes get no share (a trot is antisymmetric).
+    Its feet move sinusoidally, so one diagonal is always in the lower half
+    of its excursion: grounded, it never flies (test_grounding).
     """
     desc = describe_modes(character, basis)
     D = np.array([[getattr(d.feet[f], axis) for d in desc]
@@ -196,6 +200,32 @@ def test_soft_limits_on_slides():
     want = np.where(raw > hi, hi + (raw - hi) * 0.02 / (raw - hi + 0.02),
                     np.where(raw < lo, lo - (lo - raw) * 0.02 / (lo - raw + 0.02), raw))
     np.testing.assert_allclose(got, want, atol=1e-14)
+
+
+# -------------------------------------------------------------- flight option
+def test_flight_option(dog, basis):
+    """Flight changes nothing where a foot is always low (the sinusoidal test
+    trot); a hop flies by default and stays down with flight=False."""
+    trot = dog_trot(dog, basis)
+    np.testing.assert_allclose(synthesize(dog, basis, trot, 2.0, FPS).qpos,
+                               synthesize(dog, basis, trot, 2.0, FPS, flight=False).qpos, atol=1e-12)
+    # the mode moving all four feet up and down together most (a squat): feet
+    # that move together are all in their upper half half the time
+    squat = max(describe_modes(dog, basis), key=lambda d: abs(sum(f.vertical for f in d.feet)) * (
+        min(f.vertical for f in d.feet) * max(f.vertical for f in d.feet) > 0))
+    lift = np.mean([abs(f.vertical) for f in squat.feet])
+    hop = GaitRecipe("hop", "dog", (GaitTerm(squat.index, 0.02 / lift, 0.0, 2.0),))  # feet ±2 cm
+    assert (lowest_heights(dog, synthesize(dog, basis, hop, 2.0, FPS).qpos) > 1e-3).any()
+    np.testing.assert_allclose(lowest_heights(dog, synthesize(dog, basis, hop, 2.0, FPS, flight=False).qpos), 0.0,
+                               atol=1e-12)
+
+
+def test_margin_frames():
+    r = GaitRecipe("t", "dog", (GaitTerm(0, 0.1, 0.0, 2.0), GaitTerm(1, 0.1, 0.0, 4.0),
+                                GaitTerm(2, 0.0, 0.0, 0.0, 0.1)))
+    assert margin_frames(r, 60.0) == 30                   # one period of the slowest moving term
+    assert margin_frames(GaitRecipe("s", "dog", (GaitTerm(0, 0.1, 0.0, 0.01),)), 60.0) == 600  # at most 10 s
+    assert margin_frames(GaitRecipe("p", "dog", (GaitTerm(0, 0.0, 0.0, 0.0, 0.1),)), 60.0) == 0  # a posture
 
 
 # --------------------------------------------------------------------- errors

@@ -120,6 +120,20 @@ def profiles(beta: float, harmonics: int) -> dict[str, np.ndarray]:
     return {"x": G(x), "y": G(0 * x), "z": G(bump), "knee": G(bump)}
 
 
+def bounce(G1: complex, share: float) -> complex:
+    """The second-harmonic amplitude G2 (|G2| = share·|G1|) that deepens the
+    dip of a profile with fundamental G1 (the profile being
+    Im(G1 e^{iθ}) + Im(G2 e^{2iθ}), as in :func:`profiles`): lowest where
+    the fundamental is lowest, highest a quarter cycle either side, so the
+    foot spends less than half the cycle in the lower half of its excursion
+    (36 % for share 1/4, 31 % for 1/2). Driven at twice the stride
+    frequency (Kry09 §4.2), it extends the legs at every stance and retracts
+    them between: the bounce of a run."""
+    # Im(G1 e^{iθ}) is lowest at θ* = −π/2 − arg G1;
+    # Im(G2 e^{2iθ}) is lowest there when 2θ* + arg G2 = −π/2.
+    return share * abs(G1) * np.exp(1j * (2 * np.angle(G1) + 0.5 * np.pi))
+
+
 def mirror_class(keys, P: np.ndarray) -> str | None:
     """Mirror class the modes for the per-foot pattern P must have:
     antisymmetric where each right foot is the opposite of its left partner,

@@ -2,40 +2,37 @@
 
 Eq. 4 moves a creature about its rest pose in place: its feet swing, but
 nothing holds it on the ground or carries it forward. :func:`ground`
-derives the root's translation from the body-relative motion (the frames
-as synthesized, whose centre of mass the elastic modes leave nearly still):
+derives the root's translation from the body-relative motion (the frames as
+synthesized, in which the elastic modes hold the centre of mass nearly still):
 
-- stance or flight: a foot is a *stance candidate* in a frame when its
-  lowest contact point (sole, heel or toe) is within ``stance_share`` of its
-  vertical excursion over the clip (at least ``MIN_CONTACT_TOL``) above its
-  lowest body-relative height. Frames where no foot is a candidate are
-  *flight* (``flight=True``, the default): walks, whose feet overlap on the
-  ground, have none; trots, runs, bounds and gallops whose feet are low for
-  less than half the cycle have some;
-- height in stance: every frame is lifted or lowered so its lowest contact
-  point (the lowest point of the creature for one without contact points)
-  is at z = 0;
-- height in flight: between the last stance frame before (take-off) and
-  the first after (touchdown), the root body's height follows the parabola
-  z(s) = z0 + v0 s − g s²/2 that leaves from its take-off height z0 and
-  lands at its touchdown height after the flight time the clip gives; so the
-  root stays continuous. A frame where the parabola would put a contact
-  point at or below the ground is stance after all (the foot is touching);
+- stance or flight: a foot is a *stance candidate* while its lowest contact
+  point (sole, heel, toe) is in the lower half of its vertical excursion
+  (:func:`stance_candidates`). Frames with no candidate are *flight*. A
+  foot moving sinusoidally is low half the time, so gaits whose feet
+  alternate at one frequency (Kry09's) and walks always have a foot down;
+  feet that dip for less than half the cycle (a run's bounce) leave gaps;
+- height in stance: the lowest contact point (the lowest point of the
+  creature for one without contact points) is put at z = 0;
+- height in flight: from the last stance frame (take-off) to the next
+  (touchdown) the root body's height follows the parabola z0 + v0 s − g s²/2
+  that leaves from its take-off height and lands at its touchdown height
+  after the flight time the clip gives, so the root stays continuous (its
+  velocity need not). A frame where that parabola would sink a contact
+  point to z ≤ 0 is stance after all;
 - progression in stance: feet that are down should not slide, so between
-  frames the root moves by minus the mean horizontal displacement of the
-  feet that are down in both frames. Feet moving backwards under the body
-  thus push it forwards, and the speed follows from the gait itself. A foot
-  is down when it is within ``contact_tol`` of the lowest foot;
-- progression in flight: the root keeps its horizontal take-off velocity
-  (the step into the take-off frame) until touchdown.
+  frames the root moves by minus the mean horizontal step of the feet down
+  in both frames (down: within ``contact_tol`` of the lowest foot; in a
+  clip that flies, also a stance candidate or the lowest itself). Feet
+  moving backwards under the body push it forwards;
+- progression in flight: the root keeps the horizontal velocity of its step
+  into the take-off frame until touchdown.
 
 With a prescribed speed the root instead advances at that speed along +x.
-Flights cut by the clip's ends (or leaving from its first frame) stay on
-the ground, since their take-off or touchdown is not in the clip;
-``synthesize`` adds a period of margin frames on both sides so that none is.
-Where two stance feet move differently relative to the body no translation
-can hold both; the mean leaves each half the difference, which
-``gaitforge.motion.modal_ik.pin_stance_feet`` then removes.
+Flights cut by the clip's ends (or taking off from its first frame) stay on
+the ground: their take-off or touchdown is missing; ``synthesize`` grounds
+a period of margin frames on both sides so that none is. Where two stance
+feet move differently relative to the body no translation can hold both;
+``gaitforge.motion.modal_ik.pin_stance_feet`` removes the slip left.
 """
 from __future__ import annotations
 
@@ -51,8 +48,8 @@ from gaitforge.motion.footfall import Foot, feet_of, foot_positions
 
 CONTACT_TOL_SHARE = 0.01  # default contact_tol: this share of the standing height
 MIN_CONTACT_TOL = 0.002   # [m] but never less (also the least stance-candidate tolerance)
-STANCE_SHARE = 0.5
-GRAVITY = 9.81            # [m/s²] of the flight parabola
+STANCE_SHARE = 0.5        # a foot is a stance candidate in the lower half of its vertical excursion
+GRAVITY = 9.81            # [m/s²] of the flight parabolas
 
 
 class Grounded(NamedTuple):
@@ -146,7 +143,9 @@ def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
     """Frames (T, nq) moved vertically so that each one's
     :func:`lowest_heights` is at z = 0 (nothing else changes); with
     ``airborne`` (T,) bool and ``fps`` [frames/s], those frames fly on the
-    parabolas of :func:`ballistic_heights` instead."""
+    parabolas of :func:`ballistic_heights` instead, except flights cut by
+    the clip's ends, which keep their height (their arc needs frames beyond
+    the clip)."""
     q = np.array(qpos, dtype=float)
     offset = np.zeros((len(q), 3))
     lowest = lowest_heights(character, q)
@@ -156,6 +155,10 @@ def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
             raise GaitforgeError("touch_ground: airborne frames need fps to time their flight")
         root_z = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0, 2]
         offset[:, 2] = ballistic_heights(lowest, root_z, airborne, 1.0 / fps)[0]
+        cut = np.array(airborne, bool)
+        for a, b in flight_runs(airborne):
+            cut[a:b + 1] = False
+        offset[cut, 2] = 0.0
     _apply(character, q, offset)
     return q
 
@@ -166,32 +169,28 @@ def stance_velocity_offsets(P: np.ndarray, down: np.ndarray) -> np.ndarray:
     P: foot positions (T, F, 3); down: (T, F) bool. Between frames t and t+1
     the root moves by minus the mean horizontal step of the feet down in both
     frames (if none is, of those down in frame t+1, the ones carrying the
-    weight next; if none is either, it does not move). The first frame's
-    offset is 0.
+    weight next; if none is either, it stays). The first frame's offset is 0.
     """
-    return np.vstack([np.zeros((1, 2)), np.cumsum(_stance_moves(P, down), axis=0)])
-
-
-def _stance_moves(P: np.ndarray, down: np.ndarray) -> np.ndarray:
-    """Root steps (T-1, 2) [m] of :func:`stance_velocity_offsets`."""
     step = np.diff(P[..., :2], axis=0)                     # (T-1, F, 2)
     w = (down[1:] & down[:-1]).astype(float)
     lonely = w.sum(axis=1) == 0
     w[lonely] = down[1:][lonely]
     total = w.sum(axis=1, keepdims=True)
     w = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
-    return -np.einsum("tf,tfk->tk", w, step)
+    return np.vstack([np.zeros((1, 2)), np.cumsum(-np.einsum("tf,tfk->tk", w, step), axis=0)])
 
 
 def stance_candidates(heights: np.ndarray, share: float = STANCE_SHARE) -> np.ndarray:
-    """(T, F) bool: whether each foot is low enough to be on the ground.
+    """(T, F) bool: whether each foot is low enough to stand on.
 
     heights (T, F) [m]: each foot's lowest contact point, body-relative (as
     synthesized, before grounding). A foot qualifies within
-    max(share · its excursion, MIN_CONTACT_TOL) of its lowest height.
+    max(share · its excursion over the frames, MIN_CONTACT_TOL) of its
+    lowest height (plus 1 nm, so that rounding does not split a foot that
+    is exactly at the threshold from its stance).
     """
     low = heights.min(axis=0)
-    return heights <= low + np.maximum(share * np.ptp(heights, axis=0), MIN_CONTACT_TOL)
+    return heights <= low + np.maximum(share * np.ptp(heights, axis=0), MIN_CONTACT_TOL) + 1e-9
 
 
 def flight_runs(airborne: np.ndarray) -> list[tuple[int, int]]:
@@ -234,16 +233,15 @@ def ballistic_heights(lowest: np.ndarray, root_z: np.ndarray, airborne: np.ndarr
         air = flying & ~clash
 
 
-def _flight_moves(move: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray:
-    """Replace the root steps (T-1, 2) [m] into and through each flight run
-    so that the root's world position (root_xy (T, 2) before the offset plus
-    the offset) keeps the take-off step: constant horizontal velocity."""
-    move = move.copy()
-    raw = np.diff(root_xy, axis=0)
+def _flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray:
+    """Horizontal root offsets (T, 2) [m] redone so that the root (root_xy
+    (T, 2) before the offset, plus the offset) keeps, through each flight
+    run and into its touchdown frame, the world step it took into the
+    take-off frame: a constant horizontal velocity."""
+    move, raw = np.diff(offset, axis=0), np.diff(root_xy, axis=0)
     for a, b in runs:
-        v = raw[a - 2] + move[a - 2]  # the root's world step into the take-off frame a − 1
-        move[a - 1:b + 1] = v - raw[a - 1:b + 1]
-    return move
+        move[a - 1:b + 1] = raw[a - 2] + move[a - 2] - raw[a - 1:b + 1]
+    return np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)])
 
 
 def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> np.ndarray:
@@ -311,13 +309,15 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
         P = foot_positions(character, q, feet) if feet else np.zeros((T, 0, 3))
         heights = P[..., 2]
     offset[:, 2] = -lowest
+    rise = P[..., 2] - P[..., 2].min(axis=1, keepdims=True) if feet else np.zeros((T, 0))  # above the lowest foot
+    down = rise <= tol
     if feet and flight and T > 3:
-        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], ~stance_candidates(heights, stance_share).any(
-            axis=1), 1.0 / fps)
-    down = (P[..., 2] - P[..., 2].min(axis=1, keepdims=True) <= tol) & ~airborne[:, None]
+        stance = stance_candidates(heights, stance_share)
+        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], ~stance.any(axis=1), 1.0 / fps)
+        if airborne.any():  # in a gait that flies, a foot swinging through low does not hold the body back
+            down &= (stance | (rise == 0)) & ~airborne[:, None]
     if feet and speed is None:
-        move = _flight_moves(_stance_moves(P, down), root[:, :2], flight_runs(airborne))
-        offset[1:, :2] = np.cumsum(move, axis=0)
+        offset[:, :2] = _flight_offsets(stance_velocity_offsets(P, down), root[:, :2], flight_runs(airborne))
     if speed is not None:
         offset[:, 0] = float(speed) * np.arange(T) / fps
     applied = _apply(character, q, offset)

@@ -26,8 +26,14 @@ energy), and a ridge least-squares fit (joint rotation as the penalty) sets
 their amplitudes. The fit also keeps feet from moving sideways and soles
 level (heel, ball and toe at one height). Walks use harmonics 1–3 so that
 feet rest on the ground for most of the cycle; other gaits use the
-fundamental only, as in Kry09. Twists and jumping jacks are left out except
-for the jumping-jack gait, whose limbs swing at half the bounce frequency.
+fundamental, as in Kry09. Gaits with a flight phase (:data:`FLYING`) add a
+bounce at twice the stride frequency (Kry09 §4.2 drives some modes at 2f̃):
+a second harmonic of lift and knee flexion that extends the legs at every
+stance (:func:`gait_features.bounce`), so that each foot is in the lower
+half of its excursion for less than half the cycle and the grounding
+(:mod:`gaitforge.motion.grounding`) lets the body fly in between. Twists and
+jumping jacks are left out except for the jumping-jack gait, whose limbs
+swing at half the bounce frequency.
 
 Frequency: the stride frequency at a Froude-scaled value f̂ = f·√(h/g) per
 gait (:data:`STRIDE_FREQUENCY`, h the hip height), as dynamically similar
@@ -36,7 +42,9 @@ Amplitude: the fit aims at a forward swing and a lift per foot (:data:`SIZES`,
 fractions of h), then the recipe is scaled so that its largest joint
 rotation is :data:`ROTATION` (22°). Contact is sensitive to millimetres,
 so :func:`suggest` checks each candidate by footfall analysis of a grounded
-clip (:func:`footfall_error`) and tries the next size or duty factor when
+clip (:func:`footfall_error`: phases, class, duty factors; walks without
+flight; flying gaits with every contact point off the ground for a while
+and forward travel) and tries the next size, bounce or duty factor when
 the pattern is off.
 """
 from __future__ import annotations
@@ -61,14 +69,24 @@ FOOTFALLS = {  # lateral-sequence walk and amble, transverse gallop
               "jump": {"left": 0.0, "right": 0.0}, "jumping_jacks": {"left": 0.0, "right": 0.0}},
     "quadruped": {g: dict(zip(_Q, p)) for g, p in {
         "walk": (0.25, 0.75, 0.0, 0.5), "trot": (0.5, 0.0, 0.0, 0.5), "pace": (0.0, 0.5, 0.0, 0.5),
-        "amble": (0.25, 0.75, 0.0, 0.5), "bound": (0.5, 0.5, 0.0, 0.0), "gallop": (0.5, 0.7, 0.0, 0.2)}.items()},
+        "amble": (0.25, 0.75, 0.0, 0.5), "bound": (0.5, 0.5, 0.0, 0.0), "gallop": (0.5, 0.65, 0.0, 0.15)}.items()},
 }
 GAITS = {kind: tuple(table) for kind, table in FOOTFALLS.items()}
+CLASS = {"walk": "walk", "trot": "trot", "pace": "pace", "bound": "bound", "gallop": "gallop", "run": "run",
+         "jump": "hop", "jumping_jacks": "hop"}  # what classify_gait must call each gait (an amble: no class)
 DUTY = {"walk": (0.7, 0.6), "amble": (0.6,)}  # duty factors tried; gaits not listed: 0.5, fundamental only
+# Gaits with a flight phase add a bounce at twice the stride frequency of
+# this size (share of the fundamental lift, tried in order; the gallop's
+# staggered feet need a deeper one): see gait_features.bounce.
+BOUNCE = {"trot": (0.5, 0.25), "pace": (0.5, 0.25), "bound": (0.5, 0.25), "gallop": (1.5, 1.0), "run": (0.5, 0.25)}
+FLYING = tuple(BOUNCE)           # gaits with a flight phase: duty factors below 0.5
 STRIDE_FREQUENCY = {"walk": 0.30, "amble": 0.40, "trot": 0.45, "pace": 0.45, "run": 0.45,
                     "bound": 0.50, "gallop": 0.50, "jump": 0.60, "jumping_jacks": 0.60}
 # Forward swing and lift of a foot per hip height the fit aims at, in the order tried.
 SIZES = ((0.12, 0.1), (0.12, 0.07), (0.18, 0.1), (0.12, 0.05), (0.18, 0.07), (0.25, 0.1), (0.25, 0.07))
+MIN_AIR = 0.05                   # share of the time a flying gait spends with no contact point down
+CLEARANCE = 0.001                # [m] a contact point this high is off the ground
+MIN_STRIDE = 0.1                 # flying gaits travel at least this stride length per hip height
 ROTATION = math.radians(22)      # every recipe is scaled so that its largest joint rotation is this
 KNEE = math.radians(15)          # knee flexion at mid-swing
 POOL = 20                        # only the lowest elastic modes are candidates
@@ -230,9 +248,10 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION) -> 
     only, so constrained gaits keep them better at smaller amplitudes).
     The fit only approximates the foot
     profile, and ground contact is sensitive to millimetres, so recipes for
-    a few swing and lift sizes (:data:`SIZES`, best guess first) are checked
-    by footfall analysis of a short grounded clip (:func:`footfall_error`)
-    and the first that meets the gait, else the closest, is returned.
+    a few duty factors, bounces and swing and lift sizes (:data:`DUTY`,
+    :data:`BOUNCE`, :data:`SIZES`, best guess first) are checked by
+    footfall analysis of a short grounded clip (:func:`footfall_error`) and
+    the first that meets the gait, else the closest, is returned.
     Gaits: :data:`GAITS`. Raises :class:`GaitforgeError` for an unknown gait,
     one the creature's kind has no pattern for, or missing foot or knee labels.
     """
@@ -244,10 +263,8 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION) -> 
     h = gf.hip_height(character)
     f = STRIDE_FREQUENCY[gait] * math.sqrt(9.81 / h)
     best = None
-    for beta, (swing, lift) in itertools.product(DUTY.get(gait, (0.5,)), SIZES):
-        recipe = _recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation)
-        if gait in ("jump", "jumping_jacks"):
-            return recipe  # feet move together: grounding keeps both down, nothing to check
+    for beta, bounce, (swing, lift) in itertools.product(DUTY.get(gait, (0.5,)), BOUNCE.get(gait, (0.0,)), SIZES):
+        recipe = _recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation, bounce)
         err = footfall_error(character, basis, recipe, kind, gait)
         if best is None or err < best[0]:
             best = (err, recipe)
@@ -260,11 +277,19 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     """How far a grounded clip of ``recipe`` (``strides`` strides at 60
     frames/s) is from ``gait`` of a ``kind`` creature: the largest error of a
     foot's landing phase [cycles] beyond 0.7·PHASE_TOL (a margin inside the
-    classifier's tolerance), plus for walks how far the smallest duty factor
-    falls short of 0.53 and for runs how far the largest exceeds 0.47; 0 when
-    it meets the gait, inf when a foot never lands twice."""
+    classifier's tolerance), 0.5 if ``classify_gait`` names another gait
+    than :data:`CLASS` says, plus for walks how far the smallest duty factor
+    falls short of 0.53 and the share of time in flight (detected, or with
+    every contact point above the ground: the larger); for gaits with
+    a flight phase (:data:`FLYING`) how far the largest duty factor exceeds
+    0.47, how far the flight (the lesser of the detected one and the share
+    of time with every contact point above :data:`CLEARANCE`) falls short of
+    :data:`MIN_AIR`, and how far the forward travel per stride falls short
+    of :data:`MIN_STRIDE` hip heights. 0 when it meets the gait, inf when a
+    foot never lands twice."""
     from gaitforge.motion.footfall import detect_footfalls
-    from gaitforge.motion.metrics import gait_metrics
+    from gaitforge.motion.grounding import lowest_heights
+    from gaitforge.motion.metrics import classify_gait, gait_metrics, root_positions
     from gaitforge.motion.synthesis import synthesize
 
     f = min(t.frequency for t in recipe.terms)
@@ -277,32 +302,42 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     gaps = [abs((m.phase[n] - want[gf.foot_key(kind, m.limbs[n], m.sides[n])] + 0.5) % 1.0 - 0.5) for n in m.feet]
     if any(math.isnan(g) for g in gaps):
         return math.inf
-    err = max(0.0, max(gaps) - 0.7 * PHASE_TOL)
-    if gait == "walk":
-        err += max(0.0, 0.53 - min(m.duty_factor.values()))
-    if gait == "run":  # flight: no foot down half the time
-        err += max(0.0, max(m.duty_factor.values()) - 0.47)
+    err = max(0.0, max(gaps) - 0.7 * PHASE_TOL) + 0.5 * (gait in CLASS and classify_gait(m) != CLASS[gait])
+    low = lowest_heights(character, clip.qpos)
+    air = float(np.mean(low > CLEARANCE))
+    if gait == "walk":  # any frame off the ground at all counts against a walk
+        err += max(0.0, 0.53 - min(m.duty_factor.values())) + max(float(np.mean(low > 1e-9)), m.flight_fraction)
+    if gait in FLYING:
+        err += max(0.0, max(m.duty_factor.values()) - 0.47) + max(0.0, MIN_AIR - min(air, m.flight_fraction))
+        # forward (+x) travel per stride and hip height: a run on the spot, or backwards, is no run
+        x = root_positions(character, clip.qpos[[0, -1]])[:, 0]
+        forward = (x[1] - x[0]) / clip.duration / m.stride_frequency / m.hip_height
+        err += max(0.0, MIN_STRIDE - forward)
     return err
 
 
 def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta: float, swing: float,
-            lift: float, rotation: float) -> GaitRecipe:
+            lift: float, rotation: float, bounce: float = 0.0) -> GaitRecipe:
     """The recipe for duty factor ``beta``, forward swing ``swing``·h and
     lift ``lift``·h (f: stride frequency [Hz], h: hip height [m]): harmonic
-    fits (walks and ambles: 1–3, else the fundamental), the jumping jack's
-    limbs, then every amplitude scaled to a peak joint rotation ``rotation``."""
+    fits (walks and ambles: 1–3, else the fundamental), for ``bounce`` > 0
+    the second harmonic of a bounce (:func:`gait_features.bounce`), the
+    jumping jack's limbs, then every amplitude scaled to a peak joint
+    rotation ``rotation``."""
     phi = np.array([FOOTFALLS[feats["kind"]][gait][key] for key in feats["keys"]])
     harmonics = 3 if gait in DUTY else 1
     G = gf.profiles(beta, harmonics)
+    if bounce > 0:
+        G = {n: np.r_[g, gf.bounce(g[0], bounce) if n in ("z", "knee") else 0.0] for n, g in G.items()}
     rot = gf.joint_rotations(character, basis.shapes[:, :len(descs)])
     jump = gait in ("jump", "jumping_jacks")
     sizes = {"x": swing * h, "y": swing * h, "z": lift * h, "knee": 2 * KNEE if jump else KNEE, "sole": lift * h}
     letters = "ABC" + ("FG" if feats["kind"] == "quadruped" else "")
     picked: list[tuple[str, GaitTerm]] = []
-    for k in range(1, harmonics + 1):
+    for k in range(1, len(G["z"]) + 1):
         P = np.exp(-2j * np.pi * k * phi)
-        if not jump and np.allclose(P, P[0]):
-            continue  # every foot alike: grounding cancels it (it only moves the root)
+        if not jump and np.allclose(P, P[0]) and not bounce:
+            continue  # every foot alike and a foot always down: grounding cancels it (it only moves the root)
         targets = {n: (sizes[n] * G[n][k - 1] * P * (n == "z" or n == "knee" or (n == "x" and not jump)), sizes[n])
                    for n in ("x", "y", "z", "knee")}
         targets["sole"] = (np.zeros(feats["sole"].shape[1]), sizes["sole"])
@@ -320,4 +355,4 @@ def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta:
         name=gait, creature=character.name, terms=tuple(terms),
         constraints=tuple(c.name for c in basis.constraints[own:]), stiffness_scale=basis.stiffness_scale,
         description=f"{gait}, Kry09 heuristics; stride {f:.2f} Hz (f̂ = {STRIDE_FREQUENCY[gait]}, "
-                    f"h = {h:.2f} m); {used}")
+                    f"h = {h:.2f} m){f'; bounce {bounce:g} at {2 * f:.2f} Hz' if bounce else ''}; {used}")

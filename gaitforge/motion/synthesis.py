@@ -208,11 +208,14 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     for slide joints. grounded: place the creature on the ground with stance
     feet that do not slide (:func:`gaitforge.motion.grounding.ground`; speed
     [m/s] overrides ``recipe.speed``; contact_tol [m]: how far above the
-    lowest foot a foot still counts as down). flight: frames where no foot is
-    low enough to stand on (see :func:`~gaitforge.motion.grounding.stance_candidates`)
-    fly on a ballistic arc; gaits whose feet overlap on the ground (walks)
-    have no such frame, so this changes only gaits that should fly; False
-    keeps the lowest point on the ground in every frame. The grounding sees
+    lowest foot a foot still counts as down). flight (default on): frames
+    where no foot is in the lower half of its excursion
+    (:func:`~gaitforge.motion.grounding.stance_candidates`) fly on a
+    ballistic arc. Walks, and gaits whose feet alternate at one frequency
+    (Kry09's), always have a foot that low, so only gaits shaped to fly do
+    (the runs, trots, bounds and gallops of
+    :func:`~gaitforge.motion.heuristics.suggest`, a hop); False keeps the
+    lowest point on the ground in every frame. The grounding sees
     :func:`margin_frames` extra frames on both sides (dropped after), so
     flights at the clip's ends are whole and a clip of whole cycles loops.
     pin_feet: then pin stance feet exactly with modal IK
