@@ -122,3 +122,16 @@ def test_demo_writes_the_dog_trot(tmp_path, capsys):
     assert video.shape[1:] == (300, 400, 3) and video.shape[0] >= 40
     assert iio.imread(tmp_path / "dog_trot_gait.png").std() > 5
     assert load_recipe(tmp_path / "dog_trot.yaml").name == "dog-trot"
+
+
+def test_no_flight_keeps_a_foot_down(tmp_path):
+    dog = Character.from_spec(registry.build("dog"))
+    lowest = {}
+    for flag in ([], ["--no-flight"]):
+        path = tmp_path / f"trot{len(flag)}.npz"
+        assert main(["animate", "dog", "--gait", "trot", "--seconds", "2", "-o", str(path), *flag]) == 0
+        clip = load_npz(path, dog)
+        heights = [min(p[2] for p in dog.contact_positions(q).values()) for q in clip.qpos]
+        lowest[bool(flag)] = np.array(heights)
+    assert np.max(lowest[False]) > 1e-3  # the trot flies
+    assert np.max(np.abs(lowest[True])) < 1e-6  # without flight the lowest point stays on the ground
