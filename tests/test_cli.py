@@ -74,10 +74,3 @@ def test_console_script_has_no_traceback():
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("gaitforge: error: unknown creature 'unicorn'")
-
-
-@pytest.mark.slow
-def test_demo_writes_a_still_per_creature(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path)]) == 0
-    for name in registry.names():
-        assert (tmp_path / f"{name}.png").stat().st_size > 1000
