@@ -18,7 +18,6 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import mujoco  # noqa: E402
-import numpy as np  # noqa: E402
 
 from gaitforge.control.raibert import catalog  # noqa: E402
 

@@ -5,7 +5,6 @@ import sys
 import imageio.v3 as iio
 import mujoco
 import numpy as np
-import pytest
 
 from gaitforge.cli.main import main
 from gaitforge.creatures import registry

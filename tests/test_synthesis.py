@@ -247,13 +247,6 @@ def test_synthesis_errors(dog, basis):
         assert str(err.value) == message
 
 
-def test_api_exports_modal_ik():
-    from gaitforge.motion.modal_ik import modal_ik as direct
-    from gaitforge.motion.synthesis import modal_ik
-
-    assert modal_ik is direct
-
-
 def test_dog_trot_recipe_is_antisymmetric(dog, basis):
     r = dog_trot(dog, basis)
     names = {d.index: d.symmetry for d in describe_modes(dog, basis)}

@@ -34,7 +34,7 @@ from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.grounding import ground, touch_ground, translate_root
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
-__all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize", "modal_ik"]
+__all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize"]
 
 _SMALL_ANGLE = 1e-6  # below this rotation angle [rad], sin(θ/2)/θ comes from its Taylor series
 
@@ -254,13 +254,3 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
         pinned = pin_stance_feet(character, basis, clip).qpos
         clip = MotionClip(fps, touch_ground(character, pinned, fps=fps, airborne=airborne), character.name)
     return clip
-
-
-def __getattr__(name: str):
-    # modal_ik lives in its own module (which uses JointLayout from here);
-    # importing it lazily keeps the API's "synthesis.modal_ik" without a cycle.
-    if name == "modal_ik":
-        from gaitforge.motion.modal_ik import modal_ik
-
-        return modal_ik
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
