@@ -16,10 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.errors import SpecError
+from gaitforge.io.documents import build_from, parse_text, read_text
 
 KEYS = ("waypoints", "speed", "loop")
 
@@ -68,26 +68,9 @@ def path_from_dict(data: Any) -> WaypointPath:
 
 def parse_path_text(text: str, source: str) -> WaypointPath:
     """Parse YAML (JSON is a subset) into a path; errors name ``source``."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError("", f"{where}malformed YAML: {problem}", source) from None
-    try:
-        return path_from_dict(data)
-    except SpecError as exc:
-        raise exc.with_source(source) from None
+    return build_from(parse_text(text, source), source, path_from_dict)
 
 
 def load_path(path: str | os.PathLike) -> WaypointPath:
     """Read a path file (``.yaml``, ``.yml`` or ``.json``)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError("", "no such file", str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError("", f"cannot read: {exc}", str(p)) from None
-    return parse_path_text(text, str(p))
+    return parse_path_text(read_text(path), str(Path(path)))

@@ -28,8 +28,9 @@ from typing import Any
 
 import yaml
 
-from gaitforge.errors import GaitforgeError, SpecError
+from gaitforge.errors import SpecError
 from gaitforge.io.atomic import write_text
+from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 _RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "terms")
@@ -117,31 +118,12 @@ def recipe_from_dict(data: Any) -> GaitRecipe:
 
 def parse_recipe_text(text: str, source: str, fmt: str = "yaml") -> GaitRecipe:
     """Parse YAML or JSON (``fmt``) text into a recipe; errors name ``source``."""
-    try:
-        data = json.loads(text) if fmt == "json" else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise SpecError("", f"line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}", source) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError("", f"{where}malformed YAML: {problem}", source) from None
-    try:
-        return recipe_from_dict(data)
-    except SpecError as exc:
-        raise exc.with_source(source) from None
+    return build_from(parse_text(text, source, fmt), source, recipe_from_dict)
 
 
 def load_recipe(path: str | os.PathLike) -> GaitRecipe:
     """Read a recipe file (``.yaml``, ``.yml`` or ``.json``)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GaitforgeError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GaitforgeError(f"{p}: cannot read: {exc}") from None
-    return parse_recipe_text(text, str(p), "json" if p.suffix.lower() == ".json" else "yaml")
+    return parse_recipe_text(read_text(path), str(Path(path)), format_of(path))
 
 
 def dump_recipe(recipe: GaitRecipe, fmt: str = "yaml") -> str:

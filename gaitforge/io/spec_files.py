@@ -7,38 +7,21 @@ from pathlib import Path
 
 import yaml
 
-from gaitforge.errors import GaitforgeError, SpecError
 from gaitforge.creatures import registry
 from gaitforge.creatures.serialize import spec_from_dict, spec_to_dict
 from gaitforge.creatures.spec import CreatureSpec
 from gaitforge.io.atomic import write_text
+from gaitforge.io.documents import build_from, parse_text, read_text
 
 
 def parse_spec_text(text: str, source: str) -> CreatureSpec:
     """Parse YAML (JSON is a subset) into a spec; errors name ``source``."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError("", f"{where}malformed YAML: {problem}", source) from None
-    try:
-        return spec_from_dict(data)
-    except SpecError as exc:
-        raise exc.with_source(source) from None
+    return build_from(parse_text(text, source), source, spec_from_dict)
 
 
 def load_spec(path: str | os.PathLike) -> CreatureSpec:
     """Read a creature file (``.yaml``, ``.yml`` or ``.json``)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GaitforgeError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GaitforgeError(f"{p}: cannot read: {exc}") from None
-    return parse_spec_text(text, str(p))
+    return parse_spec_text(read_text(path), str(Path(path)))
 
 
 def dump_spec(spec: CreatureSpec, fmt: str = "yaml") -> str:
