@@ -135,3 +135,12 @@ def test_no_flight_keeps_a_foot_down(tmp_path):
         lowest[bool(flag)] = np.array(heights)
     assert np.max(lowest[False]) > 1e-3  # the trot flies
     assert np.max(np.abs(lowest[True])) < 1e-6  # without flight the lowest point stays on the ground
+
+
+def test_pinned_human_walk_stays_a_walk(tmp_path, capsys):
+    # Pinning the stance feet rolls the sole over heel and toe; the foot counts
+    # as down while any of its contact points touches, so no flight appears.
+    assert main(["animate", "human", "--gait", "walk", "--seconds", "3", "-o", str(tmp_path / "w.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "classified as walk" in out and "flight 0 %" in out
+    assert "foot skate 0.0" in out

@@ -50,7 +50,7 @@ def cmd_demo(args) -> int:
     dog = presets.character(preset)
     basis = presets.basis(preset, dog)
     recipe = presets.build(preset.name, dog, basis)
-    clip = synthesize(dog, basis, recipe, CLIP_SECONDS, 60.0)
+    clip = synthesize(dog, basis, recipe, CLIP_SECONDS, 60.0, pin_feet=True)
     console.print(recipe_table(recipe, basis))
     console.print(recipe.description)
     stem = out / "dog_trot"

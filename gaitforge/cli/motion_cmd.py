@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
+    p.add_argument("--no-pin", action="store_true",
+                   help="skip the modal-IK clean-up that pins stance feet (faster, but feet may skate)")
     p.add_argument("--no-flight", action="store_true",
                    help="keep a foot on the ground in every frame (no ballistic flight phases)")
     p.set_defaults(func=cmd_animate)
@@ -148,7 +150,8 @@ def cmd_animate(args) -> int:
     out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
     check_extension(out, EXPORT_EXTENSIONS, "motion")  # fail before any work
     char, basis, recipe = _plan(args)
-    clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=not args.no_flight)
+    clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=not args.no_flight,
+                      pin_feet=not args.no_pin)
     console.print(recipe_table(recipe, basis))
     if recipe.description:
         console.print(recipe.description)

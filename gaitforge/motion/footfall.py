@@ -109,6 +109,33 @@ def foot_positions(character, qpos: np.ndarray, feet: list[Foot]) -> np.ndarray:
                                   np.array([f.point for f in feet]).reshape(-1, 3))
 
 
+def _parts(character, foot: Foot) -> list[str]:
+    """Contact points that belong to ``foot``: those sharing its name's prefix
+    (``left_foot`` → ``left_heel``, ``left_toe``; ``front_left_knuckle`` →
+    ``front_left_*``). Empty for feet tracked by body."""
+    for suffix in ("foot", "knuckle"):
+        if foot.name in character.contacts and foot.name.endswith(suffix):
+            prefix = foot.name[: -len(suffix)]
+            return [n for n in character.contacts if n.startswith(prefix)]
+    return []
+
+
+def _lowest_part_heights(character, qpos: np.ndarray, feet: list[Foot], z: np.ndarray) -> np.ndarray:
+    """Per frame, the height of each foot's lowest part (T, F) [m]: a foot with
+    a heel and a toe is down when either touches, not only its mid-sole."""
+    m = character.model
+    out = z.copy()
+    for i, f in enumerate(feet):
+        parts = [p for p in _parts(character, f) if p != f.name]
+        if not parts:
+            continue
+        sites = [character.contacts[p] for p in parts]
+        bodies = [m.body(int(m.site_bodyid[sid])).name for sid in sites]
+        heights = character.world_points(np.atleast_2d(qpos), bodies, m.site_pos[sites])[..., 2]
+        out[:, i] = np.minimum(z[:, i], heights.min(axis=1))
+    return out
+
+
 def feet_in_contact(character, data, feet: list[Foot]) -> np.ndarray:
     """(F,) bool: whether MuJoCo's contact list in ``data`` pairs a ground geom
     (one of the world body's) with a geom of each foot's body or of a body
@@ -233,7 +260,7 @@ def detect_footfalls(character, clip, feet: list[Foot] | None = None, *, height_
     clip.check_character(character)
     feet = feet_of(character) if feet is None else list(feet)
     P = foot_positions(character, clip.qpos, feet)  # (T, F, 3)
-    z = P[..., 2]
+    z = _lowest_part_heights(character, clip.qpos, feet, P[..., 2])
     floor = z.min(axis=0) if ground is None else np.full(len(feet), float(ground))
     if clip.n_frames > 1:
         speed = np.linalg.norm(np.gradient(P[..., :2], clip.dt, axis=0), axis=-1)  # (T, F)
