@@ -1,6 +1,7 @@
 """MJCF / URDF import: a hand-written URDF quadruped with hand-computed
-stiffness, MJCF fixtures for props, keyframes, facing and errors, and the
-dog and CMU humanoid that the dm_control wheel ships (skipped without it)."""
+stiffness, MJCF fixtures for props, keyframes, facing, springs, sites and
+errors, and the dog and CMU humanoid that the dm_control wheel ships
+(skipped without it; their gaits are in test_imported_gaits.py)."""
 from __future__ import annotations
 
 import importlib.util
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from gaitforge.creatures.character import BodyLabel
+from gaitforge.creatures.imported import BACK_FACTOR, own_weight_torque
 from gaitforge.errors import GaitforgeError, SpecError
 from gaitforge.io.import_mjcf import STIFFNESS_FACTOR, load_character_from_mjcf
 from gaitforge.io.mjcf import mjcf_text
@@ -103,18 +105,22 @@ def test_urdf_labels(quad):
 
 
 def test_default_stiffness_matches_hand_computation(quad):
-    # Knee: calf (0.3 kg, centre 0.1 m below, tr I = 0.0021) and foot (0.05 kg,
-    # 0.2 m below, tr I = 3e-5); hip adds the thigh (0.5 kg, 0.1 m, tr I = 0.0041).
-    def k(parts):
+    # Own-weight torque m g ℓ of the knee: calf (0.3 kg, centre 0.1 m below,
+    # tr I = 0.0021) and foot (0.05 kg, 0.2 m below, tr I = 3e-5); the hip adds
+    # the thigh (0.5 kg, 0.1 m, tr I = 0.0041). Every leg joint gets one
+    # stiffness (Kry09's layout): the one that holds the heavier hip subtree.
+    def mgl(parts):
         m = sum(p[0] for p in parts)
-        ell = math.sqrt(sum(mi * d * d + tr / 2 for mi, d, tr in parts) / m)
-        return STIFFNESS_FACTOR * m * 9.81 * ell
+        return m * 9.81 * math.sqrt(sum(mi * d * d + tr / 2 for mi, d, tr in parts) / m)
     calf, foot, thigh = (0.3, 0.1, 0.0021), (0.05, 0.2, 3e-5), (0.5, 0.1, 0.0041)
-    knee_k, hip_k = k([calf, foot]), k([thigh, (0.3, 0.3, 0.0021), (0.05, 0.4, 3e-5)])
-    assert knee_k == pytest.approx(4.5198, abs=1e-4)
+    knee, hip = mgl([calf, foot]), mgl([thigh, (0.3, 0.3, 0.0021), (0.05, 0.4, 3e-5)])
+    assert knee == pytest.approx(0.45198, abs=1e-5)
+    tau = own_weight_torque(quad.model, quad.make_data())
     for leg in ("FL", "FR", "RL", "RR"):
-        assert quad.stiffness[quad.joints[f"{leg}_knee_joint"].dof.start] == pytest.approx(knee_k, rel=1e-9)
-        assert quad.stiffness[quad.joints[f"{leg}_hip_joint"].dof.start] == pytest.approx(hip_k, rel=1e-9)
+        for joint, expected in (("knee", knee), ("hip", hip)):
+            j = quad.joints[f"{leg}_{joint}_joint"]
+            assert tau[j.mj_joints[0]] == pytest.approx(expected, rel=1e-9)
+            assert quad.stiffness[j.dof.start] == pytest.approx(STIFFNESS_FACTOR * hip, rel=1e-9)
 
 
 def test_springs_pull_toward_the_rest_pose(quad):
@@ -196,6 +202,81 @@ def test_existing_stiffness_is_kept_unless_replaced(tmp_path):
     assert k == {"left_hip": 7.0, "left_ankle": 3.0, "right_hip": 7.0, "right_ankle": 3.0}
     replaced = load_character_from_mjcf(path, default_stiffness=7.0, replace_stiffness=True)
     assert set(replaced.stiffness[6:]) == {7.0}
+    # An ankle spring too weak to hold the foot (k < m g ℓ ≈ 0.024 N m) marks
+    # the file's springs as a driven model's tone: all are replaced, unless kept.
+    weak = tmp_path / "weak.xml"
+    weak.write_text(path.read_text().replace('stiffness="3"', 'stiffness="0.001"'))
+    auto = load_character_from_mjcf(weak, default_stiffness=7.0)
+    assert set(auto.stiffness[6:]) == {7.0}
+    kept = load_character_from_mjcf(weak, default_stiffness=7.0, replace_stiffness=False)
+    assert sorted(set(kept.stiffness[6:])) == [0.001, 7.0]
+
+
+# Vertebra chains (dm_control-style names): 3 lumbar, 2 cervical, 2 caudal, and two legs.
+SPINE = """<mujoco model="spiny">
+  <worldbody>
+    <body name="torso" pos="0 0 0.5"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="2"/>
+      <body name="L_1" pos="-0.1 0 0"><joint axis="0 1 0"/><geom size="0.04" pos="-0.05 0 0" mass="0.3"/>
+        <body name="L_2" pos="-0.1 0 0"><joint axis="0 1 0"/><geom size="0.04" pos="-0.05 0 0" mass="0.3"/>
+          <body name="L_3" pos="-0.1 0 0"><joint axis="0 1 0"/><geom size="0.04" pos="-0.05 0 0" mass="0.3"/>
+            <body name="Ca_1" pos="-0.1 0 0"><joint axis="0 1 0"/><geom size="0.01" pos="-0.05 0 0" mass="0.02"/>
+              <body name="Ca_2" pos="-0.1 0 0"><joint axis="0 1 0"/><geom size="0.01" pos="-0.05 0 0" mass="0.02"/>
+              </body></body></body></body></body>
+      <body name="C_1" pos="0.1 0 0.05"><joint axis="0 1 0"/><geom size="0.03" pos="0.05 0 0" mass="0.2"/>
+        <body name="C_2" pos="0.1 0 0"><joint axis="0 1 0"/><geom size="0.05" pos="0.05 0 0" mass="0.5"/></body>
+      </body>
+      <body name="left_thigh" pos="0 0.06 -0.05"><joint axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02" mass="0.4"/>
+        <body name="left_foot" pos="0 0 -0.2"><joint axis="0 1 0"/><geom size="0.03" mass="0.1"/></body>
+      </body>
+      <body name="right_thigh" pos="0 -0.06 -0.05"><joint axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02" mass="0.4"/>
+        <body name="right_foot" pos="0 0 -0.2"><joint axis="0 1 0"/><geom size="0.03" mass="0.1"/></body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_default_layout_stiffens_the_back_and_vertebra_chains(tmp_path):
+    path = tmp_path / "spiny.xml"
+    path.write_text(SPINE)
+    c = load_character_from_mjcf(path)
+    k = {j.body: c.stiffness[j.dof.start] for j in c.joints.values() if j.kind == "hinge"}
+    leg = k["left_thigh"]
+    # limbs 1; lumbar: back × 3 in a row; cervical and caudal: 2 in a row.
+    expected = {"left_thigh": 1, "left_foot": 1, "right_thigh": 1, "right_foot": 1, "L_1": 3 * BACK_FACTOR,
+                "L_2": 3 * BACK_FACTOR, "L_3": 3 * BACK_FACTOR, "C_1": 2, "C_2": 2, "Ca_1": 2, "Ca_2": 2}
+    assert {b: v / leg for b, v in k.items()} == pytest.approx(expected, rel=1e-12)
+    # The scale: the weakest joint just holds its own subtree out (k = 10 m g ℓ).
+    tau = own_weight_torque(c.model, c.make_data())
+    held = [k[c.model.body(c.model.jnt_bodyid[j]).name] / (STIFFNESS_FACTOR * tau[j])
+            for j in range(c.model.njnt) if tau[j] > 0]
+    assert min(held) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_sites_that_are_no_contact_points_go_with_their_sensors(tmp_path):
+    text = CRITTER.format(lx=0, ly=0.1, rx=0, ry=-0.1, ax="0 1 0")
+    text = text.replace('<geom type="box" size="0.2 0.2 0.05" mass="2"/>',
+                        '<geom type="box" size="0.2 0.2 0.05" mass="2"/><site name="imu"/><site name="t1"/>'
+                        '<site pos="0 0 0.1"/>')
+    text = text.replace('<geom type="sphere" size="0.04" mass="0.1"/>',
+                        '<geom type="sphere" size="0.04" mass="0.1"/><site name="{side}_heel" pos="-0.03 0 -0.03"/>')
+    text = text.replace("{side}_heel", "left_heel", 1).replace("{side}_heel", "right_heel", 1)
+    text = text.replace('<sensor>', '<tendon><spatial name="cord"><site site="t1"/><site site="left_heel"/>'
+                        '</spatial></tendon>\n  <sensor><accelerometer name="acc" site="imu"/>'
+                        '<tendonpos name="cord_length" tendon="cord"/>')
+    path = tmp_path / "sited.xml"
+    path.write_text(text)
+    c = load_character_from_mjcf(path)
+    # imu and the unnamed site go (with the accelerometer); heels are contact
+    # points by name, t1 carries the tendon; the feet get their contact points.
+    assert sorted(c.contacts) == ["left_foot", "left_heel", "right_foot", "right_heel", "t1"]
+    assert names(c.model, "sensor", "nsensor") == ["cord_length"]
+    kept = load_character_from_mjcf(path, keep_sites=True)
+    assert sorted(kept.contacts) == ["imu", "left_foot", "left_heel", "right_foot", "right_heel", "site2", "t1"]
+    assert names(kept.model, "sensor", "nsensor") == ["acc", "cord_length"]
 
 
 def test_creature_turns_to_face_x(tmp_path):
@@ -276,6 +357,9 @@ def test_argument_errors(tmp_path):
     with pytest.raises(GaitforgeError) as err:
         load_character_from_mjcf(URDF, default_stiffness=-1.0)
     assert str(err.value) == "default_stiffness must be a finite number >= 0 N m/rad, got -1.0"
+    with pytest.raises(GaitforgeError) as err:
+        load_character_from_mjcf(URDF, replace_stiffness="yes")
+    assert str(err.value) == "replace_stiffness must be True, False or None, got 'yes'"
 
 
 # ------------------------------------------------------ dm_control models
@@ -304,15 +388,34 @@ def test_dm_control_dog(dog):
     assert dog.labels["upper_leg_L"] == BodyLabel("left", "hip", "rear")
     assert dog.labels["hand_R"] == BodyLabel("right", "hand", "front")
     assert dog.labels["Ca_7"].role == "tail" and dog.labels["C_3"].role == "neck"
-    feet = {n: p for n, p in dog.contact_positions(dog.rest_qpos).items() if n.endswith("_foot")}
+    # Sensor sites (tail tip, touch zones, force anchors) and their sensors are
+    # gone: the contact points are the four feet.
+    feet = dog.contact_positions(dog.rest_qpos)
     assert sorted(feet) == ["front_left_foot", "front_right_foot", "rear_left_foot", "rear_right_foot"]
+    assert dog.model.nsensor == 2  # of 13: only the torso velocity and momentum sensors use no site
     assert all(abs(p[2]) < 1e-3 for p in feet.values())  # the file's rear paws float 0.16 mm
     assert feet["front_left_foot"][0] > 0 > feet["rear_left_foot"][0] and feet["front_left_foot"][1] > 0
-    k_dog = dog.model.jnt_stiffness.reshape(dog.model.njnt, -1)[:, 0]
+
+
+@needs_dm_control
+def test_dm_control_dog_springs_are_replaced_by_the_layout(dog):
+    k = {n: dog.stiffness[j.dof.start] for n, j in dog.joints.items() if j.kind == "hinge"}
+    leg = k["knee_L"]  # the file has 0.1 N m/rad here: a tone for actuators
+    assert leg > 1.0
+    limbs = ("hip_L_extend", "ankle_L", "toe_L", "elbow_R", "wrist_R", "finger_R")
+    assert [k[n] / leg for n in limbs] == pytest.approx([1.0] * len(limbs))
+    assert k["scapula_L_extend"] / leg == pytest.approx(2.0)  # scapula and upper arm: both "shoulder"
+    assert k["L_3_extend"] / leg == pytest.approx(7 * BACK_FACTOR)  # 7 lumbar vertebrae in a row
+    assert k["C_3_extend"] / leg == pytest.approx(7.0) and k["Ca_10_bend"] / leg == pytest.approx(21.0)
+    kept = load_character_from_mjcf(_suite() / "dog.xml", replace_stiffness=False, keep_sites=True)
+    original = mujoco.MjModel.from_xml_path(str(_suite() / "dog.xml"))
+    k_kept = kept.model.jnt_stiffness.reshape(kept.model.njnt, -1)[:, 0]
     k_file = original.jnt_stiffness.reshape(original.njnt, -1)[:, 0]
     for j in range(original.njnt):  # every joint already has a spring: all kept
-        if original.jnt_bodyid[j] != ball:
-            assert k_dog[dog.model.joint(original.joint(j).name).id] == pytest.approx(k_file[j], rel=1e-9)
+        if original.jnt_bodyid[j] != original.body("ball").id:
+            assert k_kept[kept.model.joint(original.joint(j).name).id] == pytest.approx(k_file[j], rel=1e-9)
+    assert {"tail_tip", "sole_L", "palm_R", "front_left_foot"} <= set(kept.contacts)
+    assert kept.model.nsensor == original.nsensor == 13
 
 
 @needs_dm_control
@@ -326,7 +429,7 @@ def test_dm_control_cmu_humanoid_faces_x():
     assert x["ltoes"][0] > x["lfoot"][0]  # toes point forward (+x)
     assert x["lfemur"][1] > 0 > x["rfemur"][1]  # left is +y
     feet = c.contact_positions(c.rest_qpos)
-    assert sorted(n for n in feet if n.endswith("_foot")) == ["left_foot", "right_foot"]  # hands are up
+    assert sorted(feet) == ["left_foot", "right_foot"]  # hands are up; the touch-sensor sites are gone
     assert feet["left_foot"][1] > 0 > feet["right_foot"][1]
     assert abs(feet["left_foot"][2]) < 1e-9 and c.extent()[0] == pytest.approx(0.0, abs=1e-9)
     for _ in range(100):

@@ -11,7 +11,7 @@ What the import does to the model, in this order:
 2. Root: a creature whose root body has no joint (every URDF) gets a free
    joint (``free_root=False`` keeps it welded). URDF files keep their fixed
    links as bodies (``fusestatic`` off), so feet and label overrides keep the
-   link names people know. Unnamed bodies and joints get names.
+   link names people know. Unnamed bodies, joints and sites get names.
 3. Labels: inferred from body names (:mod:`gaitforge.creatures.labels`), then
    the override file (:func:`load_label_overrides`), if any.
 4. Facing (``face_x``): the root turns about the vertical so that the
@@ -20,12 +20,21 @@ What the import does to the model, in this order:
 5. Ground (``ground_clearance``, free roots only): the root moves vertically
    so the lowest colliding point of the rest pose sits this high [m]. A ground
    plane (friction 1) is added when the world has no plane or height field.
-6. Springs: each hinge and ball joint without stiffness (every one with
-   ``replace_stiffness``) gets :func:`default_joint_stiffness`, or
-   ``default_stiffness`` [N m/rad] if given. The rest pose (``rest``) is
-   every joint's spring reference (``springref``; ``qpos_spring`` in the
-   model); ``rest="spring"`` takes the file's own references as the rest pose.
-7. Feet: a site at the lowest rest point of each standing foot, named by
+6. Springs: each hinge and ball joint without stiffness gets Kry09's layout
+   (:func:`~gaitforge.creatures.imported.layout_stiffness`: one stiffness
+   for limbs, neck and tail, five times that for the back, vertebra chains
+   stiffened by their length), or ``default_stiffness`` [N m/rad] if given;
+   every joint does if one of the file's springs cannot hold its own limb
+   out (:func:`~gaitforge.creatures.imported.weak_springs`: the tone of a
+   model meant for actuators, as dm_control's dog and CMU humanoid have).
+   ``replace_stiffness`` True / False forces / forbids the latter. The rest
+   pose (``rest``) is every joint's spring reference (``qpos_spring``);
+   ``rest="spring"`` takes the file's own references as the rest pose.
+7. Sites: gaitforge takes every site for a contact point, so the file's
+   other sites (sensor mounts: a tail tip, touch zones) go, with the sensors
+   that use them (:func:`~gaitforge.creatures.imported.remove_sites`).
+   ``keep_sites=True`` keeps them.
+8. Feet: a site at the lowest rest point of each standing foot, named by
    :func:`gaitforge.creatures.labels.choose_feet` (an existing site of that
    name is left as it is).
 
@@ -43,23 +52,18 @@ import mujoco
 import numpy as np
 import yaml
 
-from gaitforge.creatures.character import BodyLabel, Character
-from gaitforge.creatures.labels import (
-    apply_label_overrides, check_label_overrides, choose_feet, facing_yaw, infer_labels,
-)
+from gaitforge.creatures.character import Character
+from gaitforge.creatures.imported import (  # noqa: F401  (default_joint_stiffness: used by import_bvh)
+    STIFFNESS_FACTOR, default_joint_stiffness, dof_counts, foot_sites, layout_stiffness, lowest_point, parents,
+    remove_props, remove_sites, subtrees, weak_springs)
+from gaitforge.creatures.labels import apply_label_overrides, check_label_overrides, facing_yaw, infer_labels
 from gaitforge.errors import CompileError, GaitforgeError, SpecError
 
-STIFFNESS_FACTOR = 10.0  # k = factor · m g ℓ: a limb held out sags by at most ~1/factor rad
-GRAVITY = 9.81  # m/s², used when the model's gravity is off
-FOOT_TOLERANCE = 0.1  # a foot stands if it reaches within this fraction of the height of the lowest point
 RESTS = ("qpos0", "keyframe", "spring")
 # Plain ints: numpy integers never compare equal to MuJoCo's enum members inside `in`.
 _FREE, _BALL, _SLIDE, _HINGE = (int(mujoco.mjtJoint.mjJNT_FREE), int(mujoco.mjtJoint.mjJNT_BALL),
                                 int(mujoco.mjtJoint.mjJNT_SLIDE), int(mujoco.mjtJoint.mjJNT_HINGE))
-_G = mujoco.mjtGeom
-_PLANE, _HFIELD, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX, _MESH = (
-    int(_G.mjGEOM_PLANE), int(_G.mjGEOM_HFIELD), int(_G.mjGEOM_SPHERE), int(_G.mjGEOM_CAPSULE),
-    int(_G.mjGEOM_ELLIPSOID), int(_G.mjGEOM_CYLINDER), int(_G.mjGEOM_BOX), int(_G.mjGEOM_MESH))
+_PLANE, _HFIELD = int(mujoco.mjtGeom.mjGEOM_PLANE), int(mujoco.mjtGeom.mjGEOM_HFIELD)
 
 
 # ------------------------------------------------------------------ files
@@ -100,118 +104,7 @@ def mujoco_file_error(path, exc: Exception) -> SpecError:
     return SpecError(f"line {line.group(1)}" if line else "", what, str(path))
 
 
-# ------------------------------------------------------- model geometry
-def _subtrees(model: mujoco.MjModel) -> np.ndarray:
-    """(nbody, nbody) bool: ``[b, i]`` when body i hangs from body b (or is b)."""
-    n = model.nbody
-    inside = np.eye(n, dtype=bool)
-    for i in range(1, n):
-        p = i
-        while p > 0:
-            p = int(model.body_parentid[p])
-            inside[p, i] = True
-    return inside
-
-
-def default_joint_stiffness(model: mujoco.MjModel, data: mujoco.MjData,
-                            factor: float = STIFFNESS_FACTOR) -> np.ndarray:
-    """Default spring stiffness (njnt,) [N m/rad] of hinge and ball joints
-    (0 for others): k = factor · m · g · ℓ.
-
-    m [kg] is the mass hanging from the joint (its body's subtree), g the
-    model's gravity (9.81 m/s² if off) and ℓ [m] the RMS distance of that mass
-    from the joint anchor, ℓ² = Σ (mᵢ|cᵢ − p|² + tr Iᵢ / 2) / m (bodies i
-    with centre cᵢ and central inertia Iᵢ). m g ℓ bounds the gravity torque on
-    the subtree, so a limb held horizontal sags at most about 1/factor rad;
-    each subtree alone swings at √(factor g / ℓ) rad/s (pendulum-like). Uses
-    ``data.xipos`` / ``xanchor``: call ``mj_kinematics`` at the rest pose first.
-    """
-    g = float(np.linalg.norm(model.opt.gravity)) or GRAVITY
-    inside = _subtrees(model)
-    spread = model.body_inertia.sum(axis=1) / 2.0  # Σ over the body of mass · |r − c|²
-    k = np.zeros(model.njnt)
-    for j in range(model.njnt):
-        if int(model.jnt_type[j]) not in (_HINGE, _BALL):
-            continue
-        sub = inside[model.jnt_bodyid[j]]
-        m = float(model.body_mass[sub].sum())
-        if m <= 0:
-            continue
-        r2 = np.sum((data.xipos[sub] - data.xanchor[j]) ** 2, axis=1)
-        ell = math.sqrt(float((model.body_mass[sub] * r2 + spread[sub]).sum()) / m)
-        k[j] = factor * m * g * ell
-    return k
-
-
-def lowest_point(model: mujoco.MjModel, data: mujoco.MjData, g: int) -> np.ndarray:
-    """World point (3,) [m] where geom ``g`` reaches lowest (after
-    ``mj_kinematics``); a flat bottom gives its centre."""
-    R, c = data.geom_xmat[g].reshape(3, 3), data.geom_xpos[g]
-    size, kind = model.geom_size[g], int(model.geom_type[g])
-    ez = np.array([0.0, 0.0, 1.0])
-    if kind == _SPHERE:
-        return c - size[0] * ez
-    if kind == _ELLIPSOID:
-        A = R * size
-        v = A.T @ ez
-        return c - A @ v / np.linalg.norm(v)
-    if kind in (_CAPSULE, _CYLINDER):
-        ends = c + np.outer([-1.0, 1.0], R[:, 2] * size[1])
-        if kind == _CAPSULE:
-            pts = ends - size[0] * ez
-        else:  # lowest rim point of each end disc
-            rim = ez - (ez @ R[:, 2]) * R[:, 2]
-            n = np.linalg.norm(rim)
-            pts = ends - (size[0] * rim / n if n > 1e-12 else 0.0)
-    elif kind == _BOX:
-        signs = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T
-        pts = c + (signs * size) @ R.T
-    elif kind == _MESH:
-        mid = model.geom_dataid[g]
-        v = model.mesh_vert[model.mesh_vertadr[mid]:model.mesh_vertadr[mid] + model.mesh_vertnum[mid]]
-        pts = c + v @ R.T
-    else:
-        return c - model.geom_rbound[g] * ez
-    return pts[pts[:, 2] <= pts[:, 2].min() + 1e-6].mean(axis=0)
-
-
-def _parents(model: mujoco.MjModel, bodies: list[int]) -> dict[str, str | None]:
-    return {model.body(b).name: (model.body(int(model.body_parentid[b])).name
-                                 if model.body_parentid[b] else None) for b in bodies}
-
-
-def foot_sites(model: mujoco.MjModel, data: mujoco.MjData, labels: dict[str, BodyLabel],
-               bodies: list[int]) -> list[tuple[str, str, np.ndarray]]:
-    """Contact points of the standing feet among ``bodies`` (ids) at the pose
-    in ``data`` (after ``mj_kinematics``): (name, body, point (3,) [m, body
-    frame]) at the lowest point of the foot's colliding geoms (all geoms if
-    none of the bodies collide)."""
-    geoms = [g for g in range(model.ngeom) if model.geom_bodyid[g] in bodies]
-    solid = [g for g in geoms if model.geom_contype[g] or model.geom_conaffinity[g]]
-    low: dict[int, tuple[float, np.ndarray]] = {}
-    for g in solid or geoms:
-        p = lowest_point(model, data, g)
-        b = int(model.geom_bodyid[g])
-        if b not in low or p[2] < low[b][0]:
-            low[b] = (float(p[2]), p)
-    if not low:
-        return []
-    tops = [data.geom_xpos[g][2] + model.geom_rbound[g] for g in solid or geoms]
-    height = max(tops) - min(z for z, _ in low.values())
-    lowest = {model.body(b).name: z for b, (z, _) in low.items()}
-    out = []
-    for name, body in choose_feet(labels, lowest, _parents(model, bodies), FOOT_TOLERANCE * height).items():
-        b = model.body(body).id
-        local = data.xmat[b].reshape(3, 3).T @ (low[b][1] - data.xpos[b])
-        out.append((name, body, local))
-    return out
-
-
 # ------------------------------------------------------------- the import
-def _nq(kind: int) -> tuple[int, int]:
-    return {_FREE: (7, 6), _BALL: (4, 3)}.get(int(kind), (1, 1))
-
-
 def _unique(name: str, used: set[str]) -> str:
     while name in used:
         name += "_"
@@ -221,14 +114,14 @@ def _unique(name: str, used: set[str]) -> str:
 
 def _parse(path: Path) -> tuple[mujoco.MjSpec, mujoco.MjModel]:
     """Parse and compile the file as written (errors carry its line numbers);
-    every body and joint named."""
+    every body, joint and site named."""
     if not path.is_file():
         raise GaitforgeError(f"{path}: no such file")
     try:
         spec = mujoco.MjSpec.from_file(str(path))
         if path.suffix.lower() == ".urdf":
             spec.compiler.fusestatic = False
-        for kind, items in (("body", spec.bodies[1:]), ("joint", spec.joints)):
+        for kind, items in (("body", spec.bodies[1:]), ("joint", spec.joints), ("site", spec.sites)):
             used = {e.name for e in items}
             for i, e in enumerate(items):
                 e.name = e.name or _unique(f"{kind}{i}", used)
@@ -250,35 +143,6 @@ def _rest_vector(model: mujoco.MjModel, rest: str, path: Path) -> np.ndarray:
     named = f" or a keyframe ({', '.join(k for k in keys if k)})" if any(keys) else ""
     raise GaitforgeError(f"{path}: rest={rest!r} names no pose (choose from {', '.join(RESTS)}{named})"
                          + ("; the model has no keyframe" if rest == "keyframe" else ""))
-
-
-def _remove_props(spec: mujoco.MjSpec, model: mujoco.MjModel, props: list[int]) -> None:
-    """Delete the prop trees (world-child body ids) and everything naming them."""
-    inside = _subtrees(model)
-    gone = inside[props].any(axis=0)
-    names = {model.body(b).name for b in np.flatnonzero(gone)}
-    jids = [j for j in range(model.njnt) if gone[model.jnt_bodyid[j]]]
-    names |= {model.joint(j).name for j in jids}
-    names |= {model.geom(g).name for g in range(model.ngeom) if gone[model.geom_bodyid[g]]}
-    names |= {model.site(s).name for s in range(model.nsite) if gone[model.site_bodyid[s]]}
-    names.discard("")
-    qdel = [model.jnt_qposadr[j] + i for j in jids for i in range(_nq(model.jnt_type[j])[0])]
-    vdel = [model.jnt_dofadr[j] + i for j in jids for i in range(_nq(model.jnt_type[j])[1])]
-    adel = [i for i, a in enumerate(spec.actuators) if a.target in names]
-    doomed = [spec.actuators[i] for i in adel]
-    doomed += [c for c in [*spec.cameras, *spec.lights] if c.targetbody in names]
-    doomed += [s for s in spec.sensors if s.objname in names or s.refname in names]
-    doomed += [e for e in spec.equalities if e.name1 in names or e.name2 in names]
-    doomed += [e for e in spec.excludes if e.bodyname1 in names or e.bodyname2 in names]
-    doomed += [e for e in spec.pairs if e.geomname1 in names or e.geomname2 in names]
-    for element in doomed:
-        spec.delete(element)
-    for p in props:
-        spec.delete(spec.body(model.body(p).name))
-    for k in spec.keys:  # only now: MuJoCo checks keyframe sizes while deleting
-        for field, drop in (("qpos", qdel), ("qvel", vdel), ("ctrl", adel)):
-            if len(getattr(k, field)) and drop:
-                setattr(k, field, np.delete(np.array(getattr(k, field)), drop))
 
 
 def _yaw_matrix(yaw: float) -> np.ndarray:
@@ -325,7 +189,7 @@ def _turn_and_lift(spec, model, creature: int, root_joints: list[int], *, yaw: f
     if add_free:
         root.add_freejoint(name=_unique(f"{root.name}_free", {j.name for j in spec.joints}))
         before = [j for j in range(model.njnt) if model.jnt_bodyid[j] < creature]
-        at_q, at_v = (sum(_nq(model.jnt_type[j])[i] for j in before) for i in (0, 1))
+        at_q, at_v = (sum(dof_counts(model.jnt_type[j])[i] for j in before) for i in (0, 1))
         for k in spec.keys:
             if len(k.qpos):
                 k.qpos = np.insert(np.array(k.qpos), at_q, np.concatenate([root.pos, root.quat]))
@@ -360,7 +224,7 @@ def _final_rest(final, model, rest0: np.ndarray, joints: list[int], root_joints:
         if final.joint(j).name not in kept:
             continue  # a prop kept by keep_props, or the free joint added to the root
         j0, kind = model.joint(final.joint(j).name).id, int(final.jnt_type[j])
-        a, a0, n = final.jnt_qposadr[j], model.jnt_qposadr[j0], _nq(kind)[0]
+        a, a0, n = final.jnt_qposadr[j], model.jnt_qposadr[j0], dof_counts(kind)[0]
         q[a:a + n] = rest0[a0:a0 + n]
         if kind == _FREE and j0 in root_joints:
             q[a + 2] += dz
@@ -371,24 +235,29 @@ def _final_rest(final, model, rest0: np.ndarray, joints: list[int], root_joints:
 
 
 def load_character_from_mjcf(path: str | os.PathLike, labels_file: str | os.PathLike | None = None,
-                             default_stiffness: float | None = None, *, replace_stiffness: bool = False,
+                             default_stiffness: float | None = None, *, replace_stiffness: bool | None = None,
                              rest: str = "qpos0", free_root: bool = True, keep_props: bool = False,
-                             face_x: bool = True, ground_clearance: float | None = 0.0,
-                             name: str | None = None) -> Character:
+                             keep_sites: bool = False, face_x: bool = True,
+                             ground_clearance: float | None = 0.0, name: str | None = None) -> Character:
     """Import an MJCF (``.xml``) or URDF (``.urdf``) file as a :class:`Character`
     (see the module notes for every change made to the model).
 
-    default_stiffness: None for :func:`default_joint_stiffness`, or one value
-    [N m/rad] for every hinge and ball joint that gets a default.
-    replace_stiffness: give the default to every hinge and ball joint, not
-    only to those without stiffness. rest: the rest pose — ``qpos0``,
-    ``keyframe`` (the first one), ``spring`` (the model's own spring
-    references) or a keyframe name. name: defaults to the model name or the
-    file stem. Invalid files raise :class:`SpecError` with the file and line.
+    default_stiffness: None for Kry09's layout (:func:`layout_stiffness`), or
+    one value [N m/rad] for every hinge and ball joint that gets a default.
+    replace_stiffness: True gives the default to every hinge and ball joint,
+    False only to those without stiffness, None (default) to every one if a
+    spring of the file is too weak to hold its own limb (:func:`weak_springs`),
+    else only to those without. rest: the rest pose — ``qpos0``, ``keyframe``
+    (the first one), ``spring`` (the model's own spring references) or a
+    keyframe name. keep_props / keep_sites: keep the props / the file's sites
+    that are no contact points. name: defaults to the model name or the file
+    stem. Invalid files raise :class:`SpecError` with the file and line.
     """
     p = Path(path)
     if default_stiffness is not None and not (math.isfinite(default_stiffness) and default_stiffness >= 0):
         raise GaitforgeError(f"default_stiffness must be a finite number >= 0 N m/rad, got {default_stiffness!r}")
+    if replace_stiffness not in (None, True, False):
+        raise GaitforgeError(f"replace_stiffness must be True, False or None, got {replace_stiffness!r}")
     overrides = load_label_overrides(labels_file) if labels_file is not None else {}
     source = str(labels_file) if labels_file is not None else None
     spec, model = _parse(p)
@@ -402,19 +271,20 @@ def load_character_from_mjcf(path: str | os.PathLike, labels_file: str | os.Path
     data.qpos[:] = rest0 = _rest_vector(model, rest, p)
     mujoco.mj_kinematics(model, data)
 
-    inside = _subtrees(model)
+    inside = subtrees(model)
     bodies = [int(b) for b in np.flatnonzero(inside[creature])]
-    names, parents = [model.body(b).name for b in bodies], _parents(model, bodies)
-    labels = apply_label_overrides(infer_labels(names, parents=parents), overrides, source)
+    names, tree = [model.body(b).name for b in bodies], parents(model, bodies)
+    labels = apply_label_overrides(infer_labels(names, parents=tree), overrides, source)
     yaw = facing_yaw(labels, dict(zip(names, data.xpos[bodies]))) if face_x else 0.0
     pivot = data.xpos[creature]
     turned = (data.xpos[bodies] - pivot) @ _yaw_matrix(yaw).T + pivot
-    labels = apply_label_overrides(infer_labels(names, turned, parents), overrides, source)
+    labels = apply_label_overrides(infer_labels(names, turned, tree), overrides, source)
 
     joints = [j for j in range(model.njnt) if inside[creature, model.jnt_bodyid[j]]]
-    k_new = (default_joint_stiffness(model, data) if default_stiffness is None
+    k_new = (layout_stiffness(model, data, labels, joints) if default_stiffness is None
              else np.full(model.njnt, float(default_stiffness)))
-    _set_springs(spec, model, rest0, joints, k_new, replace_stiffness)
+    replace = bool(weak_springs(model, data, joints)) if replace_stiffness is None else replace_stiffness
+    _set_springs(spec, model, rest0, joints, k_new, replace)
     geoms = [g for g in range(model.ngeom) if inside[creature, model.geom_bodyid[g]]]
     solid = [g for g in geoms if model.geom_contype[g] or model.geom_conaffinity[g]] or geoms
     root_joints = [j for j in joints if model.jnt_bodyid[j] == creature]
@@ -424,13 +294,15 @@ def load_character_from_mjcf(path: str | os.PathLike, labels_file: str | os.Path
         dz = ground_clearance - min((lowest_point(model, data, g)[2] for g in solid), default=0.0)
     _turn_and_lift(spec, model, creature, root_joints, yaw=yaw, dz=dz, add_free=add_free,
                    rest_is_qpos0=rest == "qpos0")
-    existing = {model.site(s).name for s in range(model.nsite)}
+    if not keep_sites:
+        remove_sites(spec, model, inside[creature])
+    existing = {s.name for s in spec.sites}
     for site, body, local in foot_sites(model, data, labels, bodies):
         if site not in existing:
             spec.body(body).add_site(name=site, pos=local, size=[0.01, 0, 0], rgba=[1, 0.9, 0.1, 1])
     _add_ground(spec, model, geoms)
     if props:
-        _remove_props(spec, model, props)
+        remove_props(spec, model, props)
     q = _final_rest(_compile_final(spec, p, props), model, rest0, joints, root_joints, yaw, dz)
     # Compiled again with the rest pose as keyframe "rest" (as built-in creatures have).
     spec.add_key(name=_unique("rest", {k.name for k in spec.keys}), qpos=q)

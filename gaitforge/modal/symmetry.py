@@ -14,7 +14,7 @@ precision: dm_control's dog has tail vertebrae 0.4 mm off the midline, the
 CMU humanoid (from motion capture) has its legs and arms about 0.5 mm apart
 in their midplanes. Matching therefore allows a tolerance, and the map is
 built from the matched pairs so that it is an exact involution (P P = I)
-that maps each DOF onto exactly one partner: modes of such a model come out
+that maps each hinge or slide DOF onto one partner: modes of such a model come out
 symmetric or antisymmetric to within the size of the mismatch.
 """
 from __future__ import annotations
