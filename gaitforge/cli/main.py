@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 # Offscreen rendering needs the GL backend chosen before mujoco is imported.
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Warnings reach a CLI user as one plain line, not a source listing.
+    previous = warnings.formatwarning
+    warnings.formatwarning = lambda message, *rest, **kw: f"gaitforge: warning: {message}\n"
     try:
         return int(args.func(args) or 0)
     except GaitforgeError as exc:
@@ -43,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gaitforge: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = previous
 
 
 if __name__ == "__main__":
