@@ -145,6 +145,9 @@ class BipedBase:
         self.k_leg = float(m.jnt_stiffness[self.legs[0].slide_jnt])
         self.b_leg = float(m.dof_damping[self.legs[0].slide_d])
         self.foot_r = float(m.geom_size[self.legs[0].foot, 0])
+        self._feet = (self.legs[0].foot, self.legs[1].foot)
+        self._slides = (self.legs[0].slide_q, self.legs[1].slide_q)
+        self._slew_step = gains.slew * CONTROL_DT  # [m] largest rest-length change per tick
 
     # ------------------------------------------------------------ lifecycle
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -188,21 +191,27 @@ class BipedBase:
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self._sense()
         self._tick()
-        step = self.gains.slew * CONTROL_DT
-        for i, (cur, goal) in enumerate(zip(self.rest, self.goal)):
+        rest, goals = self.rest, self.goal
+        for i in (0, 1):
+            cur, goal = rest[i], goals[i]
             if cur != goal:  # slew: a step would snap the lower leg and jerk the trunk
-                self._write_rest(i, goal if abs(goal - cur) <= step else cur + math.copysign(step, goal - cur))
+                step = self._slew_step
+                rest[i] = slide = goal if abs(goal - cur) <= step else cur + math.copysign(step, goal - cur)
+                self.spring[self._slides[i]] = slide
 
     # --------------------------------------------------------------- sensing
     def _sense(self) -> None:
         self.t = self.data.time
         self.q = q = self._qpos.tolist()
         self.v = self._qvel.tolist()
-        self.R = quat_to_mat(q[3], q[4], q[5], q[6])
+        w, x, y, z = q[3], q[4], q[5], q[6]
+        self.R = (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),  # quat_to_mat, inlined
+                  2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                  2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
         # A foot touches when its sphere reaches the ground plane: exactly when
         # MuJoCo makes the contact (zero margin), and cheaper to read.
-        z, r = self._gxpos, self.foot_r
-        self.touch = (z[self.legs[0].foot, 2] <= r, z[self.legs[1].foot, 2] <= r)
+        item, r, (f0, f1) = self._gxpos.item, self.foot_r, self._feet
+        self.touch = (item(f0, 2) <= r, item(f1, 2) <= r)
 
     @property
     def roll(self) -> float:
@@ -303,6 +312,35 @@ class BipedBase:
         k_x = self.gains.k_x
         return (com[0] + vel[0] * stance / 2 + k_x * (vel[0] - vx),
                 com[1] + vel[1] * stance / 2 + k_x * (vel[1] - vy))
+
+    def aim_foot(self, leg: _Leg, com: list[float], vel: list[float], stance: float, length: float) -> float:
+        """``place_foot(leg, *neutral_target(com, vel, stance), length)`` in one
+        call, with the helpers inlined (the swing legs run it every tick)."""
+        c, s = math.cos(self.yaw_d), math.sin(self.yaw_d)
+        (vdx, vdy), (tf, tl) = self.vd, self.trim
+        vx = vdx + c * tf - s * tl
+        vy = vdy + s * tf + c * tl
+        k_x = self.gains.k_x
+        v0, v1 = vel[0], vel[1]
+        fx = com[0] + v0 * stance / 2 + k_x * (v0 - vx)
+        fy = com[1] + v1 * stance / 2 + k_x * (v1 - vy)
+        q, (R0, R1, R2, R3, R4, R5, R6, R7, R8) = self.q, self.R
+        hip_y = leg.hip_y
+        dx, dy = fx - q[0] - hip_y * R1, fy - q[1] - hip_y * R4
+        reach = math.hypot(dx, dy)
+        if reach > 0.9 * length:
+            dx, dy, reach = dx * 0.9 * length / reach, dy * 0.9 * length / reach, 0.9 * length
+        dz = -math.sqrt(length * length - reach * reach)
+        tx = R0 * dx + R3 * dy + R6 * dz
+        ty = R1 * dx + R4 * dy + R7 * dz
+        tz = R2 * dx + R5 * dy + R8 * dz
+        b = -math.asin(max(-0.95, min(0.95, tx / length)))
+        a = math.atan2(ty, -tz) if tz < 0 else 0.0
+        ca, sa, cb, sb = math.cos(a / 2), math.sin(a / 2), math.cos(b / 2), math.sin(b / 2)
+        sp, i = self.spring, leg.hip_q
+        sp[i], sp[i + 1], sp[i + 2], sp[i + 3] = ca * cb, sa * cb, ca * sb, sa * sb
+        w, x, y, z = q[i], q[i + 1], q[i + 2], q[i + 3]
+        return abs(b - math.asin(max(-1.0, min(1.0, 2 * (x * z + w * y)))))
 
     def steer(self, com) -> None:
         """Desired velocity and heading from the path follower (if any)."""

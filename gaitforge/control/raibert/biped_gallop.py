@@ -40,6 +40,8 @@ from gaitforge.control.raibert.biped_run import Support
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
 
 TRAIL, LEAD = 0, 1  # roles; the left leg trails, the right leg leads
+_FLIGHT, _LOADING, _COMPRESSION, _THRUST, _UNLOADING = (  # (``Phase.X`` is a slow lookup in Python 3.11)
+    Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
 _LABELS = {(False, False): "flight", (True, False): "trail", (True, True): "double", (False, True): "lead"}
 
 
@@ -63,7 +65,8 @@ class BipedGallop(Support, BipedBase):
 
     @property
     def state(self) -> str:
-        return f"{self.gait}:{_LABELS[tuple(f.phase.in_stance for f in self.fsms)]}"
+        f0, f1 = self.fsms
+        return f"{self.gait}:{_LABELS[f0.phase is not _FLIGHT, f1.phase is not _FLIGHT]}"
 
     # --------------------------------------------------------------- events
     def _touchdown(self, i: int) -> None:
@@ -91,19 +94,25 @@ class BipedGallop(Support, BipedBase):
 
     # ----------------------------------------------------------------- tick
     def _tick(self) -> None:
-        g = self.gains
-        for i, (leg, fsm) in enumerate(zip(self.legs, self.fsms)):
+        g, touch, fsms = self.gains, self.touch, self.fsms
+        for i in (TRAIL, LEAD):
+            fsm = fsms[i]
             before = fsm.phase
-            if before is Phase.FLIGHT and not self.touch[i]:
-                continue  # nothing can happen to a leg in the air (saves the update)
-            ell, rate, rest = self.length(leg)
-            touching = self.loaded(i) if before.in_stance else self.touch[i]
-            phase = fsm.update(self.t, touching, ell, rate, rest)
+            if before is _FLIGHT:
+                if not touch[i]:
+                    continue  # nothing can happen to a leg in the air (saves the update)
+                phase = fsm.update(self.t, True, 0.0, 0.0, 0.0)  # to LOADING (lengths unused)
+            else:
+                leg, rest = self.legs[i], self.rest[i]
+                x = self.q[leg.slide_q]
+                touching = touch[i] or rest - x > 0.005  # self.loaded(i), inlined
+                phase = fsm.update(self.t, touching, LEG_LENGTH + x, self.v[leg.slide_d], LEG_LENGTH + rest)
             if phase is before:
                 continue
-            if phase is Phase.LOADING:
+            leg = self.legs[i]
+            if phase is _LOADING:
                 self._touchdown(i)
-            elif phase is Phase.THRUST and self.goal[i] != g.short:
+            elif phase is _THRUST and self.goal[i] != g.short:
                 self.thrust(leg, g.gallop_share if i == TRAIL and not self.done[LEAD] else 1.0)
                 if i == LEAD and self.fsms[TRAIL].phase.in_stance:
                     # Hand over: the trailing leg unloads as the leading leg
@@ -111,26 +120,32 @@ class BipedGallop(Support, BipedBase):
                     # support on the leading leg.
                     self.set_length(self.legs[TRAIL], g.short)
                     self.zero_hip(self.legs[TRAIL])
-            elif phase is Phase.UNLOADING:
+            elif phase is _UNLOADING:
                 self.set_length(leg, g.short)
                 self.zero_hip(leg)
-            elif phase is Phase.FLIGHT:
+            elif phase is _FLIGHT:
                 self._liftoff(i)
-        servo = ()
-        for i in (TRAIL, LEAD):
-            ph = self.fsms[i].phase
-            if (ph is Phase.COMPRESSION or ph is Phase.THRUST) and self.goal[i] != g.short:
-                servo += (self.legs[i],)
-        if servo:
-            self.posture(servo)
-        self._swing()
+        p0, p1 = fsms[TRAIL].phase, fsms[LEAD].phase
+        if p0 is _FLIGHT and p1 is _FLIGHT:  # (most ticks) no posture servo
+            self._swing(p0, p1)
+            return
+        short, goal = g.short, self.goal
+        s0 = (p0 is _COMPRESSION or p0 is _THRUST) and goal[TRAIL] != short
+        s1 = (p1 is _COMPRESSION or p1 is _THRUST) and goal[LEAD] != short
+        if s0 or s1:
+            legs = self.legs
+            self.posture((legs[TRAIL], legs[LEAD]) if s0 and s1 else ((legs[TRAIL],) if s0 else (legs[LEAD],)))
+        self._swing(p0, p1)
 
-    def _swing(self) -> None:
-        """Place and lengthen the legs that are in the air, by style and role."""
+    def _swing(self, p0: Phase, p1: Phase) -> None:
+        """Place and lengthen the legs that are in the air (phases p0, p1 of
+        the trailing and leading legs), by style and role."""
+        if p0 is not _FLIGHT and p1 is not _FLIGHT:
+            return
         g, alternate, down = self.gains, self.style == "alternate", self.trail_down
         place = []
-        for i in (TRAIL, LEAD):
-            if self.fsms[i].phase is not Phase.FLIGHT:
+        for i, ph in ((TRAIL, p0), (LEAD, p1)):
+            if ph is not _FLIGHT:
                 continue
             if self.done[i]:
                 # Lifted off while the other leg is still down: the alternate
@@ -147,7 +162,9 @@ class BipedGallop(Support, BipedBase):
         com, vel = self.com_state() if self.in_support else self.flight_com()
         land = LEG_LENGTH + g.landing
         for i, extend in place:
-            miss = self.place_foot(self.legs[i], *self.neutral_target(com, vel, self.timers[i].predicted_stance), land)
+            timer = self.timers[i]
+            last = timer.last_stance  # timer.predicted_stance, inlined
+            miss = self.aim_foot(self.legs[i], com, vel, timer.default if last is None else last, land)
             if extend is None:
                 continue
             if i == TRAIL:
@@ -156,4 +173,4 @@ class BipedGallop(Support, BipedBase):
                 late = extend and self.t > down + 0.15
             # Lengthen once the swing has (nearly) arrived, so the foot does
             # not land on the way; a late leg goes down regardless.
-            self.set_length(self.legs[i], g.landing if extend and (miss < 0.1 or late) else g.short)
+            self.goal[i] = g.landing if extend and (miss < 0.1 or late) else g.short  # set_length

@@ -22,9 +22,13 @@ from __future__ import annotations
 
 import math
 
-from gaitforge.control.raibert.biped import CONTROL_DT, LEG_LENGTH, BipedBase, qmul, quat_to_mat, wrap
+from gaitforge.control.raibert.biped import CONTROL_DT, LEG_LENGTH, BipedBase, qmul
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.toolbox import G, hop_height
+
+# Enum members as module constants (``Phase.X`` is a slow lookup in Python 3.11).
+_FLIGHT, _LOADING, _COMPRESSION, _THRUST, _UNLOADING = (
+    Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
 
 
 class Support:
@@ -51,7 +55,8 @@ class Support:
         the servo's error (a feedforward added to RH91's servo)."""
         g, v, q, R = self.gains, self.v, self.q, self.R
         yaw = math.atan2(R[3], R[0])
-        half = 0.5 * (yaw + max(-0.5, min(0.5, wrap(self.yaw_d - yaw))) * g.kp_yaw / g.kp_posture)
+        err = (self.yaw_d - yaw + math.pi) % (2 * math.pi) - math.pi  # wrap(), inlined
+        half = 0.5 * (yaw + max(-0.5, min(0.5, err)) * g.kp_yaw / g.kp_posture)
         ch, sh, (tw, tx, ty, tz) = math.cos(half), math.sin(half), q[3:7]
         e = (ch * tw + sh * tz, ch * tx + sh * ty, ch * ty - sh * tx, ch * tz - sh * tw)  # Rz(yaw_sp)⁻¹ ⊗ q_trunk
         if self.roll_d:
@@ -75,7 +80,10 @@ class Support:
             spring[i], spring[i + 1], spring[i + 2], spring[i + 3] = (
                 ew * hw - ex * hx - ey * hy - ez * hz, ew * hx + ex * hw + ey * hz - ez * hy,
                 ew * hy - ex * hz + ey * hw + ez * hx, ew * hz + ex * hy - ey * hx + ez * hw)
-            H0, H1, H2, H3, H4, H5, H6, H7, H8 = quat_to_mat(hw, hx, hy, hz)
+            # quat_to_mat(hw, hx, hy, hz), inlined
+            H0, H1, H2 = 1 - 2 * (hy * hy + hz * hz), 2 * (hx * hy - hw * hz), 2 * (hx * hz + hw * hy)
+            H3, H4, H5 = 2 * (hx * hy + hw * hz), 1 - 2 * (hx * hx + hz * hz), 2 * (hy * hz - hw * hx)
+            H6, H7, H8 = 2 * (hx * hz - hw * hy), 2 * (hy * hz + hw * hx), 1 - 2 * (hx * hx + hy * hy)
             ux, uy, uz = -H2 * f, -H5 * f, -H8 * f  # along the leg to the foot, times the force
             rx, ry, rz = -mx, leg.hip_y - my, -mz  # hip relative to the mass centre
             fx, fy, fz = ry * uz - rz * uy, rz * ux - rx * uz, rx * uy - ry * ux
@@ -162,11 +170,17 @@ class BipedRun(Support, BipedBase):
         return f"run:{self.legs[self.active].side}:{self.fsm.phase.value}"
 
     def _tick(self) -> None:
-        act, idle = self.legs[self.active], self.legs[1 - self.active]
-        before = self.fsm.phase
-        ell, rate, rest = self.length(act)
-        touching = self.loaded(self.active) if before.in_stance else self.touch[self.active]
-        phase = self.fsm.update(self.t, touching, ell, rate, rest)
+        k = self.active
+        act, idle = self.legs[k], self.legs[1 - k]
+        fsm = self.fsm
+        before = fsm.phase
+        if before is _FLIGHT:
+            phase = fsm.update(self.t, True, 0.0, 0.0, 0.0) if self.touch[k] else before  # (lengths unused)
+        else:
+            q, rest = self.q, self.rest[k]
+            x = q[act.slide_q]
+            touching = self.touch[k] or rest - x > 0.005  # self.loaded(k), inlined
+            phase = fsm.update(self.t, touching, LEG_LENGTH + x, self.v[act.slide_d], LEG_LENGTH + rest)
         if phase is not before:
             if phase is Phase.LOADING:
                 self.timer.touchdown(self.t)
@@ -183,19 +197,21 @@ class BipedRun(Support, BipedBase):
                 self.swing_hip(act)
                 self.active = 1 - self.active
                 act, idle = idle, act
-        if phase is Phase.FLIGHT:
+        if phase is _FLIGHT:
             self._flight()
-        elif phase is Phase.COMPRESSION or phase is Phase.THRUST:
+        elif phase is _COMPRESSION or phase is _THRUST:
             self.posture((act,))
         # Idle hip set point: the active hip rotation mirrored in the trunk's
         # sagittal plane (Rx(a) Ry(b) -> Rx(-a) Ry(-b) flips x and y).
-        w, x, y, z = self.q[act.hip_q:act.hip_q + 4]
-        self.aim_hip(idle, (w, -x, -y, z))
+        q, i, s = self.q, act.hip_q, self.spring
+        j = idle.hip_q
+        s[j], s[j + 1], s[j + 2], s[j + 3] = q[i], -q[i + 1], -q[i + 2], q[i + 3]
 
     def _flight(self) -> None:
-        act = self.legs[self.active]
+        k, g = self.active, self.gains
+        act = self.legs[k]
         com, vel = self.flight_com()
-        self.set_length(act, self.gains.landing)
-        self.set_length(self.legs[1 - self.active], self.gains.short)
-        fx, fy = self.neutral_target(com, vel, self.timer.predicted_stance)
-        self.place_foot(act, fx, fy, LEG_LENGTH + self.gains.landing)
+        goal = self.goal
+        goal[k], goal[1 - k] = g.landing, g.short  # set_length of both legs
+        last = self.timer.last_stance  # timer.predicted_stance, inlined
+        self.aim_foot(act, com, vel, self.timer.default if last is None else last, LEG_LENGTH + g.landing)

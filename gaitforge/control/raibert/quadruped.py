@@ -236,8 +236,11 @@ class QuadrupedRunner(LegEvents):
         fsm = self.fsm
         before = fsm.phase
         touch = t0 or t1 or (before is not _FLIGHT and t - self.td_time < g.min_stance)
-        phase = fsm.update(t, touch, LEG_LENGTH + 0.5 * (x0 + x1),
-                           0.5 * (v[self.slide_d[a0]] + v[self.slide_d[a1]]), LEG_LENGTH + 0.5 * (ro[a0] + ro[a1]))
+        if before is _FLIGHT and not touch:
+            phase = before  # what update would return (saves the call on most flight ticks)
+        else:
+            phase = fsm.update(t, touch, LEG_LENGTH + 0.5 * (x0 + x1),
+                               0.5 * (v[self.slide_d[a0]] + v[self.slide_d[a1]]), LEG_LENGTH + 0.5 * (ro[a0] + ro[a1]))
         staggered = self.staggered
         if phase is not before:
             if phase is _LOADING:

@@ -132,7 +132,8 @@ class LegEvents:
         ``trail_short``. q, v: qpos, qvel lists; quat (w, x, y, z) of the trunk;
         r6, r7: its rotation matrix entries R[2,0], R[2,1]."""
         g = self.g
-        ts = self.timers[self.active].predicted_stance
+        timer = self.timers[self.active]
+        ts = timer.default if timer.last_stance is None else timer.last_stance  # predicted_stance, inlined
         td = self.td_xy
         if td is None or t - td[0] < 0.05:
             vx, vy = v[0], v[1]
