@@ -349,7 +349,8 @@ class BipedBase:
             self.vd, self.yaw_d = (float(cmd.velocity[0]), float(cmd.velocity[1])), cmd.heading
 
     def _tick(self) -> None:
-        raise NotImplementedError
+        """One control tick of the gait; each gait subclass defines it."""
+        raise NotImplementedError(f"{type(self).__name__} does not define a control tick")
 
 
 def fall_check(character: Character):
