@@ -52,25 +52,25 @@ def bench(key: str, gait: str, speed: float, seconds: float) -> tuple[float, flo
                        d2.xfrc_applied.copy(), d2.ctrl.copy()))
         mujoco.mj_step(m, d2, nstep=nstep)
     d3 = mujoco.MjData(m)
-    t0 = time.perf_counter()
-    for qpos, qvel, spring, qfrc, xfrc, u in states:
+
+    def restore(state) -> None:
+        qpos, qvel, spring, qfrc, xfrc, u = state
         d3.qpos[:] = qpos
         d3.qvel[:] = qvel
         m.qpos_spring[:] = spring
         d3.qfrc_applied[:] = qfrc
         d3.xfrc_applied[:] = xfrc
         d3.ctrl[:] = u
+
+    t0 = time.perf_counter()
+    for state in states:
+        restore(state)
         mujoco.mj_step(m, d3, nstep=nstep)
     replay = time.perf_counter() - t0
     # The replay's own copies are not physics: time them alone and subtract.
     t0 = time.perf_counter()
-    for qpos, qvel, spring, qfrc, xfrc, u in states:
-        d3.qpos[:] = qpos
-        d3.qvel[:] = qvel
-        m.qpos_spring[:] = spring
-        d3.qfrc_applied[:] = qfrc
-        d3.xfrc_applied[:] = xfrc
-        d3.ctrl[:] = u
+    for state in states:
+        restore(state)
     copies = time.perf_counter() - t0
     raw = max(replay - copies, 1e-9)
     return seconds / controlled, controlled / raw, m.opt.timestep
