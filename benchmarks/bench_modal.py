@@ -20,8 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads OpenBLAS; see the docstring
@@ -35,18 +33,7 @@ from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
 from gaitforge.modal import describe  # noqa: E402
 from gaitforge.modal.describe import describe_modes  # noqa: E402
-
-
-def median_time(fn, repeats: int, warmup: int = 3) -> float:
-    """Median wall time [s] of ``fn()`` over ``repeats`` calls after ``warmup``."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_time  # noqa: E402  (benchmarks/timing.py)
 
 
 def reduced_matrices(basis) -> tuple[np.ndarray, np.ndarray]:

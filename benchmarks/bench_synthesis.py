@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -46,18 +44,7 @@ from gaitforge.motion.metrics import classify_gait, gait_metrics  # noqa: E402
 from gaitforge.motion.modal_ik import pin_stance_feet  # noqa: E402
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm  # noqa: E402
 from gaitforge.motion.synthesis import modal_coordinates, synthesize  # noqa: E402
-
-
-def median_time(fn, repeats: int, warmup: int = 3) -> float:
-    """Median wall time [s] of ``fn()`` over ``repeats`` calls after ``warmup``."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from timing import median_time  # noqa: E402  (benchmarks/timing.py)
 
 
 def trot(character, basis, stride=0.06, lift=0.03, frequency=2.0) -> GaitRecipe:
