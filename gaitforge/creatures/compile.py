@@ -5,7 +5,9 @@ What the compiled model holds:
 - one body per bone with explicit mass properties (ours, see ``inertia``);
 - joint springs whose reference is the rest pose (``springref`` /
   ``qpos_spring``), damping, armature and limits;
-- creature geoms collide with the ground only (no self-collision);
+- creature geoms collide with the ground only (no self-collision): by
+  collision filtering, or (``contact_pairs``) one explicit geom pair each,
+  with the parameters filtering would have mixed (see ``contacts``);
 - a site per contact point; fixed tendons for coupling springs; equality
   constraints for the extra constraints marked ``simulate``;
 - a keyframe ``rest`` holding the rest ``qpos``.
@@ -132,6 +134,20 @@ def _decorate(spec: mujoco.MjSpec, friction: float) -> None:
     spec.visual.headlight.diffuse = [0.5, 0.5, 0.5]
 
 
+def _pair_with_ground(mj: mujoco.MjSpec, friction: float) -> None:
+    """Replace collision filtering by a ground pair per contact geom. The
+    pair repeats what MuJoCo would mix from the two geoms (same friction,
+    default solref/solimp, condim 3)."""
+    ground = next(g for g in mj.geoms if g.name == "ground")
+    for g in mj.geoms:
+        if g is ground or not (g.contype or g.conaffinity):
+            continue
+        g.contype = g.conaffinity = 0
+        pair = mj.add_pair(geomname1="ground", geomname2=g.name, condim=3)
+        pair.friction = [friction, friction, 0.005, 0.0001, 0.0001]
+    ground.contype = ground.conaffinity = 0
+
+
 def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
     """The MuJoCo ``MjSpec`` of a creature (not yet compiled)."""
     mj = mujoco.MjSpec()
@@ -149,6 +165,8 @@ def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
     for bone in spec.bones:
         parent = mj.worldbody if bone.parent is None else bodies[bone.parent]
         bodies[bone.name] = _add_body(parent, bone, spec.friction)
+    if spec.contact_pairs:
+        _pair_with_ground(mj, spec.friction)
     if root_pos is not None:
         bodies[spec.bones[0].name].pos = root_pos
     for c in spec.contacts:

@@ -9,6 +9,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import contact_geoms
 
 _TOUCH_TOL = 2e-3  # m: a geom point this close to the lowest point touches the ground
 
@@ -38,8 +39,7 @@ def support_points(character: Character, qpos: np.ndarray | None = None) -> np.n
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos if qpos is None else qpos
     mujoco.mj_kinematics(m, d)
-    pts = np.vstack([_geom_points(m, d, g) for g in range(m.ngeom)
-                     if m.geom_bodyid[g] != 0 and m.geom_contype[g]])
+    pts = np.vstack([_geom_points(m, d, g) for g in contact_geoms(m)])
     low = pts[:, 2].min()
     return pts[pts[:, 2] < low + _TOUCH_TOL, :2]
 

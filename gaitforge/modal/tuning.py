@@ -45,6 +45,7 @@ import numpy as np
 import scipy.linalg
 
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import set_margin
 from gaitforge.creatures.spec import Constraint
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal.constraints import anchor_all, closure_springs, constraint_jacobian
@@ -138,7 +139,7 @@ def support_bodies(character: Character, tolerance: float = 1e-4) -> tuple[str, 
     merely comes close to the ground beside a supported one (a ring's second
     link, a heel above the sole) must stay free to sag."""
     m = copy.deepcopy(character.model)
-    m.geom_margin[:] = tolerance  # count near-touching geoms as contacts
+    set_margin(m, tolerance)  # count near-touching geoms as contacts
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos
     mujoco.mj_forward(m, d)

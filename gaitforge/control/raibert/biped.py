@@ -31,6 +31,7 @@ from gaitforge.control.raibert.common import trunk_fall_check
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.toolbox import G
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import set_torsional_friction
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 GAITS = ("run", "gallop_together", "gallop_alternate")
@@ -162,9 +163,7 @@ class BipedBase:
         self._com, self._comvel = data.subtree_com, data.subtree_linvel
         for leg in self.legs:
             self.swing_hip(leg)
-            for geom in leg.geoms:
-                model.geom_condim[geom] = 4
-                model.geom_friction[geom, 1] = g.torsion
+            set_torsional_friction(model, leg.geoms, g.torsion)
             self.spring[leg.slide_q] = g.short
         self.qfrc[:] = 0.0
         if self.follower is not None:

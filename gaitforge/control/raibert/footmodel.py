@@ -29,6 +29,7 @@ import numpy as np
 
 from gaitforge.control.raibert.toolbox import paw_pad_force, required_friction
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import disable_contacts
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.runner import foot_bodies
 
@@ -104,10 +105,7 @@ class FootContactModel:
     def prepare(self, model: mujoco.MjModel) -> None:
         """Switch off MuJoCo's collisions of the foot bodies' geoms (on the
         model copy being simulated)."""
-        for g in range(model.ngeom):
-            if int(model.geom_bodyid[g]) in self.bodies:
-                model.geom_contype[g] = 0
-                model.geom_conaffinity[g] = 0
+        disable_contacts(model, [g for g in range(model.ngeom) if int(model.geom_bodyid[g]) in self.bodies])
 
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Compute every foot's contact wrench and write it to ``xfrc_applied``."""

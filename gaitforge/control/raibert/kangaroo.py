@@ -58,6 +58,7 @@ from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
 from gaitforge.control.raibert.kangaroo_jump import JumpPlan, JumpStages, with_obstacle
 from gaitforge.control.raibert.toolbox import G
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import set_time_constant
 from gaitforge.errors import GaitforgeError
 
 __all__ = ["SPEED_RANGES", "JumpPlan", "KangarooGains", "KangarooHop", "fall_check", "fig6_data", "landing_pose",
@@ -115,7 +116,7 @@ class KangarooHop(JumpStages):
         self.ankle_b0 = float(model.dof_damping[self.da["foot"]])
         self.foot_geoms = {i for i in range(model.ngeom) if model.geom_bodyid[i] == self.b["foot"]}
         if g.contact_timeconst > 0.0:
-            model.geom_solref[:, 0] = g.contact_timeconst
+            set_time_constant(model, g.contact_timeconst)
         if g.armature > 0.0:
             model.dof_armature[3:] += g.armature
         self.tail_stiffness = tune_tail(model, data, self.character, g.tail_period,

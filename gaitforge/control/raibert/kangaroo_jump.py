@@ -93,5 +93,9 @@ def with_obstacle(character: Character, near_x: float, height: float, depth: flo
                                   size=[depth / 2, width / 2, height / 2], pos=[near_x + depth / 2, 0.0, height / 2])
     ground = character.model.geom("ground")
     box.contype, box.conaffinity = int(ground.contype[0]), int(ground.conaffinity[0])
+    for pair in list(spec.pairs):  # a creature colliding by pairs meets the box the same way
+        if pair.geomname1 == "ground":
+            twin = spec.add_pair(geomname1="obstacle", geomname2=pair.geomname2, condim=pair.condim)
+            twin.friction = pair.friction
     box.rgba = [0.75, 0.45, 0.25, 1.0]
     return spec.compile()

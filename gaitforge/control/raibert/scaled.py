@@ -19,6 +19,7 @@ from gaitforge.control.raibert.kangaroo import KangarooGains, KangarooHop
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.creatures.builders.raibert import raibert_kangaroo
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import scale_contact_lengths
 from gaitforge.creatures.spec import Bone, CreatureSpec, Joint, Shape
 from gaitforge.errors import GaitforgeError
 
@@ -87,14 +88,7 @@ def scale_model_contacts(model: mujoco.MjModel, L: float) -> None:
     """Scale, in place, the MuJoCo contact parameters that carry units: the
     solref time constants (× √L), the solimp transition width, margins and
     gaps, and the torsional and rolling friction lengths (× L)."""
-    t = factor("time", L)
-    for g in range(model.ngeom):
-        if model.geom_solref[g, 0] > 0.0:  # positive: (time constant, damping ratio)
-            model.geom_solref[g, 0] *= t
-    model.geom_solimp[:, 2] *= L
-    model.geom_margin[:] *= L
-    model.geom_gap[:] *= L
-    model.geom_friction[:, 1:] *= L
+    scale_contact_lengths(model, L, factor("time", L))
 
 
 def scale_gains(gains, L: float):
