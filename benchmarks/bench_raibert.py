@@ -1,17 +1,21 @@
 """Speed of the RH91 runners: real-time factor of each gait, and the cost of
-a controlled physics step relative to a raw ``mj_step`` of the same model
-under the same contact conditions, both measured in this run.
+a controlled physics step relative to a raw ``mj_step`` of the same model,
+both measured in the same run.
 
-Controlled: the controller's ``compute`` once per control tick, then the
-physics (``mj_step`` with ``nstep``) — what ``gaitforge.sim.run`` does, minus
-its recording. Raw baseline: the same ticks replayed from the recorded states
-(qpos, qvel, spring set points and applied forces restored), only physics.
+Each gait runs ``seconds`` of simulated time the way ``gaitforge.sim.run``
+does it (the controller's ``compute`` once per control tick, then the
+physics as one ``mj_step`` call with ``nstep``), minus the recording. The
+two parts are timed apart on every tick, so "raw" is exactly the physics of
+this run (same states, contacts and servo settings) and "controlled" is
+physics plus control. The run is repeated ``rounds`` times from the start;
+the table gives the median round.
 
-    .venv/bin/python benchmarks/bench_raibert.py [seconds]
+    .venv/bin/python benchmarks/bench_raibert.py [seconds] [rounds]
 """
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 
@@ -26,62 +30,46 @@ CASES = [("biped", "run", 1.5), ("biped", "gallop_together", 1.0), ("biped", "ga
          ("kangaroo", "hop", 3.0)]
 
 
-def bench(key: str, gait: str, speed: float, seconds: float) -> tuple[float, float, float]:
-    character, ctrl, model, dt = catalog.prepare(key, gait, speed)
-    m = model
+def one_round(key: str, gait: str, speed: float, seconds: float) -> tuple[float, float, int, float, float]:
+    """(control, physics) wall seconds, ticks, physics step [s], control interval [s]."""
+    character, ctrl, m, dt = catalog.prepare(key, gait, speed)
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos
     ctrl.reset(m, d)
     mujoco.mj_forward(m, d)
     nstep = int(round(dt / m.opt.timestep))
     ticks = int(round(seconds / dt))
-    states = []
-    t0 = time.perf_counter()
+    compute, step, clock = ctrl.compute, mujoco.mj_step, time.perf_counter
+    control = physics = 0.0
     for _ in range(ticks):
-        ctrl.compute(m, d)
-        mujoco.mj_step(m, d, nstep=nstep)
-    controlled = time.perf_counter() - t0
-    # Record states for the replay (a second, untimed controlled pass).
-    d2 = mujoco.MjData(m)
-    d2.qpos[:] = character.rest_qpos
-    ctrl.reset(m, d2)
-    mujoco.mj_forward(m, d2)
-    for _ in range(ticks):
-        ctrl.compute(m, d2)
-        states.append((d2.qpos.copy(), d2.qvel.copy(), m.qpos_spring.copy(), d2.qfrc_applied.copy(),
-                       d2.xfrc_applied.copy(), d2.ctrl.copy()))
-        mujoco.mj_step(m, d2, nstep=nstep)
-    d3 = mujoco.MjData(m)
-
-    def restore(state) -> None:
-        qpos, qvel, spring, qfrc, xfrc, u = state
-        d3.qpos[:] = qpos
-        d3.qvel[:] = qvel
-        m.qpos_spring[:] = spring
-        d3.qfrc_applied[:] = qfrc
-        d3.xfrc_applied[:] = xfrc
-        d3.ctrl[:] = u
-
-    t0 = time.perf_counter()
-    for state in states:
-        restore(state)
-        mujoco.mj_step(m, d3, nstep=nstep)
-    replay = time.perf_counter() - t0
-    # The replay's own copies are not physics: time them alone and subtract.
-    t0 = time.perf_counter()
-    for state in states:
-        restore(state)
-    copies = time.perf_counter() - t0
-    raw = max(replay - copies, 1e-9)
-    return seconds / controlled, controlled / raw, m.opt.timestep
+        t0 = clock()
+        compute(m, d)
+        t1 = clock()
+        step(m, d, nstep=nstep)
+        t2 = clock()
+        control += t1 - t0
+        physics += t2 - t1
+    return control, physics, ticks, m.opt.timestep, dt
 
 
-def main(seconds: float = 20.0) -> None:
-    print(f"{'creature':10s} {'gait':17s} {'dt [ms]':>8s} {'x real time':>12s} {'controlled/raw':>15s}")
+def bench(key: str, gait: str, speed: float, seconds: float, rounds: int) -> dict[str, float]:
+    runs = [one_round(key, gait, speed, seconds) for _ in range(rounds)]
+    control = statistics.median(r[0] for r in runs)
+    physics = statistics.median(r[1] for r in runs)
+    _, _, ticks, h, dt = runs[0]
+    return {"step_ms": h * 1e3, "tick_ms": dt * 1e3, "real_time": seconds / (control + physics),
+            "ratio": (control + physics) / physics, "raw_us": physics / (ticks * round(dt / h)) * 1e6,
+            "control_us": control / ticks * 1e6}
+
+
+def main(seconds: float = 20.0, rounds: int = 3) -> None:
+    print(f"{'creature':10s} {'gait':17s} {'step [ms]':>9s} {'tick [ms]':>9s} {'x real time':>11s} "
+          f"{'controlled/raw':>14s} {'raw step [us]':>13s} {'control [us/tick]':>17s}")
     for key, gait, speed in CASES:
-        rt, ratio, dt = bench(key, gait, speed, seconds)
-        print(f"{key:10s} {gait:17s} {dt * 1000:8.1f} {rt:12.0f} {ratio:15.2f}")
+        r = bench(key, gait, speed, seconds, rounds)
+        print(f"{key:10s} {gait:17s} {r['step_ms']:9.1f} {r['tick_ms']:9.1f} {r['real_time']:11.0f} "
+              f"{r['ratio']:14.2f} {r['raw_us']:13.1f} {r['control_us']:17.1f}")
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 20.0)
+    main(float(sys.argv[1]) if len(sys.argv) > 1 else 20.0, int(sys.argv[2]) if len(sys.argv) > 2 else 3)

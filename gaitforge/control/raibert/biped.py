@@ -42,7 +42,7 @@ GAITS = ("run", "gallop_together", "gallop_alternate")
 # 1.25 at 27 s.
 SPEED_RANGES: dict[str, tuple[float, float]] = {
     "run": (0.5, 4.0), "gallop_together": (0.5, 1.25), "gallop_alternate": (0.5, 1.0)}
-CONTROL_DT = 0.010  # s: five 2 ms physics steps per control tick
+CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick
 LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63)
 SIDES = ("left", "right")
 

@@ -9,7 +9,10 @@ explicit :class:`Inertial`; shapes only serve contact and looks.
 
 All three collide with the ground through explicit geom pairs
 (``contact_pairs``): the same contacts, bit-identical runs, and 10-20 % less
-time per physics step because MuJoCo skips its broad phase.
+time per physics step because MuJoCo skips its broad phase. The biped steps
+at 1/300 s (three steps per 10 ms control tick): 60 s runs of every gait
+every 0.25 m/s across its range hold their speed within 0.5 % at that step,
+as at 2 ms (a 5 ms step loses the together-style gallop at 1.25 m/s).
 
 Robots (rest pose: trunk level, legs hanging straight down, x forward):
 
@@ -163,7 +166,8 @@ def raibert_biped() -> CreatureSpec:
                                _sprung_leg_joint(k, m), 0.03)
         bones += leg
         contacts.append(foot)
-    return CreatureSpec(name="raibert_biped", contact_pairs=True, bones=tuple(bones), contacts=tuple(contacts),
+    return CreatureSpec(name="raibert_biped", contact_pairs=True, timestep=0.01 / 3, bones=tuple(bones),
+                        contacts=tuple(contacts),
                         description="Biped robot with ball hips and telescoping sprung legs "
                                     "(Raibert & Hodgins 1991, Table 3)")
 
