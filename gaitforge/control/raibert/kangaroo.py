@@ -30,15 +30,25 @@ machine is RH91 Fig. 4 (``fsm.PhaseMachine``) on the virtual leg hip-to-toe.
   apex, the leg stays tucked over the box, the landing stance has extra ankle
   damping, then hopping resumes. ``state`` reads e.g. ``jump_takeoff:thrust``.
 
-Timing: physics 1 ms, control every 6 ms. A 2 ms (or 1.5 ms) step falls at 3.5-4.5 m/s;
-``armature`` 0.02 kg m² lets 2 ms hop 60 s at 0.5-4.5 m/s but fails the jump.
+Timing: physics 2 ms, control every 6 ms. At a 2 ms step the light foot,
+released by the soft contact while the stiff ankle spring still pushes, whips
+and strikes the ground again late in stance (toe back at up to 5.6 m/s
+against 1.5 m/s at 1 ms); a tick that samples such a gap reads a false
+liftoff, and 4.5 m/s fell. Two changes together hold every check at 2 ms
+(each alone does not): ``ankle_armature`` (0.002 kg m², a rotor inertia at
+the ankle, ~1 % of what the ankle sees in stance) slows the whip to the 1 ms
+level, and ``debounce`` 0.06 s ignores contact gaps in the first 60 ms of a
+stance (the shortest real stance is ~64 ms, the jump's take-off).
 The runs start in flight at ``start_speed`` and ramp the desired speed.
 
 Modules: this one holds the hop controller and its factory; the gains are in
 :mod:`kangaroo_gains`, the leg geometry in :mod:`kangaroo_geometry`, the jump
 in :mod:`kangaroo_jump` and the Fig. 6 helpers in :mod:`kangaroo_fig6` (all
-re-exported here). Per-tick code reads preallocated row views of ``MjData``
-and plain floats: the physics between ticks costs only about 60 µs.
+re-exported here). Each tick runs the compiled ``tick`` of
+:mod:`kangaroo_kernel` on the state array and the ``MjData`` / ``MjModel``
+windows set up by :mod:`kangaroo_state`; this class feeds it the time and the
+foot's contact, records phase changes in the PhaseMachine and StanceTimer and
+plans the jump.
 """
 from __future__ import annotations
 
@@ -49,13 +59,17 @@ from dataclasses import fields, replace
 import mujoco
 import numpy as np
 
+from gaitforge.control.raibert import kangaroo_kernel as kk
+from gaitforge.control.raibert import kangaroo_state as ks
 from gaitforge.control.raibert.common import trunk_fall_check
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.kangaroo_fig6 import fig6_data, leg_angles
 from gaitforge.control.raibert.kangaroo_gains import SPEED_RANGES, KangarooGains
 from gaitforge.control.raibert.kangaroo_geometry import PARENT, landing_pose, pitch, thrust_line_thigh
-from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
 from gaitforge.control.raibert.kangaroo_jump import JumpPlan, JumpStages, with_obstacle
+from gaitforge.control.raibert.kangaroo_kernel import flight_targets, resume, stance_gains, tick, tick_contacts
+from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
+from gaitforge.control.raibert.kangaroo_state import STAGES, Slot
 from gaitforge.control.raibert.toolbox import G
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_time_constant
@@ -64,17 +78,33 @@ from gaitforge.errors import GaitforgeError
 __all__ = ["SPEED_RANGES", "JumpPlan", "KangarooGains", "KangarooHop", "fall_check", "fig6_data", "landing_pose",
            "leg_angles", "make_controller", "thrust_line_thigh", "with_obstacle"]
 
-_FLIGHT, _UNLOADING = Phase.FLIGHT, Phase.UNLOADING
+_FLIGHT, _LOADING, _HOLD = Phase.FLIGHT, Phase.LOADING, kk.HOLD
+_subtree_vel = mujoco.mj_subtreeVel
+_PHASES = (Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)  # by kernel code
 
 
 class KangarooHop(JumpStages):
     """The kangaroo's hopping (and jumping) controller; see the module docstring.
 
     ``speed`` [m/s] is the desired forward speed; ``touch_sensor(data) -> bool``
-    replaces MuJoCo's foot contacts (used with ``footmodel``)."""
+    replaces MuJoCo's foot contacts (used with ``footmodel``). The quantities
+    the tick updates live in the state array ``_st`` (see
+    :mod:`kangaroo_kernel`: floats ``_s``, ints ``_ix``); the attributes
+    below and ``stage`` read and write it."""
+
+    speed, v_cmd = Slot(kk.SPEED), Slot(kk.V_CMD)                  # desired, commanded [m/s]
+    stance_avg, x_offset = Slot(kk.STANCE_AVG), Slot(kk.X_OFFSET)  # T_s [s]; Eq. 3 integral [m]
+    apex, apex_bias = Slot(kk.APEX), Slot(kk.APEX_BIAS)            # COM apex this flight; its correction [m]
+    td_com_z = Slot(kk.TD_COM_Z, optional=True)                    # COM height at touchdown [m]
+    apex_target = Slot(kk.APEX_TARGET, optional=True)              # jump take-off apex [m]
+    t_approach = Slot(kk.T_APPROACH)                               # approach flight time [s]
+    rest_len = Slot(kk.REST_LEN)                                   # leg length at touchdown [m]
+    prev_len = Slot(kk.PREV_LEN, optional=True)                    # leg length last tick [m]
+    ankle_rest, td_rest = Slot(kk.ANKLE_REST), Slot(kk.TD_REST)    # ankle rest angle: now, at touchdown [rad]
 
     def __init__(self, character: Character, speed: float, gains: KangarooGains | None = None,
                  jump: JumpPlan | None = None, touch_sensor=None):
+        self._st, self._s, self._ix = ks.new_state(0)
         self.character, self.speed, self.jump = character, float(speed), jump
         self.g = gains or KangarooGains()
         self.touch_sensor = touch_sensor
@@ -91,9 +121,27 @@ class KangarooHop(JumpStages):
         tx, tz = float(m.site_pos[self.toe][0]), float(m.site_pos[self.toe][2])
         self.r_toe, self.toe_angle = math.hypot(tx, tz), math.atan2(-tz, tx)
         self.fsm = PhaseMachine(compress_eps=self.g.compress_eps)
-        self.stage, self._for = None, None
+        self._hot = (None,) * 5  # (data bound, state, data window, model window, tick entry)
 
     # ------------------------------------------------------------- protocol
+    @property
+    def stage(self) -> str | None:
+        """Jump stage (None when not jumping; see :mod:`kangaroo_jump`)."""
+        return STAGES[self._ix[kk.STAGE]]
+
+    @stage.setter
+    def stage(self, value: str | None) -> None:
+        self._ix[kk.STAGE] = STAGES.index(value)
+
+    @property
+    def last_approach(self) -> bool:
+        """The current approach hop is the last before the take-off."""
+        return bool(self._ix[kk.LAST_APPROACH])
+
+    @last_approach.setter
+    def last_approach(self, value: bool) -> None:
+        self._ix[kk.LAST_APPROACH] = bool(value)
+
     @property
     def state(self) -> str:
         return self.fsm.phase.value if self.stage in (None, "done") else f"jump_{self.stage}:{self.fsm.phase.value}"
@@ -103,15 +151,7 @@ class KangarooHop(JumpStages):
         mujoco.mj_kinematics(model, data)
         xm = data.xmat
         self.off = {n: pitch(xm[self.b[n]]) - pitch(xm[self.b[p]]) - data.qpos[qa[n]] for n, p in PARENT.items()}
-        self._off_thigh, self._off_shin, self._off_foot = (float(self.off[n]) for n in ("thigh", "shin", "foot"))
         self.rest = model.qpos_spring.copy()
-        # Per-tick constants: set points that only depend on the phase, and indices.
-        self._tail_set = (float(self.rest[qa["tail1"]] + g.tail_lift + -g.tail_amplitude),   # stance
-                          float(self.rest[qa["tail1"]] + g.tail_lift + g.tail_amplitude))     # flight
-        self._head_rest = float(self.rest[qa["head"]])
-        self._dv = g.accel * g.control_dt
-        self._i_thigh, self._i_shin, self._i_foot = qa["thigh"], qa["shin"], qa["foot"]
-        self._i_tail, self._i_head, self._d_knee, self._k_foot = qa["tail1"], qa["head"], self.da["shin"], self.mj["foot"]
         self.ankle_k0 = float(model.jnt_stiffness[self.mj["foot"]])
         self.ankle_b0 = float(model.dof_damping[self.da["foot"]])
         self.foot_geoms = {i for i in range(model.ngeom) if model.geom_bodyid[i] == self.b["foot"]}
@@ -119,30 +159,55 @@ class KangarooHop(JumpStages):
             set_time_constant(model, g.contact_timeconst)
         if g.armature > 0.0:
             model.dof_armature[3:] += g.armature
+        model.dof_armature[self.da["foot"]] += g.ankle_armature
         self.tail_stiffness = tune_tail(model, data, self.character, g.tail_period,
                                         g.tail_damping_ratio)
         self.I_pitch = pitch_inertia(model, data, self.b["trunk"])
         self.fsm = PhaseMachine(compress_eps=g.compress_eps)
         self.timer = StanceTimer(default=g.stance_guess)
+        self._new_state()
         self.stance_avg, self.x_offset, self.apex_bias = g.stance_guess, 0.0, 0.0
         self.v_cmd = min(self.speed, g.start_speed)
         self.apex, self.td_com_z, self.last_event = -math.inf, None, -math.inf
-        self.rest_len, self.prev_len, self.apex_target = 0.0, None, None
+        self.rest_len, self.prev_len, self.apex_target, self.t_approach = 0.0, None, None, 0.0
         self.ankle_rest = self.td_rest = float(self.rest[qa["foot"]])
-        self.stage = None
+        self._s[kk.TD_TIME] = self._s[kk.LAST_STANCE] = math.nan  # (the kernel's copy of the StanceTimer)
+        self.stage, self.last_approach = None, False
+        self._debounce = g.debounce
         self._bind(model, data)
-        self._stance_gains(model, False)
+        stance_gains(self._s, self._ix, self._m, False)
         self._start(model, data)
+
+    def _new_state(self) -> None:
+        """A fresh state array: the gains and geometry the kernels read (so
+        gains changed before ``reset`` take effect) and the foot's geoms (an
+        obstacle in the model shifts the geom ids)."""
+        g, qa, feet, speed = self.g, self.qa, sorted(self.foot_geoms), self.speed
+        self._st, self._s, self._ix = ks.new_state(len(feet))
+        s, ix = self._s, self._ix
+        s[kk.SPEED] = speed
+        ks.load_gains(s, g, self.jump)
+        s[kk.COMPRESS_EPS], s[kk.FULL_FRACTION] = self.fsm.compress_eps, self.fsm.full_fraction
+        tail = self.rest[qa["tail1"]]
+        s[kk.TAIL_STANCE] = float(tail + g.tail_lift + -g.tail_amplitude)
+        s[kk.TAIL_FLIGHT] = float(tail + g.tail_lift + g.tail_amplitude)
+        s[kk.HEAD_REST], s[kk.I_PITCH], s[kk.MASS], s[kk.GRAVITY] = (float(self.rest[qa["head"]]), self.I_pitch,
+                                                                     self.mass, G)
+        s[kk.L1], s[kk.L2], s[kk.R_TOE], s[kk.TOE_ANGLE] = self.l1, self.l2, self.r_toe, self.toe_angle
+        s[kk.OFF_THIGH], s[kk.OFF_SHIN], s[kk.OFF_FOOT] = (float(self.off[n]) for n in ("thigh", "shin", "foot"))
+        s[kk.ANKLE_K0], s[kk.ANKLE_B0] = self.ankle_k0, self.ankle_b0
+        ix[kk.PHASE], ix[kk.HAS_JUMP], ix[kk.N_FOOT], ix[kk.NI:] = kk.FLIGHT, self.jump is not None, len(feet), feet
 
     def _start(self, model, data) -> None:
         """Start in flight, toe a little above the ground, leg set for landing,
         moving forward at the starting speed (the animator's initial state)."""
         mujoco.mj_forward(model, data)
-        bt = self.b["trunk"]
+        bt, th, qa = self.b["trunk"], self.b["thigh"], self.qa
         for _ in range(3):
-            q = self._flight_targets(self.v_cmd, -1.0, data.subtree_com[bt].tolist(),
-                                     data.xpos[self.b["thigh"]].tolist(), pitch(data.xmat[bt]))
-            data.qpos[self._i_thigh], data.qpos[self._i_shin], data.qpos[self._i_foot] = q
+            com, hip = data.subtree_com[bt], data.xpos[th]
+            q = flight_targets(self._s, self._ix, self._m, self.v_cmd, -1.0, float(com[0]), float(com[2]),
+                               float(hip[0]), float(hip[2]), pitch(data.xmat[bt]))
+            data.qpos[qa["thigh"]], data.qpos[qa["shin"]], data.qpos[qa["foot"]] = q
             mujoco.mj_forward(model, data)
         jx, jz = model.joint("trunk_x").id, model.joint("trunk_z").id
         A = np.array([[data.xaxis[jx][0], data.xaxis[jz][0]], [data.xaxis[jx][2], data.xaxis[jz][2]]])
@@ -151,148 +216,64 @@ class KangarooHop(JumpStages):
         mujoco.mj_forward(model, data)
 
     def _bind(self, model, data) -> None:
-        """Keep views of the rows read each tick: building a view from an
-        MjData attribute costs more than the arithmetic done with it."""
-        self._for, b = data, self.b
-        self._r_com, self._r_lin = data.subtree_com[b["trunk"]], data.subtree_linvel[b["trunk"]]
-        self._r_ang, self._r_xmat = data.subtree_angmom[b["trunk"]], data.xmat[b["trunk"]]
-        self._r_hip, self._r_knee, self._r_ankle = data.xpos[b["thigh"]], data.xpos[b["shin"]], data.xpos[b["foot"]]
-        self._r_toe = data.site_xpos[self.toe]
-        self.v_qpos, self.v_frc, self.v_qs, self.v_k = data.qpos, data.qfrc_applied, model.qpos_spring, model.jnt_stiffness
-
-    # --------------------------------------------------------------- pieces
-    def _stance_gains(self, model, stance: bool) -> None:
-        g, k, c = self.g, model.jnt_stiffness, model.dof_damping
-        k[self.mj["thigh"]], c[self.da["thigh"]] = (g.hip_kp_stance, g.hip_kv_stance) if stance else (g.hip_kp, g.hip_kv)
-        k[self.mj["shin"]], c[self.da["shin"]] = (0.0, 0.0) if stance else (g.knee_kp, g.knee_kv)
-        k[self.mj["head"]], c[self.da["head"]] = g.head_kp, g.head_kv
-        stiff = self.jump is not None and self.stage == "takeoff" and stance
-        soft = self.jump is not None and self.stage == "landing" and stance
-        k[self.mj["foot"]] = self.ankle_k0 * (self.jump.stiffness_factor if stiff else 1.0)
-        c[self.da["foot"]] = self.ankle_b0 * (self.jump.landing_damping_factor if soft else 1.0)
-
-    def _flight_targets(self, vx: float, vz: float, com, hip, trunk: float) -> tuple[float, float, float]:
-        """Eq. 3: hip, knee and ankle rest angles [rad] for the landing toe
-        spot, written to the spring set points and returned. com, hip: (3,)
-        world [m] lists; trunk: its world pitch [rad]."""
-        g, stage = self.g, self.stage
-        # Eq. 3 (toolbox.foot_placement in scalar form: numpy costs more than the sum).
-        xf = vx * self.stance_avg / 2.0 + g.k_x * (vx - self.v_cmd) + self.x_offset
-        if stage == "approach" and self.last_approach:  # a take-off foot nearer the COM brakes less
-            xf *= self.jump.takeoff_placement
-        L = g.leg_length_td
-        floor = 0.0
-        if stage == "flight" and com[0] < self.jump.near_x + self.jump.depth + self.r_toe:
-            floor = self.jump.height
-        if vz > 0.0 or floor > 0.0:  # tucked while rising or over the box
-            L = max(0.6 * L, min(L, hip[2] - floor - g.swing_clearance))
-        px = max(-0.8 * L, min(0.8 * L, com[0] + xf - hip[0]))
-        th1, th2, th3 = landing_pose((px, -math.sqrt(L * L - px * px)), (com[0] - hip[0], com[2] - hip[2]),
-                                     self.l1, self.l2, self.r_toe)
-        q0, q1 = th1 - trunk - self._off_thigh, th2 - th1 - self._off_shin
-        q2 = th3 - self.toe_angle - th2 - self._off_foot
-        qs = self.v_qs
-        qs[self._i_thigh], qs[self._i_shin], qs[self._i_foot] = q0, q1, q2
-        self.ankle_rest = q2
-        return q0, q1, q2
-
-    def _knee_line_torque(self, com, toe) -> float:
-        """Knee torque [N m] that turns the ground force onto the toe-to-COM
-        line (massless shin and foot; force from the ankle torque and lever)."""
-        knee, ankle = self._r_knee.tolist(), self._r_ankle.tolist()
-        wx, wz = com[0] - toe[0], com[2] - toe[2]
-        n = math.hypot(wx, wz)
-        wx, wz = wx / n, wz / n
-        j = self._i_foot
-        tau_a = float(self.v_k[self._k_foot] * (self.v_qs[j] - self.v_qpos[j]))
-        lever = (toe[2] - ankle[2]) * wx - (toe[0] - ankle[0]) * wz
-        if abs(lever) < 0.01 * self.r_toe:
-            return 0.0
-        f = min(max(-tau_a / lever, 0.0), 20.0 * self.mass * G)
-        return f * ((knee[2] - toe[2]) * wx - (knee[0] - toe[0]) * wz)
-
-    def _touching(self, data) -> bool:
-        if self.touch_sensor is not None:
-            return bool(self.touch_sensor(data))
-        if data.ncon == 0:
-            return False
-        return not self.foot_geoms.isdisjoint(data.contact.geom.ravel().tolist())
+        """Fetch what the tick reads and writes, once (each MjData attribute
+        read costs about a microsecond, more than the compiled arithmetic):
+        the windows, the live contact list, the kernels' entry points."""
+        rows = {"body": self.b, "site": {"toe": self.toe}, "qpos": self.qa, "dof": self.da, "joint": self.mj}
+        self._d, self._m = ks.bind_windows(self._ix, model, data, rows)
+        self._contacts = data.contact  # (the list reads data.ncon live)
+        self._i_com, self._i_vel, self._i_toe = (int(self._ix[k]) for k in (kk.C_COM, kk.C_LINVEL, kk.C_TOE))
+        self._tick_contacts = ks.entry(tick_contacts, (self._st, self._d, self._m, ks.PAIRS_SAMPLE, 0.0))
+        self._hot = (data, self._st, self._d, self._m, ks.entry(tick, (self._st, self._d, self._m, 0, 0.0)))
 
     # ------------------------------------------------------------------ tick
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        g = self.g
-        t = data.time
-        self.v_cmd = min(self.speed, self.v_cmd + self._dv)
-        if self._for is not data:
+        bound, st, d, m, run = self._hot  # (one attribute read: each costs ~0.1 µs here)
+        if bound is not data:
             self._bind(model, data)
-        mujoco.mj_subtreeVel(model, data)
-        com = self._r_com.tolist()
-        vx, _, vz = self._r_lin.tolist()
-        toe = self._r_toe.tolist()
-        hip = self._r_hip.tolist()
-        fsm = self.fsm
-        old = fsm.phase
-        touching = self._touching(data) if t - self.last_event >= g.debounce else old is not _FLIGHT
-        leg = math.hypot(hip[0] - toe[0], hip[2] - toe[2])
-        rate = 0.0 if self.prev_len is None else (leg - self.prev_len) / g.control_dt
-        self.prev_len = leg
-        if touching or old is not _FLIGHT:  # (nothing can change in the air)
-            phase = fsm.update(t, touching, leg, rate, self.rest_len)
-            if phase is not old:
-                self._transition(model, phase, t, leg, com, toe, vx)
+            bound, st, d, m, run = self._hot
+        t = data.time
+        _subtree_vel(model, data)
+        # The foot's contact is read only once the last phase change is older
+        # than the debounce time (until then the phase's holds). In flight
+        # data.ncon is read first: it is cheaper than the contact list.
+        if t - self.last_event < self._debounce:
+            code = run(st, d, m, _HOLD, t)
+        elif self.touch_sensor is not None:
+            code = run(st, d, m, int(bool(self.touch_sensor(data))), t)
+        elif self.fsm.phase is _FLIGHT and data.ncon == 0:
+            code = run(st, d, m, 0, t)
         else:
-            phase = old
-        xm, qs = self._r_xmat, self.v_qs
-        trunk = math.atan2(-xm[6], xm[0])
-        qs[self._i_tail] = self._tail_set[phase is _FLIGHT]
-        qs[self._i_head] = self._head_rest - (trunk - g.pitch_desired)
-        if phase is _FLIGHT:
-            if com[2] > self.apex:
-                self.apex = com[2]
-            self._flight_targets(vx, vz, com, hip, trunk)
-            self.v_frc[self._d_knee] = 0.0
-            return
-        qs[self._i_thigh] = (thrust_line_thigh((hip[0], hip[2]), (toe[0], toe[2]), (com[0], com[2]), self.l1)
-                             - trunk - self._off_thigh)
-        rate_body = float(self._r_ang[1]) / self.I_pitch
-        tau = -g.posture_kp * (trunk - g.pitch_desired) - g.posture_kv * rate_body  # Eq. 4, scalar form
-        self.v_frc[self._d_knee] = -tau + self._knee_line_torque(com, toe)
-        if phase is _UNLOADING:  # no more thrust: a foot that kept extending would never leave the ground
-            return
-        # Eq. 2 as a feedback law: rest angle giving the energy for the wanted apex.
-        j = self._i_foot
-        k = float(self.v_k[self._k_foot])
-        need = max(0.0, self.mass * G * (self._apex_wanted(com[2]) - com[2]) - 0.5 * self.mass * vz * vz)
-        if self.stage == "takeoff":
-            need *= self.jump.energy_factor  # losses grow with the thrust
-        rest = float(self.v_qpos[j]) + math.sqrt(2.0 * need / k)
-        # Energy is only added: lowering the rest early would unload the leg and cut the stance short.
-        self.ankle_rest = min(max(rest, self.td_rest), self.td_rest + g.ankle_thrust_max)
-        qs[j] = self.ankle_rest
+            code = self._tick_contacts(st, d, m, self._contacts.geom, t)
+        if code >= 0:
+            self._phase_change(t, code)
 
-    def _transition(self, model, phase: Phase, t: float, leg: float, com, toe, vx: float) -> None:
-        g = self.g
-        if phase is Phase.LOADING:
+    def _phase_change(self, t: float, code: int) -> None:
+        """The tick entered phase ``code`` (+ PLAN: a touchdown that plans the
+        jump before acting): the PhaseMachine records it (same inputs, same
+        rule), the StanceTimer marks touchdown and liftoff (both checked
+        against the kernel's), and the jump is planned."""
+        s, ix = self._s, self._ix
+        plan = code >= kk.PLAN
+        code -= kk.PLAN if plan else 0
+        # (At a touchdown the tick already set the rest length; FLIGHT -> LOADING does not read it.)
+        phase = self.fsm.update(t, bool(ix[kk.TOUCH]), float(s[kk.LEG]), float(s[kk.RATE]), float(s[kk.REST_LEN]))
+        if phase is not _PHASES[code]:
+            raise GaitforgeError(f"kangaroo: the tick's phase {_PHASES[code].value} differs from the "
+                                 f"PhaseMachine's {phase.value}")
+        if phase is _LOADING:
             self.last_event = t
             self.timer.touchdown(t)
-            self.rest_len, self.td_rest = leg, self.ankle_rest
-            if math.isfinite(self.apex) and self.td_com_z is not None and self.stage in (None, "done"):
-                self.apex_bias += g.apex_gain * (self.td_com_z + G * g.flight_time ** 2 / 8.0 - self.apex)
-            self.td_com_z = com[2]
-            if self.stage == "flight":
-                self.stage = "landing"
-            elif self.jump is not None and self.stage in (None, "approach"):
-                self._plan_jump(toe[0], vx, com[2])
-            self._stance_gains(model, True)
-        elif phase is Phase.FLIGHT:
+            if plan:
+                d = self._d
+                self._plan_jump(float(d[self._i_toe]), float(d[self._i_vel]), float(d[self._i_com + 2]))
+                resume(self._st, d, self._m, t)
+        elif phase is _FLIGHT:
             self.last_event = t
             self.timer.liftoff(t)
-            self.stance_avg += g.stance_smoothing * (self.timer.predicted_stance - self.stance_avg)
-            if self.stage in (None, "done"):
-                self.x_offset += g.k_xi * (vx - self.v_cmd)
-            self.stage = {"takeoff": "flight", "landing": "done"}.get(self.stage, self.stage)
-            self.apex = -math.inf
-            self._stance_gains(model, False)
+            if self.timer.predicted_stance != s[kk.STANCE_PRED]:
+                raise GaitforgeError(f"kangaroo: the tick's stance {s[kk.STANCE_PRED]} s differs from the "
+                                     f"StanceTimer's {self.timer.predicted_stance} s")
 
 
 def make_controller(character: Character, gait: str, speed: float, **options) -> KangarooHop:

@@ -22,7 +22,7 @@ class KangarooGains:
     """Gains of the kangaroo controller; each field's metadata names its
     RH91 Table 1 quantity, so ``scaled.scale_gains`` can resize them."""
 
-    timestep: float = _q("time", 0.001)          # physics step [s]
+    timestep: float = _q("time", 0.002)          # physics step [s] (see kangaroo.py, "Timing")
     control_dt: float = _q("time", 0.006)        # control interval [s]
     k_x: float = _q("time", 0.06)                # Eq. 3 gain [s]
     k_xi: float = _q("time", 0.015)              # per-hop integral of the speed error [s]
@@ -30,7 +30,7 @@ class KangarooGains:
     accel: float = _q("acceleration", 0.5)       # the desired speed then ramps at this rate [m/s²]
     stance_guess: float = _q("time", 0.11)       # T_s before the first stance [s]
     stance_smoothing: float = _q(None, 0.3)      # weight of the newest stance in T_s's running mean
-    debounce: float = _q("time", 0.03)           # contact changes ignored this soon after the last [s]
+    debounce: float = _q("time", 0.06)           # contact changes ignored this soon after the last [s]
     compress_eps: float = _q("length", 0.004)    # leg shortening that starts COMPRESSION [m]
     leg_length_td: float = _q("length", 0.42)    # hip-to-toe length at touchdown [m]
     swing_clearance: float = _q("length", 0.08)  # toe height kept while the leg swings up [m]
@@ -54,3 +54,4 @@ class KangarooGains:
     head_kv: float = _q("torsional_damping", 0.03)
     contact_timeconst: float = _q("time", 0.02)  # MuJoCo contact solref time constant [s]
     armature: float = _q("inertia", 0.0)          # added to each non-root joint's armature on the model copy [kg m²]
+    ankle_armature: float = _q("inertia", 0.002)  # added to the ankle's armature on the model copy [kg m²]

@@ -2,12 +2,17 @@
 plane and the two leg poses its controller servoes to (the landing pose of
 Eq. 3 with the knee on the thrust line, and the stance thigh that keeps the
 knee on that line). Points are (x, z) [m]; a pitch is the world angle about
-+y [rad], positive turning a link's +x axis down. Plain floats and ``math``:
-these run every control tick.
++y [rad], positive turning a link's +x axis down.
+
+The two poses are computed by the compiled scalar kernels of
+:mod:`kangaroo_kernel` (the control tick calls them there); the functions
+here are their point-pair forms for callers outside the tick.
 """
 from __future__ import annotations
 
 import math
+
+from gaitforge.control.raibert.kangaroo_kernel import landing_pose_xz, thrust_line_thigh_xz
 
 #: Each servoed joint's body and the body it turns against.
 PARENT = {"thigh": "trunk", "shin": "thigh", "foot": "shin", "tail1": "trunk", "head": "trunk"}
@@ -24,31 +29,13 @@ def landing_pose(toe, com, l1: float, l2: float, r_toe: float) -> tuple[float, f
     line from the toe toward ``com`` (x, z, relative to the hip), thigh ``l1``
     and shin ``l2`` long, the toe ``r_toe`` from the ankle, ankle behind the
     knee-toe line (heel up). Unreachable targets are clamped."""
-    px, pz = toe
-    wx, wz = com[0] - px, com[1] - pz
-    n = math.hypot(wx, wz)
-    wx, wz = wx / n, wz / n
-    pw = px * wx + pz * wz
-    s = -pw - math.sqrt(max(0.0, pw * pw - (px * px + pz * pz) + l1 * l1))
-    kx, kz = px + s * wx, pz + s * wz
-    ex, ez = px - kx, pz - kz
-    e = math.hypot(ex, ez)
-    ux, uz = ex / e, ez / e
-    d = max(abs(l2 - r_toe) + 1e-9, min(l2 + r_toe - 1e-9, e))
-    along = (l2 * l2 - r_toe * r_toe + d * d) / (2.0 * d)
-    h = math.sqrt(max(0.0, l2 * l2 - along * along))
-    ax, az = kx + along * ux + h * uz, kz + along * uz - h * ux
-    return (math.atan2(-kz, kx), math.atan2(-(az - kz), ax - kx), math.atan2(-(pz - az), px - ax))
+    return landing_pose_xz(float(toe[0]), float(toe[1]), float(com[0]), float(com[1]),
+                           float(l1), float(l2), float(r_toe))
 
 
 def thrust_line_thigh(hip, toe, com, l1: float) -> float:
     """World pitch [rad] of a thigh of length ``l1`` from ``hip`` whose far end
     (the knee) lies on the line from ``toe`` through ``com`` (points (x, z)),
     on the toe side of the hip."""
-    wx, wz = com[0] - toe[0], com[1] - toe[1]
-    n = math.hypot(wx, wz)
-    wx, wz = wx / n, wz / n
-    hx, hz = hip[0] - toe[0], hip[1] - toe[1]
-    s = wx * hz - wz * hx
-    t = hx * wx + hz * wz - math.sqrt(max(0.0, l1 * l1 - s * s))
-    return math.atan2(-(t * wz - hz), t * wx - hx)
+    return thrust_line_thigh_xz(float(hip[0]), float(hip[1]), float(toe[0]), float(toe[1]),
+                                float(com[0]), float(com[1]), float(l1))

@@ -42,14 +42,9 @@ class JumpPlan:
 
 class JumpStages:
     """The jump's decisions, a mixin of ``KangarooHop`` (which owns the state:
-    ``jump``, ``stage``, ``stance_avg``, ``td_com_z``, ``apex_bias``, ...)."""
-
-    def _apex_wanted(self, com_z: float) -> float:
-        """COM apex [m] wanted after this stance (normal hop or jump take-off)."""
-        if self.stage == "takeoff":
-            return self.apex_target
-        t_fly = self.t_approach if self.stage == "approach" else self.g.flight_time
-        return self.td_com_z + G * t_fly ** 2 / 8.0 + self.apex_bias
+    ``jump``, ``stage``, ``stance_avg``, ``apex_target``, ``t_approach``, ...).
+    The apex each stance aims at is computed in the compiled tick
+    (``kangaroo_kernel.apex_wanted``) from the values planned here."""
 
     def _plan_jump(self, toe_x: float, vx: float, com_z: float) -> None:
         """At a touchdown before the box. Up to four strides early

@@ -1,0 +1,131 @@
+"""The Python side of the kangaroo's compiled tick (:mod:`kangaroo_kernel`):
+the state array and the attributes kept in it, the gains copied into it, the
+windows over ``MjData`` / ``MjModel`` and the direct entry of a kernel.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gaitforge.control.raibert import kangaroo_kernel as kk
+from gaitforge.errors import GaitforgeError
+
+#: ``KangarooHop.stage`` by jump-stage code.
+STAGES = (None, "approach", "takeoff", "flight", "landing", "done")
+#: A sample (2, 2) int32 array with strides, like ``data.contact.geom``: the
+#: tick is compiled for contact pairs of any layout.
+PAIRS_SAMPLE = np.zeros((2, 4), dtype=np.int32)[:, :2]
+#: The element each offset slot of ``ix`` names: (struct, array, row kind,
+#: row name); kinds: body, site, qpos (a joint's qpos), dof, joint (MuJoCo id).
+WINDOW = {kk.C_COM: ("data", "subtree_com", "body", "trunk"), kk.C_LINVEL: ("data", "subtree_linvel", "body", "trunk"),
+          kk.C_ANGMOM: ("data", "subtree_angmom", "body", "trunk"), kk.C_HIP: ("data", "xpos", "body", "thigh"),
+          kk.C_KNEE: ("data", "xpos", "body", "shin"), kk.C_ANKLE: ("data", "xpos", "body", "foot"),
+          kk.C_XMAT: ("data", "xmat", "body", "trunk"), kk.C_TOE: ("data", "site_xpos", "site", "toe"),
+          kk.C_QFOOT: ("data", "qpos", "qpos", "foot"), kk.C_FRC_KNEE: ("data", "qfrc_applied", "dof", "shin")}
+WINDOW.update({slot: ("model", "qpos_spring", "qpos", j) for slot, j in
+               ((kk.Q_THIGH, "thigh"), (kk.Q_SHIN, "shin"), (kk.Q_FOOT, "foot"), (kk.Q_TAIL, "tail1"),
+                (kk.Q_HEAD, "head"))})
+WINDOW.update({slot: ("model", "jnt_stiffness", "joint", j) for slot, j in
+               ((kk.M_K_THIGH, "thigh"), (kk.M_K_SHIN, "shin"), (kk.M_K_FOOT, "foot"), (kk.M_K_HEAD, "head"))})
+WINDOW.update({slot: ("model", "dof_damping", "dof", j) for slot, j in
+               ((kk.M_C_THIGH, "thigh"), (kk.M_C_SHIN, "shin"), (kk.M_C_FOOT, "foot"), (kk.M_C_HEAD, "head"))})
+
+
+class Slot:
+    """Attribute of the controller stored in its float state ``_s`` at
+    ``index``; with ``optional`` a NaN slot reads as None (and None writes NaN)."""
+
+    def __init__(self, index: int, optional: bool = False):
+        self.index, self.optional = index, optional
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        v = float(obj._s[self.index])
+        return None if self.optional and math.isnan(v) else v
+
+    def __set__(self, obj, value) -> None:
+        obj._s[self.index] = math.nan if value is None else value
+
+
+def new_state(feet: int, floats=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A state array ``st`` (NF + NI + feet,) for ``feet`` foot geoms, its
+    float part (NF,) (a copy of ``floats`` if given) and its int64 view."""
+    st = np.zeros(kk.NF + kk.NI + feet)
+    s, ix = st[:kk.NF], st[kk.NF:].view(np.int64)
+    if floats is not None:
+        s[:] = floats
+    return st, s, ix
+
+
+def load_gains(s: np.ndarray, g, jump) -> None:
+    """Copy the KangarooGains ``g`` and the JumpPlan ``jump`` (or None) into
+    the float state ``s`` (NF,)."""
+    s[kk.DV], s[kk.CONTROL_DT] = g.accel * g.control_dt, g.control_dt
+    s[kk.PITCH_DESIRED], s[kk.K_X], s[kk.K_XI], s[kk.STANCE_SMOOTHING] = (g.pitch_desired, g.k_x, g.k_xi,
+                                                                          g.stance_smoothing)
+    s[kk.LEG_LENGTH_TD], s[kk.SWING_CLEARANCE], s[kk.ANKLE_THRUST_MAX] = (g.leg_length_td, g.swing_clearance,
+                                                                          g.ankle_thrust_max)
+    s[kk.POSTURE_KP], s[kk.POSTURE_KV] = g.posture_kp, g.posture_kv
+    s[kk.FLIGHT_TIME], s[kk.APEX_GAIN], s[kk.STANCE_GUESS] = g.flight_time, g.apex_gain, g.stance_guess
+    s[kk.HIP_KP], s[kk.HIP_KV], s[kk.HIP_KP_STANCE], s[kk.HIP_KV_STANCE] = (g.hip_kp, g.hip_kv, g.hip_kp_stance,
+                                                                           g.hip_kv_stance)
+    s[kk.KNEE_KP], s[kk.KNEE_KV], s[kk.HEAD_KP], s[kk.HEAD_KV] = g.knee_kp, g.knee_kv, g.head_kp, g.head_kv
+    if jump is not None:
+        s[kk.TAKEOFF_PLACEMENT], s[kk.ENERGY_FACTOR] = jump.takeoff_placement, jump.energy_factor
+        s[kk.NEAR_X], s[kk.DEPTH], s[kk.HEIGHT] = jump.near_x, jump.depth, jump.height
+        s[kk.STIFFNESS_FACTOR], s[kk.LANDING_DAMPING_FACTOR] = jump.stiffness_factor, jump.landing_damping_factor
+
+
+def window(arrays, limit: int) -> tuple[np.ndarray, list[int]]:
+    """One float64 array (W,) spanning the memory of ``arrays`` (C-contiguous
+    float64 arrays of one MjData or MjModel, which MuJoCo carves out of a
+    single buffer of ``limit`` = nbuffer bytes) and each array's start in it
+    [elements]. The window is a view of the lowest array, so it keeps its
+    owner alive; reads and writes through it are reads and writes of it."""
+    starts = [a.__array_interface__["data"][0] for a in arrays]
+    for a in arrays:
+        if a.dtype != np.float64 or not a.flags.c_contiguous:
+            raise GaitforgeError(f"kangaroo window: an array is {a.dtype}, contiguous {a.flags.c_contiguous} "
+                                 f"(needs contiguous float64)")
+    lo = min(starts)
+    end = max(p - lo + a.nbytes for p, a in zip(starts, arrays))
+    if end > limit or any((p - lo) % 8 for p in starts):
+        # Not one aligned buffer: a window would reach memory that is not this struct's.
+        raise GaitforgeError(f"kangaroo window: the arrays span {end} bytes, misaligned or beyond the "
+                             f"{limit}-byte buffer")
+    base = arrays[starts.index(lo)]
+    return np.lib.stride_tricks.as_strided(base, shape=(end // 8,), strides=(8,)), [(p - lo) // 8 for p in starts]
+
+
+def bind_windows(ix: np.ndarray, model, data, rows: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Windows (d over ``data``, mw over ``model``) holding every element
+    WINDOW names, whose offsets are written to ``ix``; ``rows[kind][name]``
+    is the row of each named body, site, qpos, dof or joint."""
+    out = []
+    for struct, obj in (("data", data), ("model", model)):
+        slots = {k: v for k, v in WINDOW.items() if v[0] == struct}
+        names = sorted({v[1] for v in slots.values()})
+        arrays = [getattr(obj, n) for n in names]
+        win, starts = window(arrays, obj.nbuffer)
+        for slot, (_, name, kind, row) in slots.items():
+            a = arrays[names.index(name)]
+            ix[slot] = starts[names.index(name)] + rows[kind][row] * (a.shape[1] if a.ndim == 2 else 1)
+        out.append(win)
+    return out[0], out[1]
+
+
+def entry(fn, args):
+    """``fn`` compiled for the types of ``args`` (sample arguments; compiled
+    or loaded from the cache now), as its direct entry point: a call then
+    skips numba's per-call type dispatch, which costs more than the tick's
+    arithmetic. Callers must keep passing arguments of those types (the
+    arrays fetched at reset; ints and floats where the samples have them).
+    An interpreted ``fn`` (``GAITFORGE_NO_JIT``, or a ``py_func``) is
+    returned as is."""
+    if not hasattr(fn, "compile"):
+        return fn
+    import numba
+
+    return fn.compile(tuple(numba.typeof(a) for a in args))
