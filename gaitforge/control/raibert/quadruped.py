@@ -49,6 +49,12 @@ first stride upsets the roll).
 Heading: without a path it is held at 0 (x forward); with one,
 ``paths.PathFollower`` gives a heading and speed at each liftoff and the
 heading command turns toward it at most ``turn_rate``.
+
+Computation: the whole tick, touchdown and liftoff included, is compiled
+(:mod:`quadruped_tick`, :mod:`quadruped_kernel`) over two state arrays the
+runner owns; Python only refreshes the schedule and path commands at a
+liftoff that needs them (:mod:`quadruped_legs`) and keeps the public views
+(``fsm``, ``timers``, ``rest``, ...).
 """
 from __future__ import annotations
 
@@ -62,19 +68,20 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.raibert.common import trunk_fall_check
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
+from gaitforge.control.raibert.fsm import PhaseMachine
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.quadruped_gains import (
     CONTROL_DT, GAIT_GAINS, LEG_LENGTH, SPEED_RANGES, TIMESTEP, QuadrupedGains,
 )
-from gaitforge.control.raibert.quadruped_legs import LegEvents
+from gaitforge.control.raibert.quadruped_kernel import (
+    F_EPS, F_FULL, F_HIP, F_SIZE, FLIGHT, I_HIP_D, I_HIP_J, I_HIP_Q, I_PHASE, I_SITE, I_SIZE, I_SLIDE_D,
+    I_SLIDE_Q,
+)
+from gaitforge.control.raibert.quadruped_legs import PHASES, LegEvents
+from gaitforge.control.raibert.quadruped_tick import tick
 from gaitforge.control.raibert.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
-
-_FLIGHT, _LOADING, _COMPRESSION, _THRUST, _UNLOADING = (
-    Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
-
 
 class QuadrupedRunner(LegEvents):
     """Virtual-leg running controller of the RH91 quadruped (module docstring).
@@ -108,23 +115,24 @@ class QuadrupedRunner(LegEvents):
         self.hips = np.array([m.body_pos[m.body(h.body).id] for h in hips])
         self.hip_pos = [tuple(float(c) for c in p) for p in self.hips]
         self.hip_xy = [p[:2] for p in self.hip_pos]
-        sites = [character.contacts[f"{n}_foot"] for n in LEG_NAMES]
-        self._site_of = sites
-        # One slice write per tick for the set points and one for the torques.
-        controlled = [k for i in range(4) for k in (self.hip_q[i], self.hip_q[i] + 1)] + self.slide_q
-        self._qs = slice(min(controlled), max(controlled) + 1)
-        self._qs_hip = [(self.hip_q[i] - self._qs.start, self.hip_q[i] + 1 - self._qs.start) for i in range(4)]
-        self._qs_slide = [k - self._qs.start for k in self.slide_q]
-        self._slide_pairs = tuple(enumerate(self._qs_slide))
+        self._site_of = [character.contacts[f"{n}_foot"] for n in LEG_NAMES]
         dofs = [k for i in range(4) for k in (self.hip_d[i], self.hip_d[i] + 1)]
         self._qf = slice(min(dofs), max(dofs) + 1)
-        self._qf_hip = [(self.hip_d[i] - self._qf.start, self.hip_d[i] + 1 - self._qf.start) for i in range(4)]
         self._events: list[tuple[float, str]] = []
+        # The state the compiled tick reads and writes (layout: quadruped_kernel).
+        self._F = np.zeros(F_SIZE)
+        self._I = I = np.zeros(I_SIZE, np.int64)
+        self._F[F_HIP:F_HIP + 12] = self.hips.ravel()
+        per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
+        for i in range(4):
+            I[I_HIP_Q + i], I[I_HIP_D + i], I[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
+            I[I_SLIDE_D + i], I[I_SITE + i] = self.slide_d[i], self._site_of[i]
+            I[I_HIP_J + 2 * i], I[I_HIP_J + 2 * i + 1] = (j * per_joint for j in self.hip_j[i])
 
     # ---------------------------------------------------------------- protocol
     @property
     def state(self) -> str:
-        return f"{self.gait}:{'AB'[self.active]}:{self.fsm.phase.value}"
+        return f"{self.gait}:{'AB'[self.active]}:{PHASES[self._I[I_PHASE]].value}"
 
     @property
     def events(self) -> tuple[tuple[float, str], ...]:
@@ -143,30 +151,18 @@ class QuadrupedRunner(LegEvents):
         (``jnt_stiffness``, ``dof_damping``) from then on: give it a copy, as
         the runner does."""
         _, gait, speed = self.schedule[0]
-        self._next_cmd = 1
         self._events = [(0.0, gait)]
         self._set_gait(gait, speed)
         self._gait_start = 0.0
-        self.staggered = False
         g = self.g
-        self.active = 0
-        self.fsm = PhaseMachine(compress_eps=0.005, full_fraction=1.0 - 0.01 / LEG_LENGTH)
-        self.timers = [StanceTimer(default=g.stance_guess), StanceTimer(default=g.stance_guess)]
-        self.stance = [False] * 4            # hip limp (stance) or position servo (swing)
-        self.leg_phase = [_FLIGHT] * 4      # per-leg cycle of a staggered pair
-        self.rest = [-g.retract] * 4        # leg rest-length targets [m] from full length
-        self.thrust = [g.thrust, g.thrust]  # per virtual leg [m]
-        self.hip_top = [-math.inf, -math.inf]  # highest mean hip height of each pair since its liftoff [m]
-        self.trim = 0.0                     # m/s added to the forward speed command
-        self.alloc, self.alloc_legs, self._servo_legs = None, (), None
-        self.td_time, self.td_xy = -1.0, None
-        self.heading, self._cmd_time = 0.0, None
+        self._fsm = PhaseMachine(compress_eps=0.005, full_fraction=1.0 - 0.01 / LEG_LENGTH)
+        self._F[F_EPS], self._F[F_FULL] = self._fsm.compress_eps, self._fsm.full_fraction
+        self._I[I_PHASE] = FLIGHT
+        self._reset_state()
         self.follower = (PathFollower(self.path, speed, lookahead=self.lookahead)
                          if self.path is not None else None)
-        self._stiffness = model.jnt_stiffness.reshape(model.njnt, -1)
-        self._qs_buf = model.qpos_spring[self._qs].tolist()
-        self._qf_buf = [0.0] * (self._qf.stop - self._qf.start)
         self._bind(model, data)
+        data.qfrc_applied[self._qf] = 0.0  # the tick writes only the hip torques
         for i in range(4):
             self._set_mode(model, i, False)
         for i in self.pairs[0]:
@@ -174,128 +170,37 @@ class QuadrupedRunner(LegEvents):
             data.qpos[self.slide_q[i]] = g.landing
         for i in self.pairs[1]:
             data.qpos[self.slide_q[i]] = -g.retract
-        self.rest_out = list(self.rest)
+        self.rest_out = self.rest
         data.qpos[2] = LEG_LENGTH + g.landing + 0.03
-        self._update_command(0.0, data.qpos.tolist())
+        self._update_command(0.0, data.qpos)
         half = 0.5 * self.heading
         data.qpos[3:7] = (math.cos(half), 0.0, 0.0, math.sin(half))
         data.qvel[0:2] = (speed * math.cos(self.heading), speed * math.sin(self.heading))
         mujoco.mj_kinematics(model, data)
         self.compute(model, data)
-        for i in range(4):
-            h0, h1 = self._qs_hip[i]
-            data.qpos[self.hip_q[i]:self.hip_q[i] + 2] = (self._qs_buf[h0], self._qs_buf[h1])
+        for h in self.hip_q:
+            data.qpos[h:h + 2] = model.qpos_spring[h:h + 2]
         mujoco.mj_forward(model, data)
 
     def _bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """Keep numpy views of the arrays read and written every tick (making
+        """Keep the numpy views the compiled tick reads and writes (making
         them anew costs microseconds per tick, a large share of the budget)."""
         self._model, self._data = model, data
-        self._qpos, self._qvel = data.qpos, data.qvel
-        self._foot_z = data.site_xpos[:, 2]
-        self._spring_view = model.qpos_spring[self._qs]
-        self._torque_view = data.qfrc_applied[self._qf]
-        self._torques_on = True
+        self._qpos = data.qpos
+        self._stiff, self._damp, self._frc = model.jnt_stiffness.reshape(-1), model.dof_damping, data.qfrc_applied
+        self._tick_args = (self._F, self._I, data.qpos, data.qvel, data.site_xpos, model.qpos_spring,
+                           data.qfrc_applied, self._stiff, model.dof_damping)
 
     # ---------------------------------------------------------------- control
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """One control tick: sense contacts and attitude, advance the active
-        pair's state machine, write the spring set points and stance torques."""
-        g = self.g
+        """One control tick (compiled: ``quadruped_tick``): sense contacts and
+        attitude, advance the active pair's state machine, write the spring
+        set points (``qpos_spring``) and stance torques (``qfrc_applied``)."""
         if data is not self._data or model is not self._model:
             self._bind(model, data)
-        q = self._qpos.tolist()
-        v = self._qvel.tolist()
-        zf = self._foot_z.tolist()
-        t = data.time
-        w, x, y, zq = q[3], q[4], q[5], q[6]
-        r6, r7, r8 = 2.0 * (x * zq - w * y), 2.0 * (y * zq + w * x), 1.0 - 2.0 * (x * x + y * y)
-        roll = math.atan2(r7, r8)
-        pitch = -math.asin(r6) if -1.0 < r6 < 1.0 else -math.copysign(0.5 * math.pi, r6)
-        sq, ro, rest = self.slide_q, self.rest_out, self.rest
-
-        # Highest mean hip height of each pair since it lifted off.
-        (hx, hy), (kx, ky) = self._pair_hip
-        top = self.hip_top
-        h = q[2] + r6 * hx + r7 * hy
-        if h > top[0]:
-            top[0] = h
-        h = q[2] + r6 * kx + r7 * ky
-        if h > top[1]:
-            top[1] = h
-
-        # State machine of the active virtual leg. A foot touches when it is at
-        # the ground and its spring is loaded (a leg overshooting as it
-        # lengthens can graze the ground unloaded).
-        a0, a1 = self.pairs[self.active]
-        th = g.touch_height
-        x0, x1 = q[sq[a0]], q[sq[a1]]
-        so = self._site_of
-        t0 = zf[so[a0]] < th and x0 < ro[a0] - 0.002
-        t1 = zf[so[a1]] < th and x1 < ro[a1] - 0.002
-        fsm = self.fsm
-        before = fsm.phase
-        touch = t0 or t1 or (before is not _FLIGHT and t - self.td_time < g.min_stance)
-        if before is _FLIGHT and not touch:
-            phase = before  # what update would return (saves the call on most flight ticks)
-        else:
-            phase = fsm.update(t, touch, LEG_LENGTH + 0.5 * (x0 + x1),
-                               0.5 * (v[self.slide_d[a0]] + v[self.slide_d[a1]]), LEG_LENGTH + 0.5 * (ro[a0] + ro[a1]))
-        staggered = self.staggered
-        if phase is not before:
-            if phase is _LOADING:
-                self._touchdown(t, q)
-            elif phase is _FLIGHT:
-                self._liftoff(model, t, q)
-                g = self.g
-                staggered = self.staggered
-                a0, a1 = self.pairs[self.active]
-                t0 = t1 = False
-            elif not staggered:
-                if phase is _THRUST:  # each leg keeps its touchdown offset
-                    rest[a0] += self.thrust[self.active]
-                    rest[a1] += self.thrust[self.active]
-                elif phase is _UNLOADING:
-                    rest[a0] = rest[a1] = -g.retract
-            if phase is _COMPRESSION or phase is _THRUST:
-                self.alloc_legs = self._servo_legs = None  # fresh allocation below
-        stance = self.stance
-        if phase is not _FLIGHT:
-            if t0 and not stance[a0]:
-                self._set_mode(model, a0, True)
-            if t1 and not stance[a1]:
-                self._set_mode(model, a1, True)
-            if staggered:
-                if stance[a0]:
-                    self._leg_cycle(model, a0, q, v[self.slide_d[a0]], t0)
-                if stance[a1]:
-                    self._leg_cycle(model, a1, q, v[self.slide_d[a1]], t1)
-
-        if phase is _COMPRESSION or phase is _THRUST or (staggered and phase is not _FLIGHT):
-            if staggered:
-                t0 = t0 and self.leg_phase[a0] is not _UNLOADING
-                t1 = t1 and self.leg_phase[a1] is not _UNLOADING
-            self._posture(q, v, (w, x, y, zq), roll, pitch, a0, a1, t0, t1)
-        elif self.alloc_legs != ():
-            self.alloc, self.alloc_legs, self._servo_legs = None, (), None
-            for f in self._qf_hip[a0] + self._qf_hip[a1]:
-                self._qf_buf[f] = 0.0
-
-        if phase is _FLIGHT or (staggered and not stance[a1]):
-            # A staggered pair's trailing leg is held short until the leader lands.
-            self._place(q, v, t, (w, x, y, zq), pitch, r6, r7, a0, a1, staggered and phase is _FLIGHT)
-        self._idle_legs(q, roll, pitch, r6, r7, a0, a1, phase is not _UNLOADING)
-
-        # Leg rest lengths move toward their targets at a limited rate.
-        step, buf = self._leg_step, self._qs_buf
-        for i, k in self._slide_pairs:
-            e = rest[i] - ro[i]
-            r = ro[i] + (step if e > step else (-step if e < -step else e))
-            ro[i] = buf[k] = r
-        self._spring_view[:] = buf
-        if self._torques_on or self.alloc is not None:  # (zeros need writing once)
-            self._torque_view[:] = self._qf_buf
-            self._torques_on = self.alloc is not None
+        if tick(*self._tick_args, data.time, False):
+            self._commands(data.time)
+            tick(*self._tick_args, data.time, True)
 
 
 def make_controller(character: Character, gait: str, speed: float, **options) -> QuadrupedRunner:

@@ -8,12 +8,19 @@ hinges ``rx`` then ``ry`` (R = Rx(a) Ry(b)), so a straight leg of length ℓ
 points along r = ℓ (−sin b, cos b sin a, −cos b cos a) in the trunk frame
 (positive b swings the foot backwards, positive a swings it to the left).
 
-Pure functions in plain Python (math only): they run inside the control loop.
+The arithmetic lives in compiled kernels (:func:`torque_map_into`,
+:func:`torque_allocation_into`), which the quadruped's control tick calls
+directly; :func:`torque_map` and :func:`torque_allocation` are their
+list-in, list-out forms.
 """
 from __future__ import annotations
 
 import math
 from typing import NamedTuple
+
+import numpy as np
+
+from gaitforge.control.jit import kernel
 
 LEG_NAMES = ("front_left", "front_right", "rear_left", "rear_right")
 
@@ -38,7 +45,8 @@ GAITS: dict[str, GaitPattern] = {
 }
 
 
-def torque_map(hips, angles, lengths) -> list[tuple[float, float, float]]:
+@kernel
+def torque_map_into(P, angles, lengths, A):
     """Body torque per unit hip torque, for legs whose feet are planted.
 
     A planted point foot cannot resist a twist about the leg, so each stance leg
@@ -48,36 +56,41 @@ def torque_map(hips, angles, lengths) -> list[tuple[float, float, float]]:
     whose moment p × F about the trunk's mass centre also turns the trunk:
     τ = −e − (e (p·r) − r (p·e)) / ℓ² per unit f.
 
-    hips (n, 3) [m]: hip positions from the trunk mass centre (trunk axes);
+    P (n, 3) [m]: hip positions from the trunk mass centre (trunk axes);
     angles (n, 2) [rad]: hip roll a and pitch b; lengths (n,) [m] hip to foot.
-    Returns the 2n columns of A (3, 2n), trunk torque [N m] (trunk axes) =
-    A @ (f_rx0, f_ry0, f_rx1, ...), as tuples. Plain Python: it runs inside
-    the control loop, where numpy's per-call cost dominates for such sizes.
+    Writes the 2n columns of A (3, 2n) as the rows of ``A`` (2n, 3): trunk
+    torque [N m] (trunk axes) = Σ_k A[k] f_k for hip torques
+    f = (f_rx0, f_ry0, f_rx1, ...).
     """
-    cols = []
-    for (px, py, pz), (a, b), ell in zip(hips, angles, lengths):
+    for k in range(P.shape[0]):
+        px, py, pz = P[k, 0], P[k, 1], P[k, 2]
+        a, b, ell = angles[k, 0], angles[k, 1], lengths[k]
         ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
         rx, ry, rz = -ell * sb, ell * cb * sa, -ell * cb * ca
         pr = px * rx + py * ry + pz * rz
         inv = 1.0 / (ell * ell)
-        for ex, ey, ez in ((1.0, 0.0, 0.0), (0.0, ca, sa)):
+        for h in range(2):  # hinge axes e: rx is (1, 0, 0); ry is (0, cos a, sin a) after the roll
+            ex, ey, ez = (1.0, 0.0, 0.0) if h == 0 else (0.0, ca, sa)
             pe = px * ex + py * ey + pz * ez
-            cols.append((-ex - (ex * pr - rx * pe) * inv,
-                         -ey - (ey * pr - ry * pe) * inv,
-                         -ez - (ez * pr - rz * pe) * inv))
-    return cols
+            A[2 * k + h, 0] = -ex - (ex * pr - rx * pe) * inv
+            A[2 * k + h, 1] = -ey - (ey * pr - ry * pe) * inv
+            A[2 * k + h, 2] = -ez - (ez * pr - rz * pe) * inv
 
 
-def torque_allocation(hips, angles, lengths, regularization: float = 1e-3) -> list[tuple[float, float, float]]:
+@kernel
+def torque_allocation_into(P, angles, lengths, regularization, W):
     """Least-effort hip torques for a desired trunk torque (RH91 Eq. 4 spread
-    over the stance hips): the rows of W (2n, 3), hip torques = W @ τ_body,
-    W = Aᵀ (A Aᵀ + λ I)⁻¹ with A from :func:`torque_map`; the damping λ =
-    ``regularization`` keeps it finite for a single stance leg, whose two
-    hinges cannot reach all three torque components."""
-    cols = torque_map(hips, angles, lengths)
+    over the stance hips): writes W (2n, 3), hip torques = W @ τ_body,
+    W = Aᵀ (A Aᵀ + λ I)⁻¹ with A from :func:`torque_map_into` (same inputs);
+    the damping λ = ``regularization`` keeps it finite for a single stance
+    leg, whose two hinges cannot reach all three torque components."""
+    n = 2 * P.shape[0]
+    cols = np.empty((n, 3))
+    torque_map_into(P, angles, lengths, cols)
     a = e = i = regularization
     b = c = f = 0.0
-    for x, y, z in cols:  # A Aᵀ + λ I, symmetric: [[a b c] [b e f] [c f i]]
+    for k in range(n):  # A Aᵀ + λ I, symmetric: [[a b c] [b e f] [c f i]]
+        x, y, z = cols[k, 0], cols[k, 1], cols[k, 2]
         a += x * x
         b += x * y
         c += x * z
@@ -88,4 +101,31 @@ def torque_allocation(hips, angles, lengths, regularization: float = 1e-3) -> li
     c4, c5, c8 = a * i - c * c, b * c - a * f, a * e - b * b
     det = a * c0 + b * c1 + c * c2
     m0, m1, m2, m4, m5, m8 = c0 / det, c1 / det, c2 / det, c4 / det, c5 / det, c8 / det
-    return [(x * m0 + y * m1 + z * m2, x * m1 + y * m4 + z * m5, x * m2 + y * m5 + z * m8) for x, y, z in cols]
+    for k in range(n):
+        x, y, z = cols[k, 0], cols[k, 1], cols[k, 2]
+        W[k, 0] = x * m0 + y * m1 + z * m2
+        W[k, 1] = x * m1 + y * m4 + z * m5
+        W[k, 2] = x * m2 + y * m5 + z * m8
+
+
+def _inputs(hips, angles, lengths) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.asarray(hips, float).reshape(-1, 3), np.asarray(angles, float).reshape(-1, 2),
+            np.asarray(lengths, float).reshape(-1))
+
+
+def torque_map(hips, angles, lengths) -> list[tuple[float, float, float]]:
+    """:func:`torque_map_into` on sequences: hips (n, 3) [m], angles (n, 2)
+    [rad], lengths (n,) [m]; returns the 2n columns of A (3, 2n) as tuples."""
+    P, ang, ell = _inputs(hips, angles, lengths)
+    A = np.empty((2 * len(P), 3))
+    torque_map_into(P, ang, ell, A)
+    return [tuple(r) for r in A.tolist()]
+
+
+def torque_allocation(hips, angles, lengths, regularization: float = 1e-3) -> list[tuple[float, float, float]]:
+    """:func:`torque_allocation_into` on sequences (shapes as
+    :func:`torque_map`); returns the 2n rows of W (2n, 3) as tuples."""
+    P, ang, ell = _inputs(hips, angles, lengths)
+    W = np.empty((2 * len(P), 3))
+    torque_allocation_into(P, ang, ell, float(regularization), W)
+    return [tuple(r) for r in W.tolist()]

@@ -1,0 +1,261 @@
+"""Compiled leg actions of the RH91 quadruped's control tick (see
+:mod:`gaitforge.control.raibert.quadruped`): the landing legs' placement
+(RH91 Eq. 3), the stance posture servo (Eq. 4), the idle pair, the per-leg
+cycle of a staggered pair and the hip servo modes. The tick that calls them
+is :mod:`gaitforge.control.raibert.quadruped_tick`.
+
+All controller state the tick touches lives in two arrays owned by the
+runner: ``F`` (float64, layout ``F_*`` below: gains of the current gait, hip
+geometry, leg rest lengths, allocation rows, commands) and ``I`` (int64,
+``I_*``: joint and site indices, the pairs, phases and flags). Python writes
+the same slots only at a reset and when commands change (gait switches, path
+steering at a liftoff). MuJoCo arrays are passed as the model's and data's own views:
+``q``/``v`` (qpos (nq,), qvel (nv,)), ``spring`` (model.qpos_spring (nq,):
+hip angle set points [rad] and leg rest lengths [m]), ``frc``
+(data.qfrc_applied (nv,): stance hip torques [N m]), ``stiff``
+(model.jnt_stiffness flat) and ``damp`` (model.dof_damping (nv,)).
+
+Leg indices: 0 front-left, 1 front-right, 2 rear-left, 3 rear-right. Leg
+rest lengths are metres from the full length ``LEG_LENGTH``. Phase codes are
+the order of :class:`~gaitforge.control.raibert.fsm.Phase`: 0 flight,
+1 loading, 2 compression, 3 thrust, 4 unloading.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gaitforge.control.jit import kernel
+from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH
+from gaitforge.control.raibert.virtual_legs import torque_allocation_into
+
+G = 9.81  # m/s²
+FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)
+
+# F: gains of the current gait (QuadrupedGains fields; F_LEG_STEP = leg_rate × control_dt [m])
+GAIN_FIELDS = ("touch_height", "min_stance", "retract", "landing", "k_x", "k_y", "clearance", "stagger",
+               "swing_kp", "swing_kv", "stance_kv", "roll_kp", "roll_kv", "pitch_kp", "pitch_kv", "yaw_kp",
+               "yaw_kv", "max_torque", "pitch_desired", "ground_match", "match_time", "max_swing", "apex",
+               "apex_gain", "trim_limit", "speed_trim_gain", "stance_guess", "unison_time")  # F[:28]
+(F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP,
+ F_SWING_KV, F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV,
+ F_MAX_TORQUE, F_PITCH_D, F_MATCH, F_MATCH_TIME, F_MAX_SWING, F_APEX, F_APEX_GAIN, F_TRIM_LIMIT,
+ F_SPEED_TRIM_GAIN, F_STANCE_GUESS, F_UNISON, F_LEG_STEP) = range(29)
+F_HIP = 29           # (4, 3) hip positions from the trunk's mass centre, trunk axes [m]
+F_PAIR_HIP = 41      # (2, 2) mean hip x, y of each pair [m]
+F_EPS, F_FULL = 45, 46  # PhaseMachine compress_eps [m], full_fraction
+F_REST = 47          # (4,) leg rest-length targets [m]
+F_REST_OUT = 51      # (4,) rest lengths written, rate limited [m]
+F_HIP_TOP = 55       # (2,) highest mean hip height of each pair since its liftoff [m]
+F_THRUST = 57        # (2,) thrust per virtual leg [m]
+F_W = 59             # (4, 3) allocation rows W of up to two legs [N m per N m]
+# commands; the trunk's time and place at the last touchdown; T_s of Eq. 3 for the active pair
+(F_TRIM, F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS) = range(71, 81)
+F_GAIT_START, F_NEXT_CMD = 81, 82  # when the gait began, when the next schedule entry is due [s]
+F_TIMER = 83         # (2, 4) each pair's StanceTimer: touchdown, liftoff time, last stance, flight [s] (nan: None)
+F_ROLL, F_PITCH, F_R6, F_R7 = range(91, 95)  # a liftoff tick's attitude, kept for its second half
+F_LOG = 95           # (LOG_SIZE,) times [s] of the phase changes not yet copied into the PhaseMachine
+LOG_SIZE = 64        # a liftoff goes to Python (to copy it) before a cycle's 5 changes could overflow it
+F_SIZE = F_LOG + LOG_SIZE
+
+I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE = 0, 4, 8, 16, 20, 24  # per leg (I_HIP_J: 2 per leg)
+I_PAIRS = 28         # (2, 2) legs of virtual leg 0 and 1, leader first
+(I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR, I_PAIR_ALLOC, I_TD_VALID) = range(32, 38)
+I_STANCE = 38        # (4,) 1: hip limp (stance), 0: position servo (swing)
+I_LEG_PHASE = 42     # (4,) per-leg phase of a staggered pair
+I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS = 46, 47, 48   # W valid; legs in W (-1: reallocate); which (2)
+I_SERVO_N, I_SERVO_LEGS = 50, 51                   # legs the servo last acted through (-1: none yet)
+I_PATTERN_STAGGERED, I_FOLLOW = 53, 54  # the gait staggers its pairs; a path follower steers
+I_LOG_N, I_LOG = 55, 56  # phase changes logged (count, phase codes)
+I_SIZE = I_LOG + LOG_SIZE
+
+
+@kernel
+def set_mode(F, I, stiff, damp, frc, leg, stance):
+    """Hip servo gains of one leg: swing (position servo) or stance (limp,
+    torque from Eq. 4 only). A leg that lands keeps the rest length it has:
+    lengthening it further on the ground would pump energy into the hop."""
+    I[I_STANCE + leg] = stance
+    if stance:
+        F[F_REST + leg] = F[F_REST_OUT + leg]
+        kp, kv = 0.0, F[F_STANCE_KV]
+    else:
+        kp, kv = F[F_SWING_KP], F[F_SWING_KV]
+    stiff[I[I_HIP_J + 2 * leg]] = kp
+    stiff[I[I_HIP_J + 2 * leg + 1]] = kp
+    d = I[I_HIP_D + leg]
+    damp[d] = damp[d + 1] = kv
+    frc[d] = frc[d + 1] = 0.0
+
+
+@kernel
+def leg_cycle(F, I, q, spring, frc, stiff, damp, i, xdot, touching):
+    """Thrust and unloading of leg i of a staggered pair on its own spring
+    (xdot [m/s]: its length rate); once up, the leg holds its angles (a limp
+    hip would let it flail while its partner still carries the trunk)."""
+    p = I[I_LEG_PHASE + i]
+    x = q[I[I_SLIDE_Q + i]]
+    if p == FLIGHT and touching:
+        I[I_LEG_PHASE + i] = COMPRESSION
+    elif p == COMPRESSION and x < F[F_REST + i] - 0.005 and xdot > 0.0:
+        I[I_LEG_PHASE + i] = THRUST
+        F[F_REST + i] += F[F_THRUST + I[I_ACTIVE]]
+    elif p == THRUST and x > F[F_REST + i] - 0.01:
+        I[I_LEG_PHASE + i] = UNLOADING
+        F[F_REST + i] = -F[F_RETRACT]
+    elif p == UNLOADING and not touching:
+        set_mode(F, I, stiff, damp, frc, i, 0)
+        h = I[I_HIP_Q + i]
+        spring[h] = q[h]
+        spring[h + 1] = q[h + 1]
+
+
+@kernel
+def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
+    """RH91 Eq. 3 for the landing legs a0, a1, each foot relative to its own
+    hip, and their lengths: equal foot heights, short while the hip rises,
+    the trailing leg of a staggered pair ``stagger`` shorter if
+    ``trail_short``. t [s]; r6, r7: the trunk's rotation matrix entries
+    R[2,0], R[2,1]."""
+    ts = F[F_TS]
+    if I[I_TD_VALID] == 0 or t - F[F_TD_T] < 0.05:
+        vx, vy = v[0], v[1]
+    else:  # mean velocity since the last touchdown: the trunk's own swings average out
+        dt = t - F[F_TD_T]
+        vx, vy = (q[0] - F[F_TD_X]) / dt, (q[1] - F[F_TD_Y]) / dt
+    c, s = F[F_HC], F[F_HS]
+    vxh, vyh = c * vx + s * vy, c * vy - s * vx
+    xf = 0.5 * vxh * ts + F[F_KX] * (vxh - F[F_WANT] - F[F_TRIM])
+    yf = 0.5 * vyh * ts + F[F_KY] * vyh
+    ell = LEG_LENGTH + F[F_LANDING]
+    wz = -math.sqrt(max(ell * ell - xf * xf - yf * yf, 0.25 * ell * ell))
+    wx, wy = c * xf - s * yf, s * xf + c * yf
+    # Into trunk axes (Rᵀ from the quaternion): the foot lands where Eq. 3
+    # wants it in the world whatever the trunk's attitude.
+    w, x, y, z = q[3], q[4], q[5], q[6]
+    fx = (1.0 - 2.0 * (y * y + z * z)) * wx + 2.0 * (x * y + w * z) * wy + r6 * wz
+    fy = 2.0 * (x * y - w * z) * wx + (1.0 - 2.0 * (x * x + z * z)) * wy + r7 * wz
+    fz = 2.0 * (x * z + w * y) * wx + 2.0 * (y * z - w * x) * wy + (1.0 - 2.0 * (x * x + y * y)) * wz
+    sb = fx / math.sqrt(fx * fx + fy * fy + fz * fz)
+    b = -math.asin(sb if -1.0 < sb < 1.0 else math.copysign(1.0, sb))
+    a = math.atan2(fy, -fz) if fz < 0.0 else 0.0
+    px0, py0 = F[F_HIP + 3 * a0], F[F_HIP + 3 * a0 + 1]
+    px1, py1 = F[F_HIP + 3 * a1], F[F_HIP + 3 * a1 + 1]
+    hz0, hz1 = q[2] + r6 * px0 + r7 * py0, q[2] + r6 * px1 + r7 * py1
+    if F[F_MATCH] > 0.0:
+        # Ground speed matching: over the last ``match_time`` before the
+        # predicted touchdown the leg sweeps back at a share of ẋ/ℓ, so the
+        # foot strikes slower (a 1 kg foot striking at body speed costs
+        # speed and pitches the trunk nose down). The set point leads the
+        # leg by the servo's lag kv ω / kp.
+        vz = v[2] - 0.5 * (px0 + px1) * v[4]
+        h = 0.5 * (hz0 + hz1) - ell * math.cos(b)
+        t_td = (vz + math.sqrt(vz * vz + 2.0 * G * h)) / G if h > 0.0 else 0.0
+        omega = F[F_MATCH] * vxh / ell
+        b += omega * (F[F_SWING_KV] / F[F_SWING_KP] - t_td) if t_td < F[F_MATCH_TIME] else -omega * F[F_MATCH_TIME]
+    lim = F[F_MAX_SWING]
+    b = lim if b > lim else (-lim if b < -lim else b)
+    # Both legs point the same way; their lengths make up the difference in
+    # hip height. While a hip still rises, its leg lengthens only as far as
+    # the hip's height allows: a leg swung forward at full length would
+    # scuff the ground.
+    half = 0.5 * (hz0 - hz1)
+    top = -F[F_CLEARANCE] - LEG_LENGTH
+    if I[I_STANCE + a0] == 0:
+        h = I[I_HIP_Q + a0]
+        spring[h], spring[h + 1] = a, b
+        target = F[F_LANDING] + half
+        if v[2] - px0 * v[4] > 0.0 and hz0 + top < target:
+            target = hz0 + top
+        F[F_REST + a0] = target
+    if I[I_STANCE + a1] == 0:
+        h = I[I_HIP_Q + a1]
+        spring[h], spring[h + 1] = a, b
+        target = F[F_LANDING] - half - (F[F_STAGGER] if trail_short else 0.0)
+        if v[2] - px1 * v[4] > 0.0 and hz1 + top < target:
+            target = hz1 + top
+        F[F_REST + a1] = target
+
+
+@kernel
+def allocate(F, I, q, n, l0, l1):
+    """Fresh least-effort allocation rows (``virtual_legs``) over the first
+    n of legs (l0, l1), at their present hip angles and leg lengths."""
+    I[I_ALLOC_N], I[I_ALLOC_LEGS], I[I_ALLOC_LEGS + 1] = n, l0, l1
+    I[I_ALLOC_ON] = 0
+    if n == 0:
+        return
+    P, ang, ell, W = np.empty((n, 3)), np.empty((n, 2)), np.empty(n), np.empty((2 * n, 3))
+    for k in range(n):
+        i = l0 if k == 0 else l1
+        for c in range(3):
+            P[k, c] = F[F_HIP + 3 * i + c]
+        h = I[I_HIP_Q + i]
+        ang[k, 0], ang[k, 1] = q[h], q[h + 1]
+        ell[k] = LEG_LENGTH + q[I[I_SLIDE_Q + i]]
+    torque_allocation_into(P, ang, ell, 1e-3, W)
+    for r in range(2 * n):
+        for c in range(3):
+            F[F_W + 3 * r + c] = W[r, c]
+    I[I_ALLOC_ON] = 1
+
+
+@kernel
+def posture(F, I, q, v, frc, roll, pitch, a0, a1, t0, t1):
+    """RH91 Eq. 4 on roll, pitch and heading, τ = −k_p (φ − φ_d) − k_v φ̇ per
+    axis, through the hips of the touching legs of the active pair (t0, t1:
+    whether a0, a1 touch), spread by least effort over the touching legs or,
+    with ``pair_alloc``, over the whole pair (a touching leg takes its share
+    only), and limited to ``max_torque`` per hinge. roll, pitch [rad]."""
+    n, l0, l1 = (2, a0, a1) if t0 and t1 else ((1, a0, -1) if t0 else ((1, a1, -1) if t1 else (0, -1, -1)))
+    sn = I[I_SERVO_N]
+    if not (sn == n and (n < 1 or I[I_SERVO_LEGS] == l0) and (n < 2 or I[I_SERVO_LEGS + 1] == l1)):
+        # a leg landed or left: clear, reallocate
+        I[I_SERVO_N], I[I_SERVO_LEGS], I[I_SERVO_LEGS + 1] = n, l0, l1
+        for i in (a0, a1):
+            d = I[I_HIP_D + i]
+            frc[d] = frc[d + 1] = 0.0
+        sn, s0, s1 = (2, a0, a1) if n > 0 and I[I_PAIR_ALLOC] != 0 else (n, l0, l1)
+        an = I[I_ALLOC_N]
+        if not (an == sn and (sn < 1 or I[I_ALLOC_LEGS] == s0) and (sn < 2 or I[I_ALLOC_LEGS + 1] == s1)):
+            allocate(F, I, q, sn, s0, s1)
+    if I[I_ALLOC_ON] == 0:
+        return
+    w, x, y, z = q[3], q[4], q[5], q[6]
+    e_yaw = math.atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z)) - F[F_HEADING]
+    e_yaw = (e_yaw + math.pi) % (2.0 * math.pi) - math.pi
+    tx = -F[F_ROLL_KP] * roll - F[F_ROLL_KV] * v[3]
+    ty = -F[F_PITCH_KP] * (pitch - F[F_PITCH_D]) - F[F_PITCH_KV] * v[4]
+    tz = -F[F_YAW_KP] * e_yaw - F[F_YAW_KV] * v[5]
+    lim = F[F_MAX_TORQUE]
+    for k in range(I[I_ALLOC_N]):
+        i = I[I_ALLOC_LEGS + k]
+        if (n >= 1 and i == l0) or (n == 2 and i == l1):
+            r = F_W + 6 * k
+            u0 = F[r] * tx + F[r + 1] * ty + F[r + 2] * tz
+            u1 = F[r + 3] * tx + F[r + 4] * ty + F[r + 5] * tz
+            d = I[I_HIP_D + i]
+            frc[d] = lim if u0 > lim else (-lim if u0 < -lim else u0)
+            frc[d + 1] = lim if u1 > lim else (-lim if u1 < -lim else u1)
+
+
+@kernel
+def idle_legs(F, I, q, spring, roll, pitch, r6, r7, a0, a1, shorten):
+    """The idle pair mirrors the active pair's world pitch angle (their swing
+    moments on the trunk cancel), feet below the hips in roll; with
+    ``idle_clearance`` (and ``shorten``) its legs are only as short as
+    their feet need to clear the ground, at most ``retract``: a short
+    flight leaves no time to lengthen a fully shortened leg."""
+    idle = 1 - I[I_ACTIVE]
+    b = -0.5 * (q[I[I_HIP_Q + a0] + 1] + q[I[I_HIP_Q + a1] + 1]) - 2.0 * pitch
+    for k in range(2):
+        h = I[I_HIP_Q + I[I_PAIRS + 2 * idle + k]]
+        spring[h], spring[h + 1] = -roll, b
+    if I[I_IDLE_CLEAR] != 0 and shorten:
+        lo, hi, top = -F[F_RETRACT], F[F_LANDING], q[2] - F[F_CLEARANCE] - LEG_LENGTH
+        for k in range(2):
+            i = I[I_PAIRS + 2 * idle + k]
+            if I[I_STANCE + i] == 0:
+                room = top + r6 * F[F_HIP + 3 * i] + r7 * F[F_HIP + 3 * i + 1]
+                F[F_REST + i] = lo if room < lo else (hi if room > hi else room)
