@@ -32,145 +32,71 @@ Two styles of swinging the legs forward (RH91 describes both):
   pitches less (measured: about half, see the tests).
 
 Legs swing short: less inertia about the hip, less trunk pitching.
+
+The control law runs compiled (``biped_kernel.gallop_body``); this module
+holds the controller object.
 """
 from __future__ import annotations
 
-from gaitforge.control.raibert.biped import LEG_LENGTH, BipedBase
+import math
+
+from gaitforge.control.raibert import biped_kernel as K
+from gaitforge.control.raibert.biped_base import BipedBase
 from gaitforge.control.raibert.biped_run import Support
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
+from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer
 
 TRAIL, LEAD = 0, 1  # roles; the left leg trails, the right leg leads
-_FLIGHT, _LOADING, _COMPRESSION, _THRUST, _UNLOADING = (  # (``Phase.X`` is a slow lookup in Python 3.11)
-    Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
 _LABELS = {(False, False): "flight", (True, False): "trail", (True, True): "double", (False, True): "lead"}
 
 
 class BipedGallop(Support, BipedBase):
     """The galloping controller; build it with ``biped.make_controller``."""
 
+    _next_stage = (K.LEG1, K.ACT)
+
     def __init__(self, *args, style: str = "together", **kwargs):
         super().__init__(*args, **kwargs)
         self.style = style
         self.gait = f"gallop_{style}"
+        self.kstate[K.GALLOP], self.kstate[K.ALTERNATE] = 1.0, style == "alternate"
 
     def reset(self, model, data) -> None:
-        self.fsms = (PhaseMachine(compress_eps=0.003), PhaseMachine(compress_eps=0.003))
-        self.timers = (StanceTimer(default=self.gains.stance_default),
-                       StanceTimer(default=self.gains.stance_default))
-        self.done = [False, False]  # leg has had its stance in the current shared support
-        self.trail_down = None  # time the trailing foot touched down in this support
-        self.in_support = False
+        self._machines = (PhaseMachine(compress_eps=0.003), PhaseMachine(compress_eps=0.003))
+        self._timers = (StanceTimer(default=self.gains.stance_default),
+                        StanceTimer(default=self.gains.stance_default))
         super().reset(model, data)
-        self._tick()
+        self._start(K.SENSE)  # the first tick's actions (no slew)
+
+    @property
+    def fsms(self) -> tuple[PhaseMachine, PhaseMachine]:
+        """The phase machines of the trailing and the leading leg."""
+        return self.machines()[0]
+
+    @property
+    def timers(self) -> tuple[StanceTimer, StanceTimer]:
+        """The stance timers of the trailing and the leading leg."""
+        return self.machines()[1]
 
     @property
     def state(self) -> str:
-        f0, f1 = self.fsms
-        return f"{self.gait}:{_LABELS[f0.phase is not _FLIGHT, f1.phase is not _FLIGHT]}"
+        p0, p1 = self.kstate[K.PHASE:K.PHASE + 2].tolist()
+        return f"{self.gait}:{_LABELS[p0 != K.FLIGHT, p1 != K.FLIGHT]}"
 
-    # --------------------------------------------------------------- events
-    def _touchdown(self, i: int) -> None:
-        self.zero_hip(self.legs[i])
-        self.timers[i].touchdown(self.t)
-        if i == TRAIL:
-            self.trail_down = self.t
-        if not self.in_support:  # the first foot down opens the shared support
-            self.in_support = True
-            self.touchdown_update(self.com_state()[0], None)
+    @property
+    def done(self) -> tuple[bool, bool]:
+        """Whether each leg has had its stance in the current shared support."""
+        return bool(self.kstate[K.DONE_LEG]), bool(self.kstate[K.DONE_LEG + 1])
 
-    def _liftoff(self, i: int) -> None:
-        leg = self.legs[i]
-        self.done[i] = True
-        self.timers[i].liftoff(self.t)
-        self.swing_hip(leg)
-        self.set_length(leg, self.gains.short)
-        self.aim_hip(leg, self.q[leg.hip_q:leg.hip_q + 4])  # hold it where it left the ground
-        if not self.fsms[1 - i].phase.in_stance:  # nobody on the ground: flight
-            if self.done[1 - i]:  # both legs had their stance: the shared support is over
-                self.done = [False, False]
-                self.trail_down = None
-            self.in_support = False
-            self.liftoff_update(None)
+    @property
+    def trail_down(self) -> float | None:
+        """Time [s] the trailing foot touched down in this support (None: not yet)."""
+        t = float(self.kstate[K.TRAIL_DOWN])
+        return None if math.isnan(t) else t
 
-    # ----------------------------------------------------------------- tick
-    def _tick(self) -> None:
-        g, touch, fsms = self.gains, self.touch, self.fsms
-        for i in (TRAIL, LEAD):
-            fsm = fsms[i]
-            before = fsm.phase
-            if before is _FLIGHT:
-                if not touch[i]:
-                    continue  # nothing can happen to a leg in the air (saves the update)
-                phase = fsm.update(self.t, True, 0.0, 0.0, 0.0)  # to LOADING (lengths unused)
-            else:
-                leg, rest = self.legs[i], self.rest[i]
-                x = self.q[leg.slide_q]
-                touching = touch[i] or rest - x > 0.005  # self.loaded(i), inlined
-                phase = fsm.update(self.t, touching, LEG_LENGTH + x, self.v[leg.slide_d], LEG_LENGTH + rest)
-            if phase is before:
-                continue
-            leg = self.legs[i]
-            if phase is _LOADING:
-                self._touchdown(i)
-            elif phase is _THRUST and self.goal[i] != g.short:
-                self.thrust(leg, g.gallop_share if i == TRAIL and not self.done[LEAD] else 1.0)
-                if i == LEAD and self.fsms[TRAIL].phase.in_stance:
-                    # Hand over: the trailing leg unloads as the leading leg
-                    # starts its thrust, so the support ends with a single
-                    # support on the leading leg.
-                    self.set_length(self.legs[TRAIL], g.short)
-                    self.zero_hip(self.legs[TRAIL])
-            elif phase is _UNLOADING:
-                self.set_length(leg, g.short)
-                self.zero_hip(leg)
-            elif phase is _FLIGHT:
-                self._liftoff(i)
-        p0, p1 = fsms[TRAIL].phase, fsms[LEAD].phase
-        if p0 is _FLIGHT and p1 is _FLIGHT:  # (most ticks) no posture servo
-            self._swing(p0, p1)
-            return
-        short, goal = g.short, self.goal
-        s0 = (p0 is _COMPRESSION or p0 is _THRUST) and goal[TRAIL] != short
-        s1 = (p1 is _COMPRESSION or p1 is _THRUST) and goal[LEAD] != short
-        if s0 or s1:
-            legs = self.legs
-            self.posture((legs[TRAIL], legs[LEAD]) if s0 and s1 else ((legs[TRAIL],) if s0 else (legs[LEAD],)))
-        self._swing(p0, p1)
+    @property
+    def in_support(self) -> bool:
+        """Whether a shared support is going on (a foot has landed since the flight)."""
+        return bool(self.kstate[K.IN_SUPPORT])
 
-    def _swing(self, p0: Phase, p1: Phase) -> None:
-        """Place and lengthen the legs that are in the air (phases p0, p1 of
-        the trailing and leading legs), by style and role."""
-        if p0 is not _FLIGHT and p1 is not _FLIGHT:
-            return
-        g, alternate, down = self.gains, self.style == "alternate", self.trail_down
-        place = []
-        for i, ph in ((TRAIL, p0), (LEAD, p1)):
-            if ph is not _FLIGHT:
-                continue
-            if self.done[i]:
-                # Lifted off while the other leg is still down: the alternate
-                # style swings the trailing leg forward now (short); otherwise
-                # the leg is held.
-                if alternate and i == TRAIL:
-                    place.append((i, None))
-            elif i == TRAIL:
-                place.append((i, down is not None))
-            elif down is not None or not alternate:  # alternate: the leading leg waits for the trailing foot
-                place.append((i, down is not None and self.t >= down + g.gallop_lag))
-        if not place:
-            return
-        com, vel = self.com_state() if self.in_support else self.flight_com()
-        land = LEG_LENGTH + g.landing
-        for i, extend in place:
-            timer = self.timers[i]
-            last = timer.last_stance  # timer.predicted_stance, inlined
-            miss = self.aim_foot(self.legs[i], com, vel, timer.default if last is None else last, land)
-            if extend is None:
-                continue
-            if i == TRAIL:
-                extend, late = extend or vel[2] < 0.0, vel[2] < -1.5
-            else:
-                late = extend and self.t > down + 0.15
-            # Lengthen once the swing has (nearly) arrived, so the foot does
-            # not land on the way; a late leg goes down regardless.
-            self.goal[i] = g.landing if extend and (miss < 0.1 or late) else g.short  # set_length
+    def _tick_kernel(self):
+        return K.gallop_tick

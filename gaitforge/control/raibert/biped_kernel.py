@@ -1,0 +1,508 @@
+"""Compiled control tick of the RH91 biped (run and gallops).
+
+Every control tick the biped controllers sense the feet, step each leg's
+phase machine and act on its phase changes (touchdown, thrust, unloading,
+liftoff, with what is learned at each), servo posture (Eq. 4), aim the swing
+legs (Eq. 3 and the kinematic transformation) and slew the legs' rest
+lengths. All of it lives here as numba kernels (``gaitforge.control.jit``)
+over MuJoCo's own arrays and one float64 array, the *kernel state* ``s``
+(``SIZE``,), whose slots are named below. They are in one module because
+numba's on-disk cache is invalidated per source file: a kernel compiled
+with another file's kernels or constants would keep stale copies of them.
+
+The gait's Python objects follow: each phase change is queued with the
+inputs that made it (``QUEUE``), and Python feeds the queue to the gait's
+``fsm.PhaseMachine`` and ``StanceTimer`` objects before anyone looks at
+them, or when it is full (the tick returns ``FLUSH`` first). When a path
+follower must steer (after a touchdown that learns, or a liftoff into
+flight) the tick stops and returns ``EVENT + leg``; MuJoCo cannot be called
+from here, so when the tick needs the mass-centre velocity
+(``mj_subtreeVel``) and Python has not measured it this tick, it returns
+``NEED_VEL + stage`` before writing anything of that stage. Python then
+resumes the tick at ``stage``.
+
+Arguments (shapes: nq, nv, ngeom, nbody, njnt of the model): t [s] the
+simulation time; fresh: 1 when ``data.subtree_linvel`` was updated this
+tick; stage: ``SENSE``, ``LEG1`` (gallop: after leg 0) or ``ACT``; reset: 1
+for the call from ``reset`` (no slew; the run only aims its flight leg);
+qpos (nq,), qvel (nv,), gxpos = ``data.geom_xpos`` (ngeom, 3), com =
+``data.subtree_com`` (nbody, 3), comvel = ``data.subtree_linvel`` (nbody,
+3), spring = ``model.qpos_spring`` (nq,), stiff = ``model.jnt_stiffness``
+(njnt,), damp = ``model.dof_damping`` (nv,), qfrc = ``data.qfrc_applied``
+(nv,); s the kernel state. The expressions keep the evaluation order of the
+interpreted controller they replaced, so the compiled tick reproduces it to
+rounding (``hypot`` may differ from Python's in the last bit).
+"""
+from __future__ import annotations
+
+import math
+
+from gaitforge.control.jit import kernel
+from gaitforge.control.raibert.toolbox import G
+
+CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick
+LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63)
+
+FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)  # phase codes, in fsm.Phase order
+# A tick returns DONE, DONE_PRE (done; measure the velocity before the next
+# tick, which needs it), NEED_VEL + stage, EVENT + leg or FLUSH.
+DONE, DONE_PRE, NEED_VEL, EVENT, FLUSH = 0, 1, 2, 5, 7
+SENSE, LEG1, ACT = 0, 1, 2  # stages
+FRESH, RESET = 4, 8  # flags added to the stage in the ticks' flags argument
+
+# Kernel state slots. Constants, set once: SLEW [m per tick]; BipedGains
+# fields (kp/kv: posture, hip_kp/kv: swing); SPEED [m/s]; MASS [kg], K_LEG
+# [N/m], B_LEG [N s/m], FOOT_R [m]; EPS, FULL (PhaseMachine.compress_eps,
+# full_fraction); GALLOP (1: a gallop, 0: the run); ALTERNATE (1: the
+# alternate gallop); STEER (1: a path follower steers); and per leg (block
+# LEG + LEG_STRIDE * leg) its hip offset y [m] and model indices (as floats).
+(SLEW, K_X, LANDING, SHORT, KP, KV, KP_YAW, KV_YAW, LAG, APEX, THRUST_MAX, SHARE, HIP_KP, HIP_KV, LOSS_GAIN,
+ TRIM_GAIN, TRIM_MAX, ROLL_LEAD, SPEED, MASS, K_LEG, B_LEG, FOOT_R, EPS, FULL, GALLOP, ALTERNATE, STEER) = range(28)
+LEG, LEG_STRIDE = 28, 8
+HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = range(7)
+# State: rest lengths and their goals (2 each) [m, slide coordinates];
+# desired heading [rad], velocity (2) [m/s], speed trim (forward, lateral)
+# [m/s] and roll [rad]; the flight's highest mass centre [m]; the flight
+# velocity (3) [m/s], measured (VEL_OK) at VEL_T [s]; the hop loss [J]; the
+# phase code of each phase machine (slot; the run has one); per leg the
+# predicted stance [s] and (gallop) "had its stance"; the trailing foot's
+# touchdown time [s] (NaN: not down); "in support" (gallop); the run's
+# active leg; per leg its touchdown time [s] (NaN: in the air); the last
+# learning touchdown (time [s], NaN: none; mass centre x, y [m]; desired
+# velocity (2)); the last liftoff's support (LO_KIND: leg, -1: none) and
+# roll [rad]; per support kind the roll drift [rad] and whether it is known.
+(REST, GOAL, YAW_D, VD, TRIM, ROLL_D, APEX_Z, VEL_OK, VEL, VEL_T, LOSS, PHASE, STANCE, DONE_LEG, TRAIL_DOWN,
+ IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT) = (
+    44, 46, 48, 49, 51, 53, 54, 55, 56, 59, 60, 61, 63, 65, 67, 68, 69, 70, 72, 73, 74, 75, 77, 78, 79, 81)
+# Where MuJoCo's arrays start in the spans a tick takes (float64 elements;
+# data arrays in D, model arrays in M, see biped_base.span), model sizes.
+QPOS, QVEL, GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP = range(83, 92)
+NQ, NV, NGEOM, NBODY, NJNT = range(92, 97)
+# The queue of phase changes: QN entries of QITEM floats (time [s], slot,
+# touching, length [m], rate [m/s], rest length [m]: the phase machine's
+# inputs; the new phase code), room for QCAP.
+QN, QUEUE, QITEM, QCAP = 97, 98, 7, 16
+SIZE = QUEUE + QITEM * QCAP
+
+
+@kernel
+def trunk_matrix(qpos):
+    """Row-major rotation matrix (9 floats) of the trunk quaternion qpos[3:7]."""
+    w, x, y, z = qpos[3], qpos[4], qpos[5], qpos[6]
+    return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+
+
+@kernel
+def next_phase(ph, touching, length, rate, rest_length, eps, full):
+    """``fsm.PhaseMachine.update`` on phase codes: the phase after ``ph``
+    given touching (bool), leg length, its rate and rest length [m, m/s, m];
+    eps, full: the machine's compress_eps [m] and full_fraction."""
+    if ph == FLIGHT:
+        return LOADING if touching else FLIGHT
+    if not touching:
+        return FLIGHT
+    if ph == LOADING:
+        return COMPRESSION if length < rest_length - eps else ph
+    if ph == COMPRESSION:
+        return THRUST if rate > 0.0 else ph
+    if ph == THRUST and length >= full * rest_length:
+        return UNLOADING
+    return ph
+
+
+@kernel
+def zero_hip(i, stiff, damp, qfrc, s):
+    """No torque at leg ``i``'s hip (LOADING, UNLOADING)."""
+    b = LEG + LEG_STRIDE * i
+    d = int(s[b + HIP_D])
+    stiff[int(s[b + HIP_JNT])] = 0.0
+    damp[d], damp[d + 1], damp[d + 2] = 0.0, 0.0, 0.0
+    qfrc[d], qfrc[d + 1], qfrc[d + 2] = 0.0, 0.0, 0.0
+
+
+@kernel
+def thrust(i, share, qpos, gxpos, com, comvel, spring, s):
+    """Raise leg ``i``'s rest length by what makes up ``share`` of the
+    energy the hop still needs (Eqs. 1-2, see ``Support.thrust``; ``comvel``
+    must be fresh); returns the extension [m]."""
+    M, k = s[MASS], s[K_LEG]
+    omega, strain, c = math.sqrt(k / M), 0.0, 0.0
+    for j in range(2):
+        b = LEG + LEG_STRIDE * j
+        if j == i or gxpos[int(s[b + FOOT]), 2] <= s[FOOT_R]:  # this leg, or a loaded other one
+            co = max(s[REST + j] - qpos[int(s[b + SLIDE_Q])], 0.0)
+            strain += 0.5 * k * co * co - s[B_LEG] * co * co * omega * math.pi / 4
+            if j == i:
+                c = co
+    apex = (strain + M * G * com[0, 2] + 0.5 * M * comvel[0, 2] ** 2) / (M * G)  # toolbox.hop_height
+    need = share * (M * G * (s[APEX] - apex) + s[LOSS])
+    delta = min(math.sqrt(c * c + 2.0 * max(need, 0.0) / k) - c, s[THRUST_MAX])
+    rest = s[REST + i] + delta
+    s[REST + i], s[GOAL + i] = rest, rest
+    spring[int(s[LEG + LEG_STRIDE * i + SLIDE_Q])] = rest
+    return delta
+
+
+@kernel
+def learn(kind, t, qpos, com, s):
+    """At the start of a support: learn the hop loss from the last apex, the
+    speed trim from the last step and (``kind`` >= 0: the support of leg
+    ``kind``) the roll drift of the last flight (``Support`` explains)."""
+    M, apex_z = s[MASS], s[APEX_Z]
+    if math.isfinite(apex_z):
+        s[LOSS] = max(0.0, s[LOSS] + s[LOSS_GAIN] * M * G * (s[APEX] - apex_z))
+    s[APEX_Z] = -math.inf
+    cx, cy, vd0, vd1, last = com[0, 0], com[0, 1], s[VD], s[VD + 1], s[LAST_T]
+    if not math.isnan(last) and t > last and \
+            abs(s[LAST_VD] - vd0) + abs(s[LAST_VD + 1] - vd1) < 0.15 * max(s[SPEED], 0.1):
+        ex = vd0 - (cx - s[LAST_X]) / (t - last)
+        ey = vd1 - (cy - s[LAST_Y]) / (t - last)
+        c, sn, k, lim = math.cos(s[YAW_D]), math.sin(s[YAW_D]), s[TRIM_GAIN], s[TRIM_MAX]
+        tf, tl = s[TRIM], s[TRIM + 1]
+        s[TRIM] = max(-lim, min(lim, tf + k * (c * ex + sn * ey)))
+        s[TRIM + 1] = max(-lim, min(lim, tl + k * (c * ey - sn * ex)))
+    s[LAST_T], s[LAST_X], s[LAST_Y], s[LAST_VD], s[LAST_VD + 1] = t, cx, cy, vd0, vd1
+    if kind >= 0:
+        R = trunk_matrix(qpos)
+        roll, lo = math.atan2(R[7], R[8]), int(s[LO_KIND])
+        if lo >= 0:
+            r0 = s[LO_ROLL]
+            prev = s[DRIFT + lo] if s[HAS_DRIFT + lo] != 0.0 else roll - r0
+            s[DRIFT + lo], s[HAS_DRIFT + lo] = 0.5 * (prev + roll - r0), 1.0
+        drift = s[DRIFT + kind] if s[HAS_DRIFT + kind] != 0.0 else 0.0
+        s[ROLL_D] = max(-0.2, min(0.2, -s[ROLL_LEAD] * drift))
+
+
+@kernel
+def touchdown(i, t, qpos, com, stiff, damp, qfrc, s):
+    """Leg ``i`` touched down: no hip torque, its stance timer starts; the
+    run learns at every touchdown (roll lead for this leg's support), the
+    gallop when the foot opens the shared support (no roll lead). Returns
+    whether it learned (a path then steers)."""
+    zero_hip(i, stiff, damp, qfrc, s)
+    s[TD_T + i], kind = t, i
+    if s[GALLOP] != 0.0:
+        if i == 0:
+            s[TRAIL_DOWN] = t
+        if s[IN_SUPPORT] != 0.0:
+            return False
+        s[IN_SUPPORT], kind = 1.0, -1
+    learn(kind, t, qpos, com, s)
+    return True
+
+
+@kernel
+def liftoff(i, t, qpos, spring, stiff, damp, qfrc, s):
+    """Leg ``i`` lifted off: its stance duration is measured, its hip gets
+    the swing gains; the run notes the roll and exchanges legs; the gallop
+    shortens the leg and holds it where it left the ground, and ends the
+    shared support when neither foot is down. Returns whether a flight
+    starts (its velocity is measured on its first tick; a path steers)."""
+    b, gallop = LEG + LEG_STRIDE * i, s[GALLOP] != 0.0
+    d, j, td = int(s[b + HIP_D]), int(s[b + HIP_Q]), s[TD_T + i]
+    if not math.isnan(td):  # StanceTimer.liftoff
+        s[STANCE + i] = t - td
+        if not gallop:  # (one timer serves both legs)
+            s[STANCE + 1 - i] = t - td
+    s[TD_T + i] = math.nan
+    stiff[int(s[b + HIP_JNT])] = s[HIP_KP]
+    damp[d], damp[d + 1], damp[d + 2] = s[HIP_KV], s[HIP_KV], s[HIP_KV]
+    qfrc[d], qfrc[d + 1], qfrc[d + 2] = 0.0, 0.0, 0.0
+    if not gallop:
+        R = trunk_matrix(qpos)
+        s[LO_KIND], s[LO_ROLL], s[ACTIVE], s[VEL_OK] = i, math.atan2(R[7], R[8]), 1 - i, 0.0
+        return True
+    s[DONE_LEG + i], s[GOAL + i] = 1.0, s[SHORT]
+    spring[j], spring[j + 1], spring[j + 2], spring[j + 3] = qpos[j], qpos[j + 1], qpos[j + 2], qpos[j + 3]
+    if s[PHASE + 1 - i] != FLIGHT:
+        return False
+    if s[DONE_LEG + 1 - i] != 0.0:  # both legs had their stance: the shared support is over
+        s[DONE_LEG], s[DONE_LEG + 1], s[TRAIL_DOWN] = 0.0, 0.0, math.nan
+    s[IN_SUPPORT], s[LO_KIND], s[VEL_OK] = 0.0, -1.0, 0.0
+    return True
+
+
+@kernel
+def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
+    """Step the phase machine following leg ``i`` (the gallop's machine
+    ``i``, the run's only one) by one tick, as the controllers feed it (a
+    foot counts as loaded while it touches or its spring is compressed by
+    over 5 mm), and act on a phase change: touchdown, thrust (the gallop:
+    unless the leg is already short; its leading leg's thrust makes a
+    trailing leg in stance unload), unloading, liftoff. Queues the change for
+    the Python phase machine. Returns -1 (no change), ``NEED_VEL`` (the
+    thrust needs the velocity; nothing written), 0 (changed) or ``EVENT +
+    i`` (changed; a path must steer now)."""
+    gallop = s[GALLOP] != 0.0
+    b, slot = LEG + LEG_STRIDE * i, i if gallop else 0
+    touch = gxpos[int(s[b + FOOT]), 2] <= s[FOOT_R]  # the contact starts exactly there (zero margin)
+    ph = int(s[PHASE + slot])
+    if ph == FLIGHT:
+        if not touch:
+            return -1
+        new, touching, length, rate, rest_length = LOADING, True, 0.0, 0.0, 0.0  # (lengths unused)
+    else:
+        x, rest = qpos[int(s[b + SLIDE_Q])], s[REST + i]
+        touching = touch or rest - x > 0.005
+        length, rate, rest_length = LEG_LENGTH + x, qvel[int(s[b + SLIDE_D])], LEG_LENGTH + rest
+        new = next_phase(ph, touching, length, rate, rest_length, s[EPS], s[FULL])
+        if new == ph:
+            return -1
+    thrusting = new == THRUST and (not gallop or s[GOAL + i] != s[SHORT])
+    if thrusting and not fresh:
+        return NEED_VEL
+    n, steer = int(s[QN]), False
+    q = QUEUE + QITEM * n
+    s[q], s[q + 1], s[q + 2], s[q + 3], s[q + 4], s[q + 5], s[q + 6] = (
+        t, slot, 1.0 if touching else 0.0, length, rate, rest_length, new)
+    s[QN], s[PHASE + slot] = n + 1, new
+    if new == LOADING:
+        steer = touchdown(i, t, qpos, com, stiff, damp, qfrc, s)
+    elif new == FLIGHT:
+        steer = liftoff(i, t, qpos, spring, stiff, damp, qfrc, s)
+    elif thrusting:
+        thrust(i, s[SHARE] if gallop and i == 0 and s[DONE_LEG + 1] == 0.0 else 1.0,
+               qpos, gxpos, com, comvel, spring, s)
+        if gallop and i == 1 and s[PHASE] != FLIGHT:  # hand over: the trailing leg unloads
+            s[GOAL] = s[SHORT]
+            zero_hip(i - 1, stiff, damp, qfrc, s)  # (a literal 0 would compile another copy)
+    elif new == UNLOADING:
+        s[GOAL + i] = s[SHORT]
+        zero_hip(i, stiff, damp, qfrc, s)
+    return EVENT + i if steer and s[STEER] != 0.0 else 0
+
+
+@kernel
+def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
+    """Eq. 4 (roll, pitch, yaw) through the stance hips ``use0``/``use1``
+    (bools): each hip spring's set point, stiffness and damping, and the
+    feedforward generalized forces (see ``Support.posture``)."""
+    R0, R1, R2, R3, R4, R5, R6, R7, R8 = trunk_matrix(qpos)
+    yaw = math.atan2(R3, R0)
+    err = (s[YAW_D] - yaw + math.pi) % (2 * math.pi) - math.pi
+    half = 0.5 * (yaw + max(-0.5, min(0.5, err)) * s[KP_YAW] / s[KP])
+    ch, sh = math.cos(half), math.sin(half)
+    tw, tx, ty, tz = qpos[3], qpos[4], qpos[5], qpos[6]
+    ew, ex, ey, ez = ch * tw + sh * tz, ch * tx + sh * ty, ch * ty - sh * tx, ch * tz - sh * tw  # Rz⁻¹ ⊗ q_trunk
+    roll_d = s[ROLL_D]
+    if roll_d != 0.0:  # Rx(roll_d)⁻¹ ⊗ e, written as the full product (same rounding as biped.qmul)
+        aw, ax, ay, az = math.cos(roll_d / 2), -math.sin(roll_d / 2), 0.0, 0.0
+        ew, ex, ey, ez = (aw * ew - ax * ex - ay * ey - az * ez, aw * ex + ax * ew + ay * ez - az * ey,
+                          aw * ey - ax * ez + ay * ew + az * ex, aw * ez + ax * ey - ay * ex + az * ew)
+    cx, cy, cz = com[0, 0] - qpos[0], com[0, 1] - qpos[1], com[0, 2] - qpos[2]
+    mx, my, mz = (R0 * cx + R3 * cy + R6 * cz, R1 * cx + R4 * cy + R7 * cz,
+                  R2 * cx + R5 * cy + R8 * cz)  # mass centre in the trunk frame
+    wx, wy, wz = qvel[3], qvel[4], qvel[5]  # trunk angular velocity, trunk frame
+    n, f_ref, half_dt = int(use0) + int(use1), 0.5 * s[MASS] * G, 0.5 * CONTROL_DT
+    for i in range(2):
+        if not (use0 if i == 0 else use1):
+            continue
+        b = LEG + LEG_STRIDE * i
+        d, j, sq = int(s[b + HIP_D]), int(s[b + HIP_Q]), int(s[b + SLIDE_Q])
+        f = s[K_LEG] * (s[REST + i] - qpos[sq]) - s[B_LEG] * qvel[int(s[b + SLIDE_D])]  # Eq. 1 [N]
+        w = max(0.0, min(1.0, f / f_ref)) / n
+        kp, kv, kt = s[KP] * w, s[KV] * w, s[KV_YAW] * w
+        stiff[int(s[b + HIP_JNT])] = kp
+        damp[d], damp[d + 1], damp[d + 2] = kv, kv, kt
+        hw, hx, hy, hz = qpos[j], qpos[j + 1], qpos[j + 2], qpos[j + 3]
+        spring[j] = ew * hw - ex * hx - ey * hy - ez * hz
+        spring[j + 1] = ew * hx + ex * hw + ey * hz - ez * hy
+        spring[j + 2] = ew * hy - ex * hz + ey * hw + ez * hx
+        spring[j + 3] = ew * hz + ex * hy - ey * hx + ez * hw
+        H0, H1, H2 = 1 - 2 * (hy * hy + hz * hz), 2 * (hx * hy - hw * hz), 2 * (hx * hz + hw * hy)
+        H3, H4, H5 = 2 * (hx * hy + hw * hz), 1 - 2 * (hx * hx + hz * hz), 2 * (hy * hz - hw * hx)
+        H6, H7, H8 = 2 * (hx * hz - hw * hy), 2 * (hy * hz + hw * hx), 1 - 2 * (hx * hx + hy * hy)
+        ux, uy, uz = -H2 * f, -H5 * f, -H8 * f  # along the leg to the foot, times the force
+        rx, ry, rz = -mx, s[b + HIP_Y] - my, -mz  # hip relative to the mass centre
+        fx, fy, fz = ry * uz - rz * uy, rz * ux - rx * uz, rx * uy - ry * ux
+        lag, lag_t = kv + kp * half_dt, kt + kp * half_dt
+        qfrc[d] = lag * (qvel[d] + H0 * wx + H3 * wy + H6 * wz) - (H0 * fx + H3 * fy + H6 * fz)
+        qfrc[d + 1] = lag * (qvel[d + 1] + H1 * wx + H4 * wy + H7 * wz) - (H1 * fx + H4 * fy + H7 * fz)
+        qfrc[d + 2] = lag_t * (qvel[d + 2] + H2 * wx + H5 * wy + H8 * wz) - (H2 * fx + H5 * fy + H8 * fz)
+
+
+@kernel
+def aim_foot(i, qpos, spring, s, R, cx, cy, v0, v1, stance, length):
+    """Eq. 3 and the kinematic transformation: set leg ``i``'s hip set point
+    so its foot lands at the neutral point of a stance ``stance`` [s] plus
+    the speed correction (desired velocity with the learned trim), with the
+    leg ``length`` [m] long. R: trunk matrix (9,); (cx, cy) [m] and
+    (v0, v1) [m/s]: mass centre position and velocity, world x and y.
+    Returns how far [rad] the leg's fore-aft angle still is from there."""
+    c, sn = math.cos(s[YAW_D]), math.sin(s[YAW_D])
+    vx = s[VD] + c * s[TRIM] - sn * s[TRIM + 1]
+    vy = s[VD + 1] + sn * s[TRIM] + c * s[TRIM + 1]
+    k_x = s[K_X]
+    fx = cx + v0 * stance / 2 + k_x * (v0 - vx)
+    fy = cy + v1 * stance / 2 + k_x * (v1 - vy)
+    R0, R1, R2, R3, R4, R5, R6, R7, R8 = R
+    b = LEG + LEG_STRIDE * i
+    hip_y = s[b + HIP_Y]
+    dx, dy = fx - qpos[0] - hip_y * R1, fy - qpos[1] - hip_y * R4
+    reach = math.hypot(dx, dy)
+    if reach > 0.9 * length:  # out of reach: aim as far as the leg goes
+        dx, dy, reach = dx * 0.9 * length / reach, dy * 0.9 * length / reach, 0.9 * length
+    dz = -math.sqrt(length * length - reach * reach)
+    tx = R0 * dx + R3 * dy + R6 * dz  # R^T (dx, dy, dz): into the trunk frame
+    ty = R1 * dx + R4 * dy + R7 * dz
+    tz = R2 * dx + R5 * dy + R8 * dz
+    pitch = -math.asin(max(-0.95, min(0.95, tx / length)))  # as common.hip_angles_for_foot
+    roll = math.atan2(ty, -tz) if tz < 0 else 0.0
+    ca, sa, cb, sb = math.cos(roll / 2), math.sin(roll / 2), math.cos(pitch / 2), math.sin(pitch / 2)
+    j = int(s[b + HIP_Q])
+    spring[j], spring[j + 1], spring[j + 2], spring[j + 3] = ca * cb, sa * cb, ca * sb, sa * sb  # Rx Ry
+    w, x, y, z = qpos[j], qpos[j + 1], qpos[j + 2], qpos[j + 3]
+    return abs(pitch - math.asin(max(-1.0, min(1.0, 2 * (x * z + w * y)))))
+
+
+@kernel
+def flight_com(t, com, comvel, s):
+    """Mass centre position and velocity (6 floats) [m, m/s] in flight: the
+    velocity measured on the first flight tick (``comvel`` must be fresh
+    then) and extrapolated ballistically; notes the flight's highest point."""
+    if s[VEL_OK] == 0.0:
+        s[VEL], s[VEL + 1], s[VEL + 2], s[VEL_T], s[VEL_OK] = comvel[0, 0], comvel[0, 1], comvel[0, 2], t, 1.0
+    cz = com[0, 2]
+    s[APEX_Z] = max(s[APEX_Z], cz)  # for the hop loss
+    return com[0, 0], com[0, 1], cz, s[VEL], s[VEL + 1], s[VEL + 2] - G * (t - s[VEL_T])
+
+
+@kernel
+def slew(spring, s):
+    """Move each rest length toward its goal by at most ``s[SLEW]``: a step
+    would snap the lower leg and jerk the trunk."""
+    for i in range(2):
+        cur, goal = s[REST + i], s[GOAL + i]
+        if cur != goal:
+            step = s[SLEW]
+            slide = goal if abs(goal - cur) <= step else cur + math.copysign(step, goal - cur)
+            s[REST + i] = slide
+            spring[int(s[LEG + LEG_STRIDE * i + SLIDE_Q])] = slide
+
+
+@kernel
+def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
+    """One control tick of the run (``biped_run.BipedRun``) from ``stage``:
+    the active leg's (``s[ACTIVE]``) phase; in FLIGHT it is lengthened for
+    landing and aimed (Eq. 3) and the idle leg is short; in COMPRESSION and
+    THRUST its hip servoes posture. The idle hip mirrors the active one in
+    the trunk's sagittal plane (Rx(a) Ry(b) -> Rx(-a) Ry(-b) flips x and y),
+    so the legs' reaction torques on the trunk cancel. Then the slew."""
+    if stage == SENSE:
+        if s[QN] > QCAP - 2:  # no room to queue this tick's phase changes
+            return FLUSH
+        r = leg_step(int(s[ACTIVE]), t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s)
+        if r > 0:
+            return r  # NEED_VEL + SENSE, or EVENT + leg: a path steers
+    k, ph = int(s[ACTIVE]), int(s[PHASE])  # (a liftoff exchanges the legs)
+    if ph == FLIGHT:
+        if s[VEL_OK] == 0.0 and not fresh:
+            return NEED_VEL + ACT
+        cx, cy, _cz, vx, vy, _vz = flight_com(t, com, comvel, s)
+        s[GOAL + k], s[GOAL + 1 - k] = s[LANDING], s[SHORT]
+        aim_foot(k, qpos, spring, s, trunk_matrix(qpos), cx, cy, vx, vy, s[STANCE + k], LEG_LENGTH + s[LANDING])
+    elif ph == COMPRESSION or ph == THRUST:
+        posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, k == 0, k == 1)
+    if reset:  # (reset only aims the flight leg)
+        return DONE
+    i, j = int(s[LEG + LEG_STRIDE * k + HIP_Q]), int(s[LEG + LEG_STRIDE * (1 - k) + HIP_Q])
+    spring[j], spring[j + 1], spring[j + 2], spring[j + 3] = qpos[i], -qpos[i + 1], -qpos[i + 2], qpos[i + 3]
+    slew(spring, s)
+    return DONE
+
+
+@kernel
+def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
+    """One control tick of the gallops (``biped_gallop.BipedGallop``) from
+    ``stage``: the trailing leg's (0) then the leading leg's (1) phase,
+    posture through the stance hips in COMPRESSION and THRUST (unless the
+    leg is already short), the swing of the legs in the air by style and
+    role, and the slew. Returns ``DONE_PRE`` while a support goes on with a
+    leg swinging: such ticks aim at the measured mass-centre velocity."""
+    if stage == SENSE and s[QN] > QCAP - 2:  # no room to queue this tick's phase changes
+        return FLUSH
+    for i in range(stage, 2):  # (stage SENSE: from leg 0, LEG1: leg 1, ACT: none)
+        r = leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s)
+        if r == NEED_VEL:
+            return NEED_VEL + i  # resume at this leg
+        if r > 0:
+            return r  # EVENT + leg: a path steers
+    p0, p1, short = int(s[PHASE]), int(s[PHASE + 1]), s[SHORT]
+    alternate, down = s[ALTERNATE] != 0.0, s[TRAIL_DOWN]
+    has_down = not math.isnan(down)
+    # Which legs swing and whether they may lengthen (ext: -1 never, else
+    # the condition so far), decided before any write, as the mass-centre
+    # velocity may have to be measured first.
+    swing0, ext0, swing1, ext1 = False, -1, False, -1
+    if p0 == FLIGHT:
+        if s[DONE_LEG] == 0.0:
+            swing0, ext0 = True, int(has_down)
+        elif alternate:  # lifted off while the lead is down: swing it forward now (short)
+            swing0 = True
+    if p1 == FLIGHT and s[DONE_LEG + 1] == 0.0 and (has_down or not alternate):
+        # (alternate: the leading leg waits for the trailing foot)
+        swing1, ext1 = True, int(has_down and t >= down + s[LAG])
+    support, swinging = s[IN_SUPPORT] != 0.0, swing0 or swing1
+    if swinging and (support or s[VEL_OK] == 0.0) and not fresh:
+        return NEED_VEL + ACT
+    if p0 != FLIGHT or p1 != FLIGHT:
+        s0 = (p0 == COMPRESSION or p0 == THRUST) and s[GOAL] != short
+        s1 = (p1 == COMPRESSION or p1 == THRUST) and s[GOAL + 1] != short
+        if s0 or s1:
+            posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, s0, s1)
+    if swinging:
+        if support:
+            cx, cy, vx, vy, vz = com[0, 0], com[0, 1], comvel[0, 0], comvel[0, 1], comvel[0, 2]
+        else:
+            cx, cy, _cz, vx, vy, vz = flight_com(t, com, comvel, s)
+        R, land = trunk_matrix(qpos), LEG_LENGTH + s[LANDING]
+        for i in range(2):
+            if not (swing0 if i == 0 else swing1):
+                continue
+            miss = aim_foot(i, qpos, spring, s, R, cx, cy, vx, vy, s[STANCE + i], land)
+            ext = ext0 if i == 0 else ext1
+            if ext < 0:
+                continue
+            if i == 0:
+                extend, late = ext == 1 or vz < 0.0, vz < -1.5
+            else:
+                extend = ext == 1
+                late = extend and t > down + 0.15
+            # Lengthen once the swing has (nearly) arrived, so the foot does
+            # not land on the way; a late leg goes down regardless.
+            s[GOAL + i] = s[LANDING] if extend and (miss < 0.1 or late) else short
+    if not reset:
+        slew(spring, s)
+    return DONE_PRE if swinging and support else DONE
+
+
+@kernel
+def views(D, M, s):
+    """MuJoCo's arrays as views of the data span D and the model span M:
+    qpos, qvel, gxpos, com, comvel, qfrc, spring, stiff, damp (shapes as in
+    the module docstring)."""
+    nq, nv, ng, nb = int(s[NQ]), int(s[NV]), int(s[NGEOM]), int(s[NBODY])
+    q, v, g, c, cv, f = int(s[QPOS]), int(s[QVEL]), int(s[GXPOS]), int(s[COM]), int(s[COMVEL]), int(s[QFRC])
+    sp, st, dm = int(s[SPRING]), int(s[STIFF]), int(s[DAMP])
+    return (D[q:q + nq], D[v:v + nv], D[g:g + 3 * ng].reshape((ng, 3)), D[c:c + 3 * nb].reshape((nb, 3)),
+            D[cv:cv + 3 * nb].reshape((nb, 3)), D[f:f + nv], M[sp:sp + nq], M[st:st + int(s[NJNT])],
+            M[dm:dm + nv])
+
+
+@kernel
+def run_tick(t, flags, D, M, s):
+    """``run_body`` on the spans; flags = stage + ``FRESH`` (fresh) +
+    ``RESET`` (reset): numba's dispatcher pays per argument on every call."""
+    qpos, qvel, gxpos, com, comvel, qfrc, spring, stiff, damp = views(D, M, s)
+    return run_body(t, (flags >> 2) & 1, flags & 3, flags >> 3, qpos, qvel, gxpos, com, comvel, spring, stiff,
+                    damp, qfrc, s)
+
+
+@kernel
+def gallop_tick(t, flags, D, M, s):
+    """``gallop_body`` on the spans (flags as for ``run_tick``)."""
+    qpos, qvel, gxpos, com, comvel, qfrc, spring, stiff, damp = views(D, M, s)
+    return gallop_body(t, (flags >> 2) & 1, flags & 3, flags >> 3, qpos, qvel, gxpos, com, comvel, spring, stiff,
+                       damp, qfrc, s)
