@@ -12,13 +12,14 @@ import mujoco
 import numpy as np
 import pytest
 
-from gaitforge.control.jit import JIT_ENABLED
+from gaitforge.control.jit import JIT_ENABLED, buffer_window
 from gaitforge.control.raibert import biped
 from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert.biped_base import PHASES, span
+from gaitforge.control.raibert.biped_base import PHASES
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
 
 BIPED = Character.from_spec(registry.build("raibert_biped"))
 SQUARE = WaypointPath([[0, 0], [4, 0], [4, 4], [0, 4]], loop=True)
@@ -123,16 +124,16 @@ def test_kernel_state_slots_do_not_overlap():
 def test_spans_alias_mujocos_arrays_and_refuse_other_layouts():
     m = copy.copy(BIPED.model)
     d = mujoco.MjData(m)
-    D, (oq, og) = span((d.qpos, d.geom_xpos), d.nbuffer)
+    D, (oq, og) = buffer_window((d.qpos, d.geom_xpos), d.nbuffer)
     D[oq + 2] = 1.25
     assert d.qpos[2] == 1.25
     mujoco.mj_kinematics(m, d)
     np.testing.assert_array_equal(D[og:og + 3 * m.ngeom].reshape(m.ngeom, 3), d.geom_xpos)
-    with pytest.raises(RuntimeError) as info:
-        span((d.qpos, m.qpos_spring), d.nbuffer)  # two buffers: the span would cover foreign memory
-    assert str(info.value) == "MuJoCo arrays are not laid out in one float64 buffer as the biped kernels expect"
-    with pytest.raises(RuntimeError):
-        span((d.qpos, d.contact.geom), d.nbuffer)  # not float64
+    with pytest.raises(GaitforgeError, match=r"^buffer window: the arrays span \d+ bytes, misaligned or beyond "
+                                             rf"the {d.nbuffer}-byte buffer$"):
+        buffer_window((d.qpos, m.qpos_spring), d.nbuffer)  # two buffers: the window would cover foreign memory
+    with pytest.raises(GaitforgeError, match=r"^buffer window: an array is int32"):
+        buffer_window((d.qpos, d.contact.geom), d.nbuffer)  # not float64
 
 
 # ------------------------------------------------- compiled vs interpreted

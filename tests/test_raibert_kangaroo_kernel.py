@@ -9,12 +9,13 @@ import mujoco
 import numpy as np
 import pytest
 
+from gaitforge.control.jit import buffer_window, entry
 from gaitforge.control.raibert import kangaroo as K
 from gaitforge.control.raibert import kangaroo_geometry
 from gaitforge.control.raibert import kangaroo_kernel as kk
 from gaitforge.control.raibert.footmodel import hop_on_foot_model
 from gaitforge.control.raibert.fsm import Phase
-from gaitforge.control.raibert.kangaroo_state import STAGES, WINDOW, Slot, entry, window
+from gaitforge.control.raibert.kangaroo_state import STAGES, WINDOW
 from gaitforge.creatures.builders.raibert import raibert_kangaroo
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
@@ -201,15 +202,15 @@ def test_windows_name_the_rows_the_controller_reads(roo):
 
 def test_window_refuses_arrays_it_cannot_span():
     a = np.zeros(4)
-    with pytest.raises(GaitforgeError, match=r"^kangaroo window: an array is int64, contiguous True "
+    with pytest.raises(GaitforgeError, match=r"^buffer window: an array is int64 \(needs contiguous float64\)$"):
+        buffer_window([np.zeros(3, dtype=np.int64)], 1000)
+    with pytest.raises(GaitforgeError, match=r"^buffer window: an array is float64, not contiguous "
                                              r"\(needs contiguous float64\)$"):
-        window([np.zeros(3, dtype=np.int64)], 1000)
-    with pytest.raises(GaitforgeError, match=r"^kangaroo window: an array is float64, contiguous False "):
-        window([np.zeros((3, 3))[:, 0]], 1000)
-    with pytest.raises(GaitforgeError, match=r"^kangaroo window: the arrays span 32 bytes, misaligned or beyond "
+        buffer_window([np.zeros((3, 3))[:, 0]], 1000)
+    with pytest.raises(GaitforgeError, match=r"^buffer window: the arrays span 32 bytes, misaligned or beyond "
                                              r"the 16-byte buffer$"):
-        window([a], 16)
-    win, starts = window([a[2:], a[:1]], 32)
+        buffer_window([a], 16)
+    win, starts = buffer_window([a[2:], a[:1]], 32)
     assert starts == [2, 0] and win.shape == (4,)
 
 
@@ -232,7 +233,7 @@ def test_attributes_live_in_the_state_array(roo):
     assert ctrl._ix[kk.STAGE] == kk.ST_TAKEOFF and np.isnan(ctrl._s[kk.TD_COM_Z]) and ctrl.td_com_z is None
     assert ctrl.state == "jump_takeoff:flight"
     ctrl.td_com_z = 0.41
-    assert ctrl._s[kk.TD_COM_Z] == 0.41 and isinstance(K.KangarooHop.td_com_z, Slot)
+    assert ctrl._s[kk.TD_COM_Z] == 0.41 and isinstance(K.KangarooHop.td_com_z, property)
 
 
 def test_a_phase_the_phase_machine_disagrees_with_is_an_error(roo):

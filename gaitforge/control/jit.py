@@ -18,7 +18,7 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ["JIT_ENABLED", "cache_dir", "kernel"]
+__all__ = ["JIT_ENABLED", "block", "buffer_window", "cache_dir", "entry", "kernel", "slot"]
 
 JIT_ENABLED = os.environ.get("GAITFORGE_NO_JIT", "") not in ("1", "true", "yes")
 
@@ -56,3 +56,77 @@ else:
     def kernel(fn):
         """``fn`` itself: compilation is switched off by ``GAITFORGE_NO_JIT``."""
         return fn
+
+
+# --------------------------------------------------------------- plumbing
+# A numba call pays for matching each argument's type (~0.2 µs an array) and
+# a controller reads a dozen MuJoCo arrays per tick: the helpers below let a
+# tick take one array per MuJoCo struct and skip the per-call matching.
+
+def buffer_window(arrays, limit: int):
+    """One float64 array (W,) over the memory of ``arrays`` (C-contiguous
+    float64 arrays of one MjData or one MjModel, which MuJoCo carves out of a
+    single buffer of ``limit`` = ``nbuffer`` bytes) and each array's start in
+    it [elements]. The window is a view of the lowest of them, so it keeps
+    their owner alive; reading or writing it reads or writes them.
+
+    Raises GaitforgeError when the arrays are not float64, not contiguous,
+    misaligned to each other or spread over more than ``limit`` bytes (then
+    they are not one buffer and the window would reach foreign memory)."""
+    import numpy as np
+
+    from gaitforge.errors import GaitforgeError
+
+    for a in arrays:
+        if a.dtype != np.float64 or not a.flags.c_contiguous:
+            raise GaitforgeError(f"buffer window: an array is {a.dtype}"
+                                 f"{'' if a.flags.c_contiguous else ', not contiguous'} (needs contiguous float64)")
+    starts = [a.__array_interface__["data"][0] for a in arrays]
+    low = min(starts)
+    end = max(p - low + a.nbytes for p, a in zip(starts, arrays))
+    if end > limit or any((p - low) % 8 for p in starts):
+        raise GaitforgeError(f"buffer window: the arrays span {end} bytes, misaligned or beyond the "
+                             f"{limit}-byte buffer")
+    base = arrays[starts.index(low)]
+    window = np.lib.stride_tricks.as_strided(base, shape=(end // 8,), strides=(8,))
+    return window, [(p - low) // 8 for p in starts]
+
+
+def entry(fn, sample_args):
+    """The compiled ``fn`` for the types of ``sample_args`` (compiled, or
+    loaded from the cache, now) as a direct entry point that skips numba's
+    per-call type matching. Callers must keep passing arguments of the same
+    types. An interpreted ``fn`` (``GAITFORGE_NO_JIT``, or a ``py_func``) is
+    returned as it is."""
+    if not hasattr(fn, "compile"):
+        return fn
+    return fn.compile(tuple(numba.typeof(a) for a in sample_args))
+
+
+def slot(array: str, index: int, kind: type = float, optional: bool = False) -> property:
+    """A controller attribute stored at ``index`` of its state array named
+    ``array``, read as ``kind``; ``optional``: NaN reads as None and None
+    writes NaN."""
+    import math
+
+    def get(self):
+        value = getattr(self, array)[index]
+        if optional and math.isnan(value):
+            return None
+        return kind(value)
+
+    def put(self, value) -> None:
+        getattr(self, array)[index] = math.nan if value is None else value
+    return property(get, put)
+
+
+def block(array: str, index: int, size: int) -> property:
+    """A controller attribute over ``size`` slots of its state array named
+    ``array``: reads give the live view (item writes go through to the
+    state), assignment fills the slots."""
+    def get(self):
+        return getattr(self, array)[index:index + size]
+
+    def put(self, values) -> None:
+        getattr(self, array)[index:index + size] = values
+    return property(get, put)

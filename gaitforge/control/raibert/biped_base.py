@@ -11,12 +11,12 @@ phase changes the kernel queues are fed to the gait's ``PhaseMachine`` and
 """
 from __future__ import annotations
 
-import ctypes
 import math
 
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert import biped_kernel as K
 from gaitforge.control.raibert.biped import BipedGains, quat_to_mat
 from gaitforge.control.raibert.fsm import Phase
@@ -43,43 +43,6 @@ class _Leg:
         self.foot = next(g for g in self.geoms if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE)
 
 
-def span(arrays, limit: int) -> tuple[np.ndarray, list[int]]:
-    """One float64 array over the memory that holds ``arrays`` (C-contiguous
-    float64 views into one MuJoCo buffer, such as ``data.qpos`` and
-    ``data.geom_xpos``), and where each starts in it [elements]. A kernel
-    then takes one argument for all of them: numba's dispatcher pays about
-    0.2 µs per array argument on every call. ``limit`` [bytes]: the size of
-    that buffer (``data.nbuffer``, ``model.nbuffer``); the span must fit in
-    it. The span does not keep the buffer alive: hold on to its owner."""
-    addresses = [a.__array_interface__["data"][0] for a in arrays]
-    base = min(addresses)
-    end = max(p + a.nbytes for p, a in zip(addresses, arrays))
-    if any(a.dtype != np.float64 or not a.flags.c_contiguous for a in arrays) or \
-            any((p - base) % 8 for p in addresses) or end - base > limit:
-        raise RuntimeError("MuJoCo arrays are not laid out in one float64 buffer as the biped kernels expect")
-    whole = np.ctypeslib.as_array((ctypes.c_double * ((end - base) // 8)).from_address(base))
-    return whole, [(p - base) // 8 for p in addresses]
-
-
-def _slot(index: int, doc: str) -> property:
-    """A float attribute kept in the kernel state ``kstate[index]``."""
-    def get(self) -> float:
-        return float(self.kstate[index])
-
-    def put(self, value: float) -> None:
-        self.kstate[index] = value
-    return property(get, put, doc=doc)
-
-
-def _pair(index: int, doc: str) -> property:
-    """A pair of floats kept in ``kstate[index:index + 2]``."""
-    def get(self) -> tuple[float, float]:
-        a, b = self.kstate[index:index + 2].tolist()
-        return a, b
-
-    def put(self, value) -> None:
-        self.kstate[index], self.kstate[index + 1] = value
-    return property(get, put, doc=doc)
 
 
 class BipedBase:
@@ -97,12 +60,12 @@ class BipedBase:
     gait = ""
     _next_stage = (K.ACT, K.ACT)  # where a tick resumes after leg 0's / leg 1's steering stop
 
-    yaw_d = _slot(K.YAW_D, "Desired heading [rad].")
-    vd = _pair(K.VD, "Desired velocity (x, y) [m/s], world.")
-    trim = _pair(K.TRIM, "Learned speed trim (forward, lateral of the heading) [m/s].")
-    roll_d = _slot(K.ROLL_D, "Desired trunk roll in the coming support [rad].")
-    apex_z = _slot(K.APEX_Z, "Highest mass centre of the current flight [m] (-inf: none yet).")
-    loss = _slot(K.LOSS, "Learned energy loss per hop [J], added to the thrust.")
+    yaw_d = slot("kstate", K.YAW_D)  # Desired heading [rad].
+    vd = block("kstate", K.VD, 2)  # Desired velocity (x, y) [m/s], world.
+    trim = block("kstate", K.TRIM, 2)  # Learned speed trim (forward, lateral of the heading) [m/s].
+    roll_d = slot("kstate", K.ROLL_D)  # Desired trunk roll in the coming support [rad].
+    apex_z = slot("kstate", K.APEX_Z)  # Highest mass centre of the current flight [m] (-inf: none yet).
+    loss = slot("kstate", K.LOSS)  # Learned energy loss per hop [J], added to the thrust.
 
     def __init__(self, character: Character, speed: float, gains: BipedGains, heading: float = 0.0,
                  path: WaypointPath | None = None, lookahead: float = 1.0):
@@ -140,10 +103,10 @@ class BipedBase:
         # numpy views of the data, fetched once (each attribute access builds a new view)
         self._qpos, self._qvel, self._gxpos = data.qpos, data.qvel, data.geom_xpos
         self._com, self._comvel = data.subtree_com, data.subtree_linvel
-        self._D, s[[K.QPOS, K.QVEL, K.GXPOS, K.COM, K.COMVEL, K.QFRC]] = span(
+        self._D, s[[K.QPOS, K.QVEL, K.GXPOS, K.COM, K.COMVEL, K.QFRC]] = buffer_window(
             (data.qpos, data.qvel, data.geom_xpos, data.subtree_com, data.subtree_linvel, data.qfrc_applied),
             data.nbuffer)
-        self._M, s[[K.SPRING, K.STIFF, K.DAMP]] = span(
+        self._M, s[[K.SPRING, K.STIFF, K.DAMP]] = buffer_window(
             (model.qpos_spring, model.jnt_stiffness, model.dof_damping), model.nbuffer)
         s[[K.NQ, K.NV, K.NGEOM, K.NBODY, K.NJNT]] = model.nq, model.nv, model.ngeom, model.nbody, model.njnt
         self._kernel = self._tick_kernel()

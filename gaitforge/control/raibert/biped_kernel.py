@@ -75,7 +75,7 @@ HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = range(7)
  IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT) = (
     44, 46, 48, 49, 51, 53, 54, 55, 56, 59, 60, 61, 63, 65, 67, 68, 69, 70, 72, 73, 74, 75, 77, 78, 79, 81)
 # Where MuJoCo's arrays start in the spans a tick takes (float64 elements;
-# data arrays in D, model arrays in M, see biped_base.span), model sizes.
+# data arrays in D, model arrays in M, see jit.buffer_window), model sizes.
 QPOS, QVEL, GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP = range(83, 92)
 NQ, NV, NGEOM, NBODY, NJNT = range(92, 97)
 # The queue of phase changes: QN entries of QITEM floats (time [s], slot,

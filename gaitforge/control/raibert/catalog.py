@@ -15,7 +15,11 @@ import mujoco
 
 from gaitforge.control.raibert import biped, kangaroo, quadruped, quadruped_gains
 from gaitforge.control.raibert.paths import WaypointPath
-from gaitforge.control.raibert.scaled import scale_gains, scale_model_contacts, scale_spec
+from gaitforge.control.raibert.scaled import (
+    scale_gains,
+    scale_model_contacts,
+    scale_spec,
+)
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character

@@ -59,17 +59,29 @@ from dataclasses import fields, replace
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import entry, slot
 from gaitforge.control.raibert import kangaroo_kernel as kk
 from gaitforge.control.raibert import kangaroo_state as ks
 from gaitforge.control.raibert.common import trunk_fall_check
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.kangaroo_fig6 import fig6_data, leg_angles
 from gaitforge.control.raibert.kangaroo_gains import SPEED_RANGES, KangarooGains
-from gaitforge.control.raibert.kangaroo_geometry import PARENT, landing_pose, pitch, thrust_line_thigh
+from gaitforge.control.raibert.kangaroo_geometry import (
+    PARENT,
+    landing_pose,
+    pitch,
+    thrust_line_thigh,
+)
 from gaitforge.control.raibert.kangaroo_jump import JumpPlan, JumpStages, with_obstacle
-from gaitforge.control.raibert.kangaroo_kernel import flight_targets, resume, stance_gains, tick, tick_contacts
+from gaitforge.control.raibert.kangaroo_kernel import (
+    flight_targets,
+    resume,
+    stance_gains,
+    tick,
+    tick_contacts,
+)
 from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
-from gaitforge.control.raibert.kangaroo_state import STAGES, Slot
+from gaitforge.control.raibert.kangaroo_state import STAGES
 from gaitforge.control.raibert.toolbox import G
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_time_constant
@@ -92,15 +104,15 @@ class KangarooHop(JumpStages):
     :mod:`kangaroo_kernel`: floats ``_s``, ints ``_ix``); the attributes
     below and ``stage`` read and write it."""
 
-    speed, v_cmd = Slot(kk.SPEED), Slot(kk.V_CMD)                  # desired, commanded [m/s]
-    stance_avg, x_offset = Slot(kk.STANCE_AVG), Slot(kk.X_OFFSET)  # T_s [s]; Eq. 3 integral [m]
-    apex, apex_bias = Slot(kk.APEX), Slot(kk.APEX_BIAS)            # COM apex this flight; its correction [m]
-    td_com_z = Slot(kk.TD_COM_Z, optional=True)                    # COM height at touchdown [m]
-    apex_target = Slot(kk.APEX_TARGET, optional=True)              # jump take-off apex [m]
-    t_approach = Slot(kk.T_APPROACH)                               # approach flight time [s]
-    rest_len = Slot(kk.REST_LEN)                                   # leg length at touchdown [m]
-    prev_len = Slot(kk.PREV_LEN, optional=True)                    # leg length last tick [m]
-    ankle_rest, td_rest = Slot(kk.ANKLE_REST), Slot(kk.TD_REST)    # ankle rest angle: now, at touchdown [rad]
+    speed, v_cmd = slot("_s", kk.SPEED), slot("_s", kk.V_CMD)                  # desired, commanded [m/s]
+    stance_avg, x_offset = slot("_s", kk.STANCE_AVG), slot("_s", kk.X_OFFSET)  # T_s [s]; Eq. 3 integral [m]
+    apex, apex_bias = slot("_s", kk.APEX), slot("_s", kk.APEX_BIAS)            # COM apex this flight; its correction [m]
+    td_com_z = slot("_s", kk.TD_COM_Z, optional=True)                    # COM height at touchdown [m]
+    apex_target = slot("_s", kk.APEX_TARGET, optional=True)              # jump take-off apex [m]
+    t_approach = slot("_s", kk.T_APPROACH)                               # approach flight time [s]
+    rest_len = slot("_s", kk.REST_LEN)                                   # leg length at touchdown [m]
+    prev_len = slot("_s", kk.PREV_LEN, optional=True)                    # leg length last tick [m]
+    ankle_rest, td_rest = slot("_s", kk.ANKLE_REST), slot("_s", kk.TD_REST)    # ankle rest angle: now, at touchdown [rad]
 
     def __init__(self, character: Character, speed: float, gains: KangarooGains | None = None,
                  jump: JumpPlan | None = None, touch_sensor=None):
@@ -223,8 +235,8 @@ class KangarooHop(JumpStages):
         self._d, self._m = ks.bind_windows(self._ix, model, data, rows)
         self._contacts = data.contact  # (the list reads data.ncon live)
         self._i_com, self._i_vel, self._i_toe = (int(self._ix[k]) for k in (kk.C_COM, kk.C_LINVEL, kk.C_TOE))
-        self._tick_contacts = ks.entry(tick_contacts, (self._st, self._d, self._m, ks.PAIRS_SAMPLE, 0.0))
-        self._hot = (data, self._st, self._d, self._m, ks.entry(tick, (self._st, self._d, self._m, 0, 0.0)))
+        self._tick_contacts = entry(tick_contacts, (self._st, self._d, self._m, ks.PAIRS_SAMPLE, 0.0))
+        self._hot = (data, self._st, self._d, self._m, entry(tick, (self._st, self._d, self._m, 0, 0.0)))
 
     # ------------------------------------------------------------------ tick
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:

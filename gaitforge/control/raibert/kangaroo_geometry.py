@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import math
 
-from gaitforge.control.raibert.kangaroo_kernel import landing_pose_xz, thrust_line_thigh_xz
+from gaitforge.control.raibert.kangaroo_kernel import (
+    landing_pose_xz,
+    thrust_line_thigh_xz,
+)
 
 #: Each servoed joint's body and the body it turns against.
 PARENT = {"thigh": "trunk", "shin": "thigh", "foot": "shin", "tail1": "trunk", "head": "trunk"}

@@ -1,15 +1,13 @@
 """The Python side of the kangaroo's compiled tick (:mod:`kangaroo_kernel`):
-the state array and the attributes kept in it, the gains copied into it, the
-windows over ``MjData`` / ``MjModel`` and the direct entry of a kernel.
+the state array, the gains copied into it and the windows over ``MjData`` /
+``MjModel`` (``jit.buffer_window``) the tick reads and writes.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from gaitforge.control.jit import buffer_window
 from gaitforge.control.raibert import kangaroo_kernel as kk
-from gaitforge.errors import GaitforgeError
 
 #: ``KangarooHop.stage`` by jump-stage code.
 STAGES = (None, "approach", "takeoff", "flight", "landing", "done")
@@ -31,22 +29,6 @@ WINDOW.update({slot: ("model", "jnt_stiffness", "joint", j) for slot, j in
 WINDOW.update({slot: ("model", "dof_damping", "dof", j) for slot, j in
                ((kk.M_C_THIGH, "thigh"), (kk.M_C_SHIN, "shin"), (kk.M_C_FOOT, "foot"), (kk.M_C_HEAD, "head"))})
 
-
-class Slot:
-    """Attribute of the controller stored in its float state ``_s`` at
-    ``index``; with ``optional`` a NaN slot reads as None (and None writes NaN)."""
-
-    def __init__(self, index: int, optional: bool = False):
-        self.index, self.optional = index, optional
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self
-        v = float(obj._s[self.index])
-        return None if self.optional and math.isnan(v) else v
-
-    def __set__(self, obj, value) -> None:
-        obj._s[self.index] = math.nan if value is None else value
 
 
 def new_state(feet: int, floats=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -78,26 +60,6 @@ def load_gains(s: np.ndarray, g, jump) -> None:
         s[kk.STIFFNESS_FACTOR], s[kk.LANDING_DAMPING_FACTOR] = jump.stiffness_factor, jump.landing_damping_factor
 
 
-def window(arrays, limit: int) -> tuple[np.ndarray, list[int]]:
-    """One float64 array (W,) spanning the memory of ``arrays`` (C-contiguous
-    float64 arrays of one MjData or MjModel, which MuJoCo carves out of a
-    single buffer of ``limit`` = nbuffer bytes) and each array's start in it
-    [elements]. The window is a view of the lowest array, so it keeps its
-    owner alive; reads and writes through it are reads and writes of it."""
-    starts = [a.__array_interface__["data"][0] for a in arrays]
-    for a in arrays:
-        if a.dtype != np.float64 or not a.flags.c_contiguous:
-            raise GaitforgeError(f"kangaroo window: an array is {a.dtype}, contiguous {a.flags.c_contiguous} "
-                                 f"(needs contiguous float64)")
-    lo = min(starts)
-    end = max(p - lo + a.nbytes for p, a in zip(starts, arrays))
-    if end > limit or any((p - lo) % 8 for p in starts):
-        # Not one aligned buffer: a window would reach memory that is not this struct's.
-        raise GaitforgeError(f"kangaroo window: the arrays span {end} bytes, misaligned or beyond the "
-                             f"{limit}-byte buffer")
-    base = arrays[starts.index(lo)]
-    return np.lib.stride_tricks.as_strided(base, shape=(end // 8,), strides=(8,)), [(p - lo) // 8 for p in starts]
-
 
 def bind_windows(ix: np.ndarray, model, data, rows: dict) -> tuple[np.ndarray, np.ndarray]:
     """Windows (d over ``data``, mw over ``model``) holding every element
@@ -108,24 +70,9 @@ def bind_windows(ix: np.ndarray, model, data, rows: dict) -> tuple[np.ndarray, n
         slots = {k: v for k, v in WINDOW.items() if v[0] == struct}
         names = sorted({v[1] for v in slots.values()})
         arrays = [getattr(obj, n) for n in names]
-        win, starts = window(arrays, obj.nbuffer)
+        win, starts = buffer_window(arrays, obj.nbuffer)
         for slot, (_, name, kind, row) in slots.items():
             a = arrays[names.index(name)]
             ix[slot] = starts[names.index(name)] + rows[kind][row] * (a.shape[1] if a.ndim == 2 else 1)
         out.append(win)
     return out[0], out[1]
-
-
-def entry(fn, args):
-    """``fn`` compiled for the types of ``args`` (sample arguments; compiled
-    or loaded from the cache now), as its direct entry point: a call then
-    skips numba's per-call type dispatch, which costs more than the tick's
-    arithmetic. Callers must keep passing arguments of those types (the
-    arrays fetched at reset; ints and floats where the samples have them).
-    An interpreted ``fn`` (``GAITFORGE_NO_JIT``, or a ``py_func``) is
-    returned as is."""
-    if not hasattr(fn, "compile"):
-        return fn
-    import numba
-
-    return fn.compile(tuple(numba.typeof(a) for a in args))

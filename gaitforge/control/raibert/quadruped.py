@@ -71,10 +71,26 @@ from gaitforge.control.raibert.common import trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.quadruped_gains import (
-    CONTROL_DT, GAIT_GAINS, LEG_LENGTH, SPEED_RANGES, TIMESTEP, QuadrupedGains,
+    CONTROL_DT,
+    GAIT_GAINS,
+    LEG_LENGTH,
+    SPEED_RANGES,
+    TIMESTEP,
+    QuadrupedGains,
 )
 from gaitforge.control.raibert.quadruped_kernel import (
-    F_EPS, F_FULL, F_HIP, F_SIZE, FLIGHT, I_HIP_D, I_HIP_J, I_HIP_Q, I_PHASE, I_SITE, I_SIZE, I_SLIDE_D,
+    F_EPS,
+    F_FULL,
+    F_HIP,
+    F_SIZE,
+    FLIGHT,
+    I_HIP_D,
+    I_HIP_J,
+    I_HIP_Q,
+    I_PHASE,
+    I_SITE,
+    I_SIZE,
+    I_SLIDE_D,
     I_SLIDE_Q,
 )
 from gaitforge.control.raibert.quadruped_legs import PHASES, LegEvents
@@ -82,6 +98,7 @@ from gaitforge.control.raibert.quadruped_tick import tick
 from gaitforge.control.raibert.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
+
 
 class QuadrupedRunner(LegEvents):
     """Virtual-leg running controller of the RH91 quadruped (module docstring).

@@ -18,12 +18,46 @@ import math
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import block, slot
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.quadruped_kernel import (
-    F_GAIT_START, F_HC, F_HEADING, F_HIP_TOP, F_HS, F_LEG_STEP, F_LOG, F_NEXT_CMD, F_PAIR_HIP, F_REST,
-    F_REST_OUT, F_TD_T, F_TD_TIME, F_TD_Y, F_THRUST, F_TIMER, F_TRIM, F_TS, F_WANT, FLIGHT, GAIN_FIELDS,
-    I_ACTIVE, I_ALLOC_N, I_ALLOC_ON, I_FOLLOW, I_IDLE_CLEAR, I_LEG_PHASE, I_LOG, I_LOG_N, I_PAIR_ALLOC, I_PAIRS,
-    I_PATTERN_STAGGERED, I_SERVO_N, I_STAGGERED, I_STANCE, I_TD_VALID, set_mode,
+    F_GAIT_START,
+    F_HC,
+    F_HEADING,
+    F_HIP_TOP,
+    F_HS,
+    F_LEG_STEP,
+    F_LOG,
+    F_NEXT_CMD,
+    F_PAIR_HIP,
+    F_REST,
+    F_REST_OUT,
+    F_TD_T,
+    F_TD_TIME,
+    F_TD_Y,
+    F_THRUST,
+    F_TIMER,
+    F_TRIM,
+    F_TS,
+    F_WANT,
+    FLIGHT,
+    GAIN_FIELDS,
+    I_ACTIVE,
+    I_ALLOC_N,
+    I_ALLOC_ON,
+    I_FOLLOW,
+    I_IDLE_CLEAR,
+    I_LEG_PHASE,
+    I_LOG,
+    I_LOG_N,
+    I_PAIR_ALLOC,
+    I_PAIRS,
+    I_PATTERN_STAGGERED,
+    I_SERVO_N,
+    I_STAGGERED,
+    I_STANCE,
+    I_TD_VALID,
+    set_mode,
 )
 from gaitforge.control.raibert.virtual_legs import GAITS
 
@@ -31,42 +65,22 @@ PHASES = tuple(Phase)  # index = the compiled tick's phase code
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
 
 
-def _scalar(array: str, k: int, kind: type) -> property:
-    """A property over slot k of the runner's state array ``array``."""
-    def get(self):
-        return kind(getattr(self, array)[k])
-
-    def put(self, value) -> None:
-        getattr(self, array)[k] = value
-    return property(get, put)
-
-
-def _block(array: str, k: int, n: int) -> property:
-    """A property over slots k .. k+n of ``array``: reads give the live view
-    (item writes go through), assignment fills it."""
-    def get(self):
-        return getattr(self, array)[k:k + n]
-
-    def put(self, values) -> None:
-        getattr(self, array)[k:k + n] = values
-    return property(get, put)
-
 
 class LegEvents:
     """Command handling and state views of the quadruped runner."""
 
-    active = _scalar("_I", I_ACTIVE, int)          # virtual leg now in use (0 or 1)
-    staggered = _scalar("_I", I_STAGGERED, bool)  # the active gait's pairs land staggered now
-    trim = _scalar("_F", F_TRIM, float)            # m/s added to the forward speed command
-    want = _scalar("_F", F_WANT, float)            # commanded speed along the heading [m/s]
-    heading = _scalar("_F", F_HEADING, float)      # heading command [rad]
-    td_time = _scalar("_F", F_TD_TIME, float)      # time of the last touchdown [s] (-1 before)
-    _gait_start = _scalar("_F", F_GAIT_START, float)  # when the present gait began [s]
-    rest = _block("_F", F_REST, 4)                 # leg rest-length targets [m] from full length
-    rest_out = _block("_F", F_REST_OUT, 4)         # rest lengths written (rate limited) [m]
-    hip_top = _block("_F", F_HIP_TOP, 2)           # highest mean hip height of each pair since its liftoff [m]
-    thrust = _block("_F", F_THRUST, 2)             # per virtual leg [m]
-    stance = _block("_I", I_STANCE, 4)             # 1: hip limp (stance), 0: position servo (swing)
+    active = slot("_I", I_ACTIVE, int)          # virtual leg now in use (0 or 1)
+    staggered = slot("_I", I_STAGGERED, bool)  # the active gait's pairs land staggered now
+    trim = slot("_F", F_TRIM, float)            # m/s added to the forward speed command
+    want = slot("_F", F_WANT, float)            # commanded speed along the heading [m/s]
+    heading = slot("_F", F_HEADING, float)      # heading command [rad]
+    td_time = slot("_F", F_TD_TIME, float)      # time of the last touchdown [s] (-1 before)
+    _gait_start = slot("_F", F_GAIT_START, float)  # when the present gait began [s]
+    rest = block("_F", F_REST, 4)                 # leg rest-length targets [m] from full length
+    rest_out = block("_F", F_REST_OUT, 4)         # rest lengths written (rate limited) [m]
+    hip_top = block("_F", F_HIP_TOP, 2)           # highest mean hip height of each pair since its liftoff [m]
+    thrust = block("_F", F_THRUST, 2)             # per virtual leg [m]
+    stance = block("_I", I_STANCE, 4)             # 1: hip limp (stance), 0: position servo (swing)
 
     @property
     def leg_phase(self) -> tuple[Phase, ...]:
