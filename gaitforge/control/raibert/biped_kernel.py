@@ -6,9 +6,10 @@ liftoff, with what is learned at each), servo posture (Eq. 4), aim the swing
 legs (Eq. 3 and the kinematic transformation) and slew the legs' rest
 lengths. All of it lives here as numba kernels (``gaitforge.control.jit``)
 over MuJoCo's own arrays and one float64 array, the *kernel state* ``s``
-(``SIZE``,), whose slots are named below. They are in one module because
-numba's on-disk cache is invalidated per source file: a kernel compiled
-with another file's kernels or constants would keep stale copies of them.
+(``SIZE``,), whose slots are named below. They are in one module so that
+their calls resolve in one namespace, where the tests swap every kernel for
+its interpreted original (the disk cache is safe across files:
+``jit.cache_dir``).
 
 The gait's Python objects follow: each phase change is queued with the
 inputs that made it (``QUEUE``), and Python feeds the queue to the gait's

@@ -13,9 +13,9 @@ damping of the servoed joints), at the offsets in ``ix`` (C_*: first element
 of a row of ``d``; Q_*, M_*: elements of ``mw``). Slot names are module
 constants, so compiled code reads them as literals.
 
-All compiled code is in this one file: numba's disk cache is keyed on the
-source file of the function it compiles, so a kernel calling compiled code
-of another module would keep stale machine code when that one changed.
+All compiled code is in this one file, so that a kernel's calls resolve in
+one module namespace: the tests swap every kernel for its interpreted
+original there. (The disk cache is safe across files: ``jit.cache_dir``.)
 
 Angles are world pitches about +y [rad] (positive turns a link's +x axis
 down); points are (x, z) [m].
