@@ -4,6 +4,7 @@ import math
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,15 @@ def test_cache_folder_is_keyed_on_the_sources(tmp_path, monkeypatch):
     assert jit.cache_dir() == folder  # the same sources, the same folder
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
     assert jit.cache_dir() == tmp_path / "mine"
+
+
+def test_an_unwritable_cache_home_falls_back_to_the_temporary_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    folder = jit.cache_dir()
+    assert folder.parent.parent == Path(tempfile.gettempdir()) and folder.parent.name.startswith("gaitforge-numba-")
 
 
 def test_a_source_change_moves_the_cache(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 __all__ = ["JIT_ENABLED", "block", "buffer_window", "cache_dir", "entry", "kernel", "slot"]
@@ -31,7 +32,9 @@ def cache_dir() -> Path:
     numba validates a cached kernel against its own file only, so a kernel
     calling kernels of another module would keep stale machine code after
     that module changed; keying the folder on all the sources rules that
-    out (and keeps the cache out of a read-only install)."""
+    out (and keeps the cache out of a read-only install). When the user's
+    cache folder cannot be written, a folder in the temporary directory is
+    used instead."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return Path(os.environ["NUMBA_CACHE_DIR"])
     digest = hashlib.sha256()
@@ -39,8 +42,15 @@ def cache_dir() -> Path:
     for source in sorted(root.rglob("*.py")):
         digest.update(str(source.relative_to(root)).encode())
         digest.update(source.read_bytes())
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "gaitforge" / "numba" / digest.hexdigest()[:16]
+    name = digest.hexdigest()[:16]
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gaitforge" / "numba" / name
+    try:  # numba gives up caching (with an error) in a folder it cannot write
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return folder
+    except OSError:
+        pass
+    return Path(tempfile.gettempdir()) / f"gaitforge-numba-{os.getuid() if hasattr(os, 'getuid') else 0}" / name
 
 
 if JIT_ENABLED:
