@@ -15,6 +15,7 @@ import pytest
 from gaitforge.control.jit import JIT_ENABLED, buffer_window
 from gaitforge.control.raibert import biped
 from gaitforge.control.raibert import biped_kernel as K
+from gaitforge.control.raibert import biped_servo, biped_tick
 from gaitforge.control.raibert.biped_base import PHASES
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures import registry
@@ -25,7 +26,11 @@ BIPED = Character.from_spec(registry.build("raibert_biped"))
 SQUARE = WaypointPath([[0, 0], [4, 0], [4, 4], [0, 4]], loop=True)
 CASES = {"run": ("run", 1.5, None), "path": ("run", 1.0, SQUARE),
          "together": ("gallop_together", 1.0, None), "alternate": ("gallop_alternate", 0.75, None)}
-KERNELS = [name for name, f in vars(K).items() if hasattr(f, "py_func")] if JIT_ENABLED else []
+MODULES = (K, biped_servo, biped_tick)
+# Every compiled kernel by name, and each (module, name) that refers to one:
+# a kernel calls the others through its own module's names.
+KERNELS = {name: f for mod in MODULES for name, f in vars(mod).items() if hasattr(f, "py_func")}
+REFERENCES = [(mod, name) for mod in MODULES for name, f in vars(mod).items() if hasattr(f, "py_func")]
 jit_only = pytest.mark.skipif(not JIT_ENABLED, reason="kernels are interpreted (GAITFORGE_NO_JIT)")
 
 
@@ -85,12 +90,12 @@ def both(name, args, monkeypatch):
         return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
     compiled_args = copy_args()
-    compiled = getattr(K, name)(*compiled_args)
+    compiled = KERNELS[name](*compiled_args)
     with monkeypatch.context() as mp:
-        for k in KERNELS:
-            mp.setattr(K, k, getattr(K, k).py_func)
+        for mod, k in REFERENCES:
+            mp.setattr(mod, k, getattr(mod, k).py_func)
         interp_args = copy_args()
-        interp = getattr(K, name)(*interp_args)
+        interp = KERNELS[name].py_func(*interp_args)
     return compiled, compiled_args, interp, interp_args
 
 
@@ -141,7 +146,7 @@ def test_spans_alias_mujocos_arrays_and_refuse_other_layouts():
 @pytest.mark.parametrize("case", list(CASES))
 def test_tick_kernels_compiled_equal_interpreted_on_recorded_calls(case, monkeypatch):
     calls = recorded(case)
-    tick = K.run_tick if CASES[case][0] == "run" else K.gallop_tick
+    tick = biped_tick.run_tick if CASES[case][0] == "run" else biped_tick.gallop_tick
     name = tick.__name__
     codes = set()
     for call in calls:
@@ -156,7 +161,7 @@ def views(call):
     """The MuJoCo arrays and state of a recorded call (copies)."""
     t, _, D, M, s = call
     D, M, s = D.copy(), M.copy(), s.copy()
-    return t, K.views(D, M, s), s
+    return t, biped_tick.views(D, M, s), s
 
 
 @jit_only
@@ -194,10 +199,10 @@ def test_helper_kernels_compiled_equal_interpreted(case, monkeypatch):
 @pytest.mark.parametrize("case", list(CASES))
 def test_rollout_is_unchanged_with_every_kernel_interpreted(case, monkeypatch):
     q_compiled, states_compiled, _ = rollout(case, 3.0)
-    for name in KERNELS:
-        monkeypatch.setattr(K, name, getattr(K, name).py_func)
+    for mod, name in REFERENCES:
+        monkeypatch.setattr(mod, name, getattr(mod, name).py_func)
     q_interp, states_interp, c = rollout(case, 3.0)
-    assert c._kernel is getattr(K, c._kernel.__name__) and not hasattr(c._kernel, "py_func")
+    assert c._kernel is getattr(biped_tick, c._kernel.__name__) and not hasattr(c._kernel, "py_func")
     assert np.abs(q_compiled - q_interp).max() < 1e-9
     assert states_compiled == states_interp
 

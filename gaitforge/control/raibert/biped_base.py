@@ -1,7 +1,7 @@
 """What the biped gaits share: where the legs are in the model, the start
 state, the kernel state, and the Python side of a control tick.
 
-A tick is one call of the gait's compiled kernel (``biped_kernel``), which
+A tick is one call of the gait's compiled kernel (``biped_tick``), which
 does the whole control law. Python only serves and follows it: when the
 kernel needs the mass-centre velocity (``mj_subtreeVel``) or a path follower
 must steer, it stops, Python does that and resumes it (``_resume``); the
@@ -155,7 +155,7 @@ class BipedBase:
         self._flags = code * K.FRESH  # DONE or DONE_PRE
 
     def _tick_kernel(self):
-        """The gait's tick kernel (a ``biped_kernel`` function)."""
+        """The gait's tick kernel (a ``biped_tick`` function)."""
         raise NotImplementedError(f"{type(self).__name__} does not name its tick kernel")
 
     def _start(self, stage: int) -> None:

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 
 from gaitforge.control.raibert import biped_kernel as K
+from gaitforge.control.raibert import biped_tick
 from gaitforge.control.raibert.biped_base import BipedBase
 from gaitforge.control.raibert.biped_run import Support
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer
@@ -99,4 +100,4 @@ class BipedGallop(Support, BipedBase):
         return bool(self.kstate[K.IN_SUPPORT])
 
     def _tick_kernel(self):
-        return K.gallop_tick
+        return biped_tick.gallop_tick

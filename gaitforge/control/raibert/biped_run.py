@@ -24,6 +24,7 @@ holds the controller object and the stance leg's documented actions.
 from __future__ import annotations
 
 from gaitforge.control.raibert import biped_kernel as K
+from gaitforge.control.raibert import biped_servo, biped_tick
 from gaitforge.control.raibert.biped_base import PHASES, BipedBase
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer
 
@@ -65,7 +66,7 @@ class Support:
         hip 0.072 m to the side of it, tens of N m of roll otherwise left to
         the servo's error (a feedforward added to RH91's servo)."""
         use = [any(leg.index == i for leg in legs) for i in (0, 1)]
-        K.posture(self._qpos, self._qvel, self._com, self.spring, self.stiff, self.damp, self.qfrc,
+        biped_servo.posture(self._qpos, self._qvel, self._com, self.spring, self.stiff, self.damp, self.qfrc,
                   self.kstate, *use)
 
     def thrust(self, leg, share: float = 1.0) -> float:
@@ -112,4 +113,4 @@ class BipedRun(Support, BipedBase):
         return f"run:{self.legs[int(active)].side}:{PHASES[int(phase)].value}"
 
     def _tick_kernel(self):
-        return K.run_tick
+        return biped_tick.run_tick
