@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gaitforge.cli.main import main
-from gaitforge.control.raibert.measures import intervals, measure_run
+from gaitforge.control.raibert.measures import fill_chatter, intervals, measure_run
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.motion.clip import MotionClip
@@ -42,6 +42,31 @@ def _bound(character, speed=2.0, period=0.4, pitch_amp=math.radians(10), seconds
 
 def test_intervals():
     assert intervals(np.array([0, 1, 1, 0, 1], bool)) == [(1, 3), (4, 5)]
+
+
+def test_fill_chatter_closes_short_gaps_inside_a_stance_only():
+    flags = np.array([[0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 1, 0]], bool).T  # gaps of 1 and 4 samples, 100 fps
+    filled = fill_chatter(flags, fps=100.0, max_gap=0.02)
+    assert filled[:, 0].astype(int).tolist() == [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0]
+    assert fill_chatter(flags, fps=100.0, max_gap=0.04)[:, 0].astype(int).tolist() == \
+        [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]  # the 4-sample gap too; never the edges
+    assert not flags[3, 0]  # the input is left alone
+
+
+def test_chatter_does_not_split_strides(quad):
+    """One-sample contact gaps in mid-stance (the soft contact letting go
+    for a tick) leave every measure as it was."""
+    clean = _bound(quad)
+    stance = clean.contact.copy()
+    chattering = stance.copy()
+    for i in range(4):
+        for a, b in intervals(stance[:, i]):
+            chattering[(a + b) // 2, i] = False
+    noisy = Rollout(clean.clip, clean.feet, chattering, clean.grf, clean.states, None, 0.0)
+    a, b = (measure_run(quad, r, desired_speed=2.2, settle=1.0).as_dict() for r in (clean, noisy))
+    assert a.keys() == b.keys()
+    for key in a:
+        assert (a[key] is None and b[key] is None) or a[key] == pytest.approx(b[key], rel=1e-9, abs=1e-12), key
 
 
 def test_measures_of_a_prescribed_bound(quad):

@@ -11,6 +11,9 @@ Definitions (the paper does not spell them out; these are ours):
   follows a front-leg liftoff is *gathered* (legs swing under the body), one
   that follows a rear-leg liftoff is *extended*;
 - stance: contact intervals of each foot, averaged per front / rear group;
+  a foot's contact gaps of up to ``MAX_CHATTER`` inside a stance are
+  chatter of the soft contact, not liftoffs, and are filled first (they
+  would split strides and stances and count as flight);
 - change of leg length during support: compression of a telescoping leg
   (slide joint on the foot's bone) over each stance, max − min [m];
 - speed: the stride chords' total length over their total time [m/s];
@@ -65,6 +68,21 @@ class RunMeasures:
         return asdict(self)
 
 
+MAX_CHATTER = 0.02  # s: longest contact gap read as chatter (every foot's real flight lasts > 0.1 s)
+
+
+def fill_chatter(contact: np.ndarray, fps: float, max_gap: float = MAX_CHATTER) -> np.ndarray:
+    """Contact flags (T, F) with each foot's gaps of at most ``max_gap`` [s]
+    between two contacts filled in (a copy)."""
+    out = np.array(contact, bool)
+    longest = int(np.floor(max_gap * fps + 1e-9))
+    for i in range(out.shape[1]):
+        for a, b in intervals(~out[:, i]):
+            if 0 < a and b < len(out) and b - a <= longest:
+                out[a:b, i] = True
+    return out
+
+
 def intervals(flags: np.ndarray) -> list[tuple[int, int]]:
     """Runs of True in a (T,) bool array as [start, stop) index pairs."""
     f = np.concatenate([[False], np.asarray(flags, bool), [False]])
@@ -92,7 +110,7 @@ def measure_run(character: Character, rollout: Rollout, desired_speed: float | N
     """Measure a run (see the module docstring for the definitions)."""
     t = rollout.times
     q = rollout.clip.qpos
-    contact = rollout.contact
+    contact = fill_chatter(rollout.contact, rollout.clip.fps)
     if contact.shape[1] == 0:
         raise GaitforgeError(f"{character.name}: no feet to measure (contact points named *_foot)")
     biped = set(rollout.feet) == {"left_foot", "right_foot"}
@@ -134,7 +152,7 @@ def measure_run(character: Character, rollout: Rollout, desired_speed: float | N
         spans = [b - a for i in feet for a, b in intervals(c_win[:, i]) if a > 0 and b < len(c_win)]
         return float(np.mean(spans)) / rollout.clip.fps if spans else None
 
-    leg_change = _leg_compression(character, rollout, window)
+    leg_change = _leg_compression(character, rollout, contact, window)
     weight = character.mass * G
     fz = rollout.grf[:, :, 2].sum(axis=1)
     peak_g = float(np.mean([fz[a:b].max() for a, b in strides]) / weight)
@@ -153,7 +171,7 @@ def _len(spans: list[tuple[int, int]], start: int) -> int:
     return next(b - a for a, b in spans if a == start)
 
 
-def _leg_compression(character: Character, rollout: Rollout, window: slice) -> float | None:
+def _leg_compression(character: Character, rollout: Rollout, contact: np.ndarray, window: slice) -> float | None:
     slides = {j.body: j for j in character.joints.values() if j.kind == "slide"}
     m = character.model
     changes = []
@@ -163,7 +181,7 @@ def _leg_compression(character: Character, rollout: Rollout, window: slice) -> f
         if joint is None:
             continue
         x = rollout.clip.qpos[window, joint.qpos.start]
-        for a, b in intervals(rollout.contact[window, i]):
+        for a, b in intervals(contact[window, i]):
             if b - a >= 2:
                 changes.append(float(np.ptp(x[a:b])))
     return float(np.mean(changes)) if changes else None
