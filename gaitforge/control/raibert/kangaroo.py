@@ -35,10 +35,13 @@ released by the soft contact while the stiff ankle spring still pushes, whips
 and strikes the ground again late in stance (toe back at up to 5.6 m/s
 against 1.5 m/s at 1 ms); a tick that samples such a gap reads a false
 liftoff, and 4.5 m/s fell. Two changes together hold every check at 2 ms
-(each alone does not): ``ankle_armature`` (0.002 kg m², a rotor inertia at
-the ankle, ~1 % of what the ankle sees in stance) slows the whip to the 1 ms
-level, and ``debounce`` 0.06 s ignores contact gaps in the first 60 ms of a
-stance (the shortest real stance is ~64 ms, the jump's take-off).
+(each alone does not): ``ankle_armature`` (0.003 kg m², a rotor inertia at
+the ankle, ~1.5 % of what the ankle sees in stance) slows the whip to the
+1 ms level, and ``debounce`` 0.06 s ignores contact gaps in the first 60 ms
+of a stance (the shortest real stance is ~64 ms, the jump's take-off). With
+0.002 kg m² the 60 s hops fell at 2.875 and 2.95 m/s (after 51-55 s); with
+0.003 every speed from 0.5 to 5.0 m/s in 0.0625 steps (and 2.5-3.25 in
+0.025 steps) holds 60 s.
 The runs start in flight at ``start_speed`` and ramp the desired speed.
 
 Modules: this one holds the hop controller and its factory; the gains are in

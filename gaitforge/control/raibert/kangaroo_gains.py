@@ -55,4 +55,4 @@ class KangarooGains:
     head_kv: float = _q("torsional_damping", 0.03)
     contact_timeconst: float = _q("time", 0.02)  # MuJoCo contact solref time constant [s]
     armature: float = _q("inertia", 0.0)          # added to each non-root joint's armature on the model copy [kg m²]
-    ankle_armature: float = _q("inertia", 0.002)  # added to the ankle's armature on the model copy [kg m²]
+    ankle_armature: float = _q("inertia", 0.003)  # added to the ankle's armature on the model copy [kg m²]
