@@ -24,7 +24,7 @@ from gaitforge.creatures.registry import build
 jit_only = pytest.mark.skipif(not JIT_ENABLED, reason="kernels are interpreted (GAITFORGE_NO_JIT)")
 MODULES = (virtual_legs, K, quadruped_tick, quadruped_legs, Q)
 # trot, then bound from 1 s, then gallop from 2 s (from the bound: staggered at once)
-SCHEDULE = [(1.0, "bound", 2.0), (2.0, "gallop", 2.0)]
+SCHEDULE = [(1.0, "bound", 1.9), (2.0, "gallop", 1.9)]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SPEED_RANGES: dict[str, tuple[float, float]] = {"trot": (0.5, 2.3), "bound": (1.0, 2.5), "gallop": (1.0, 2.5)}
+SPEED_RANGES: dict[str, tuple[float, float]] = {
+    # Every 0.0125 m/s across these ranges holds 60 s. Above them falls appear
+    # among speeds that hold: trot 3 of 15 from 2.1125 to 2.3 m/s, gallop 8 of
+    # 40 from 2.0125 to 2.5 m/s (RH91's trot ran at 2.3).
+    "trot": (0.5, 2.0),
+    "bound": (1.0, 2.8),  # RH91 Table 2 pace: 60 s and 180 s runs hold 2.8 m/s within 6 %
+    "gallop": (1.0, 1.9),
+}
 LEG_LENGTH = 0.81  # m, hip to foot with the leg spring relaxed (Table 3: 0.41 + 0.40)
 TIMESTEP = 0.004  # s, the physics step the gains are tuned for
 CONTROL_DT = 0.012  # s, three physics steps per control tick
@@ -59,7 +66,13 @@ class QuadrupedGains:
 
 GAIT_GAINS: dict[str, QuadrupedGains] = {
     "trot": QuadrupedGains(),
-    "bound": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True),
+    "bound": QuadrupedGains(
+        pitch_kv=30.0, idle_clearance=True,
+        apex=0.95,  # higher hops rock the trunk 23-26 deg peak to peak in 0.42 s strides (RH91: 25.8 deg, 0.43 s)
+        pitch_desired=0.03,  # 1.7 deg nose down: the front feet land soon after the rear push (extended flight short)
+        roll_kp=100.0, roll_kv=50.0,  # the roll rate left at liftoff lasts the longer flights: damp it, spring less
+        stance_guess=0.07,  # a bound pair's stance on the trot-tuned springs (the first placement after a switch)
+    ),
     "gallop": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True,
                              stagger=0.02, unison_time=3.0, pair_alloc=True),
 }
