@@ -26,7 +26,7 @@ import mujoco  # noqa: E402
 from gaitforge.control.raibert import catalog  # noqa: E402
 
 CASES = [("biped", "run", 1.5), ("biped", "gallop_together", 1.0), ("biped", "gallop_alternate", 0.75),
-         ("quadruped", "trot", 1.5), ("quadruped", "bound", 2.0), ("quadruped", "gallop", 2.0),
+         ("quadruped", "trot", 1.5), ("quadruped", "bound", 2.0), ("quadruped", "gallop", 1.5),
          ("kangaroo", "hop", 3.0)]
 
 
