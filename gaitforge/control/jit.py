@@ -15,9 +15,14 @@ compiled kernel also keeps its interpreted original as ``.py_func``).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import tempfile
 from pathlib import Path
+
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
 
 __all__ = ["JIT_ENABLED", "block", "buffer_window", "cache_dir", "entry", "kernel", "slot"]
 
@@ -26,8 +31,9 @@ JIT_ENABLED = os.environ.get("GAITFORGE_NO_JIT", "") not in ("1", "true", "yes")
 
 def cache_dir() -> Path:
     """Where compiled kernels are cached: ``$NUMBA_CACHE_DIR`` when set, else
-    a folder under the user's cache named after a hash of every source file
-    of ``gaitforge.control``.
+    a folder under the user's cache named after a hash of the name, size and
+    modification time of every source file of ``gaitforge.control`` (what
+    numba itself checks, for one file).
 
     numba validates a cached kernel against its own file only, so a kernel
     calling kernels of another module would keep stale machine code after
@@ -40,8 +46,8 @@ def cache_dir() -> Path:
     digest = hashlib.sha256()
     root = Path(__file__).parent
     for source in sorted(root.rglob("*.py")):
-        digest.update(str(source.relative_to(root)).encode())
-        digest.update(source.read_bytes())
+        stat = source.stat()
+        digest.update(f"{source.relative_to(root)} {stat.st_size} {stat.st_mtime_ns}\n".encode())
     name = digest.hexdigest()[:16]
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gaitforge" / "numba" / name
     try:  # numba gives up caching (with an error) in a folder it cannot write
@@ -83,10 +89,6 @@ def buffer_window(arrays, limit: int):
     Raises GaitforgeError when the arrays are not float64, not contiguous,
     misaligned to each other or spread over more than ``limit`` bytes (then
     they are not one buffer and the window would reach foreign memory)."""
-    import numpy as np
-
-    from gaitforge.errors import GaitforgeError
-
     for a in arrays:
         if a.dtype != np.float64 or not a.flags.c_contiguous:
             raise GaitforgeError(f"buffer window: an array is {a.dtype}"
@@ -117,8 +119,6 @@ def slot(array: str, index: int, kind: type = float, optional: bool = False) -> 
     """A controller attribute stored at ``index`` of its state array named
     ``array``, read as ``kind``; ``optional``: NaN reads as None and None
     writes NaN."""
-    import math
-
     def get(self):
         value = getattr(self, array)[index]
         if optional and math.isnan(value):

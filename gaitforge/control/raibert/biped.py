@@ -1,5 +1,5 @@
 """Biped running and galloping after Raibert & Hodgins 1991 (RH91 §4): gains,
-supported speeds, the factory, and quaternion helpers.
+supported speeds, the factory, and a quaternion-to-matrix helper.
 
 The creature is ``raibert_biped`` (trunk, ball hips, telescoping sprung legs).
 Each leg is driven the way RH91 drives its robot legs:
@@ -34,7 +34,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 __all__ = ["CONTROL_DT", "GAITS", "LEG_LENGTH", "SIDES", "SPEED_RANGES", "BipedGains", "fall_check",
-           "make_controller", "qmul", "quat_to_mat", "roll_pitch_quat", "wrap"]
+           "make_controller", "quat_to_mat"]
 
 GAITS = ("run", "gallop_together", "gallop_alternate")
 # Desired speeds [m/s] for which 60 s runs were measured to hold the mean
@@ -94,25 +94,6 @@ def quat_to_mat(w: float, x: float, y: float, z: float) -> tuple[float, ...]:
     return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
             2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
             2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-
-
-def roll_pitch_quat(a: float, b: float) -> tuple[float, float, float, float]:
-    """Quaternion (w, x, y, z) of Rx(a) Ry(b) (as ``common.quat_roll_pitch``)."""
-    ca, sa, cb, sb = math.cos(a / 2), math.sin(a / 2), math.cos(b / 2), math.sin(b / 2)
-    return ca * cb, sa * cb, ca * sb, sa * sb
-
-
-def qmul(a, b) -> tuple[float, float, float, float]:
-    """Quaternion product a ⊗ b of two (w, x, y, z) sequences."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
-
-
-def wrap(angle: float) -> float:
-    """Angle wrapped to [-π, π)."""
-    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 def fall_check(character: Character):

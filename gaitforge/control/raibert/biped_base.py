@@ -18,6 +18,7 @@ import numpy as np
 
 from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert import biped_kernel as K
+from gaitforge.control.raibert import biped_servo
 from gaitforge.control.raibert.biped import BipedGains, quat_to_mat
 from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
@@ -247,10 +248,6 @@ class BipedBase:
         self.rest[i] = slide
         self.spring[self.legs[i].slide_q] = slide
 
-    def set_length(self, leg: _Leg, slide: float) -> None:
-        """Leg rest length goal, slide coordinate [m]; reached at ``slew``."""
-        self.goal[leg.index] = slide
-
     def swing_hip(self, leg: _Leg) -> None:
         """Hip servo (Eq. 5) with the swing gains; no posture torque."""
         d, damp, qfrc, kv = leg.hip_d, self.damp, self.qfrc, self.gains.hip_kv
@@ -259,16 +256,9 @@ class BipedBase:
         qfrc[d], qfrc[d + 1], qfrc[d + 2] = 0.0, 0.0, 0.0
 
     def neutral_target(self, com: list[float], vel: list[float], stance: float) -> tuple[float, float]:
-        """Eq. 3 in x and y: world foot point [m] for the next support, with
-        the learned speed trim (forward, lateral of the heading) added to the
-        desired velocity (the kernels' ``aim_foot`` computes the same)."""
-        c, s = math.cos(self.yaw_d), math.sin(self.yaw_d)
-        (vdx, vdy), (tf, tl) = self.vd, self.trim
-        vx = vdx + c * tf - s * tl
-        vy = vdy + s * tf + c * tl
-        k_x = self.gains.k_x
-        return (com[0] + vel[0] * stance / 2 + k_x * (vel[0] - vx),
-                com[1] + vel[1] * stance / 2 + k_x * (vel[1] - vy))
+        """Eq. 3 in x and y: world foot point [m] for the next support (the
+        compiled ``biped_servo.neutral_point`` the swing legs aim at)."""
+        return biped_servo.neutral_point(self.kstate, com[0], com[1], vel[0], vel[1], stance)
 
     def steer(self, com) -> None:
         """Desired velocity and heading from the path follower (if any)."""

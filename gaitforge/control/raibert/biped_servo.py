@@ -57,7 +57,7 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
     tw, tx, ty, tz = qpos[3], qpos[4], qpos[5], qpos[6]
     ew, ex, ey, ez = ch * tw + sh * tz, ch * tx + sh * ty, ch * ty - sh * tx, ch * tz - sh * tw  # Rz⁻¹ ⊗ q_trunk
     roll_d = s[ROLL_D]
-    if roll_d != 0.0:  # Rx(roll_d)⁻¹ ⊗ e, written as the full product (same rounding as biped.qmul)
+    if roll_d != 0.0:  # Rx(roll_d)⁻¹ ⊗ e, written as the full product (the rounding of a quaternion product)
         aw, ax, ay, az = math.cos(roll_d / 2), -math.sin(roll_d / 2), 0.0, 0.0
         ew, ex, ey, ez = (aw * ew - ax * ex - ay * ey - az * ez, aw * ex + ax * ew + ay * ez - az * ey,
                           aw * ey - ax * ez + ay * ew + az * ex, aw * ez + ax * ey - ay * ex + az * ew)
@@ -94,6 +94,19 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
 
 
 @kernel
+def neutral_point(s, cx, cy, v0, v1, stance):
+    """Eq. 3 in x and y: the world foot point (fx, fy) [m] for a stance of
+    ``stance`` [s] from the mass centre (cx, cy) [m] moving at (v0, v1)
+    [m/s], with the learned speed trim (forward, lateral of the heading)
+    added to the desired velocity."""
+    c, sn = math.cos(s[YAW_D]), math.sin(s[YAW_D])
+    vx = s[VD] + c * s[TRIM] - sn * s[TRIM + 1]
+    vy = s[VD + 1] + sn * s[TRIM] + c * s[TRIM + 1]
+    k_x = s[K_X]
+    return cx + v0 * stance / 2 + k_x * (v0 - vx), cy + v1 * stance / 2 + k_x * (v1 - vy)
+
+
+@kernel
 def aim_foot(i, qpos, spring, s, R, cx, cy, v0, v1, stance, length):
     """Eq. 3 and the kinematic transformation: set leg ``i``'s hip set point
     so its foot lands at the neutral point of a stance ``stance`` [s] plus
@@ -101,12 +114,7 @@ def aim_foot(i, qpos, spring, s, R, cx, cy, v0, v1, stance, length):
     leg ``length`` [m] long. R: trunk matrix (9,); (cx, cy) [m] and
     (v0, v1) [m/s]: mass centre position and velocity, world x and y.
     Returns how far [rad] the leg's fore-aft angle still is from there."""
-    c, sn = math.cos(s[YAW_D]), math.sin(s[YAW_D])
-    vx = s[VD] + c * s[TRIM] - sn * s[TRIM + 1]
-    vy = s[VD + 1] + sn * s[TRIM] + c * s[TRIM + 1]
-    k_x = s[K_X]
-    fx = cx + v0 * stance / 2 + k_x * (v0 - vx)
-    fy = cy + v1 * stance / 2 + k_x * (v1 - vy)
+    fx, fy = neutral_point(s, cx, cy, v0, v1, stance)
     R0, R1, R2, R3, R4, R5, R6, R7, R8 = R
     b = LEG + LEG_STRIDE * i
     hip_y = s[b + HIP_Y]
