@@ -49,7 +49,7 @@ def cmd_demo(args) -> int:
     preset = presets.get(DEMO_PRESET)
     dog = presets.character(preset)
     basis = presets.basis(preset, dog)
-    recipe = presets.build(preset.name, dog, basis)
+    recipe = presets.build(preset.name, dog, basis, pinned=True)
     clip = synthesize(dog, basis, recipe, CLIP_SECONDS, 60.0, pin_feet=True)
     console.print(recipe_table(recipe, basis))
     console.print(recipe.description)

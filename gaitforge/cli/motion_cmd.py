@@ -67,7 +67,7 @@ def _plan(args):
         preset = presets.get(args.creature)
         char = presets.character(preset)
         basis = presets.basis(preset, char)
-        return char, basis, presets.build(preset.name, char, basis)
+        return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin)
     if args.recipe:
         from gaitforge.io.recipe_files import load_recipe
         recipe = load_recipe(args.recipe)
@@ -82,7 +82,7 @@ def _plan(args):
     from gaitforge.motion.heuristics import check_gait
     check_gait(char, args.gait)  # name errors before the modal analysis
     basis = compute_modes(char, count=args.modes)
-    return char, basis, suggest(char, args.gait, basis)
+    return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin)
 
 
 def recipe_table(recipe, basis) -> Table:
@@ -150,7 +150,7 @@ def cmd_animate(args) -> int:
     out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
     check_extension(out, EXPORT_EXTENSIONS, "motion")  # fail before any work
     char, basis, recipe = _plan(args)
-    clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=not args.no_flight,
+    clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
                       pin_feet=not args.no_pin)
     console.print(recipe_table(recipe, basis))
     if recipe.description:

@@ -33,7 +33,7 @@ from gaitforge.io.atomic import write_text
 from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
-_RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "terms")
+_RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight", "terms")
 _REQUIRED = ("name", "creature", "terms")
 _TERM_KEYS = ("mode", "amplitude", "phase", "phase_deg", "frequency", "offset")
 
@@ -43,7 +43,7 @@ def recipe_to_dict(recipe: GaitRecipe) -> dict:
     return {
         "name": recipe.name, "creature": recipe.creature, "description": recipe.description,
         "constraints": list(recipe.constraints), "rest_pose": recipe.rest_pose,
-        "stiffness_scale": recipe.stiffness_scale, "speed": recipe.speed,
+        "stiffness_scale": recipe.stiffness_scale, "speed": recipe.speed, "flight": recipe.flight,
         "terms": [{"mode": t.mode, "amplitude": t.amplitude, "phase": t.phase, "frequency": t.frequency,
                    "offset": t.offset} for t in recipe.terms],
     }
@@ -107,7 +107,7 @@ def recipe_from_dict(data: Any) -> GaitRecipe:
         raise SpecError("constraints", f"must be a list of constraint strings, got {cons!r}")
     kwargs: dict[str, Any] = {"terms": tuple(_term(f"terms[{i}]", t) for i, t in enumerate(terms)),
                               "constraints": tuple(cons)}
-    for key in ("name", "creature", "description", "rest_pose"):
+    for key in ("name", "creature", "description", "rest_pose", "flight"):
         if key in data:
             kwargs[key] = data[key]
     for key in ("stiffness_scale", "speed"):

@@ -15,6 +15,8 @@ import scipy.linalg
 import scipy.linalg.lapack
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.modal import canonical
+from gaitforge.modal.symmetry import mirror_of
 
 RANK_RTOL = 1e-9    # singular values of G below this fraction of the largest count as zero
 RIGID_RTOL = 1e-10  # K̄'s null space (rigid motions): pivots below this fraction of its largest entry
@@ -163,15 +165,6 @@ def rayleigh(eigenvalues: np.ndarray, alpha: float, beta: float) -> tuple[np.nda
     return np.abs(root.imag) / 2.0 / (2.0 * np.pi), 0.0 - slow.real  # 0.0 −: no negative zeros
 
 
-def _signs(U: np.ndarray) -> np.ndarray:
-    """Flip each column so its largest-magnitude entry is positive (eigh's
-    signs are arbitrary; results should be reproducible and comparable)."""
-    if U.size == 0:
-        return U
-    idx = np.argmax(np.abs(U), axis=0)
-    return U * np.where(U[idx, np.arange(U.shape[1])] < 0, -1.0, 1.0)
-
-
 def _singular_mass(character, red: Reduced) -> GaitforgeError:
     """Name the bodies that move without inertia in the admissible motions."""
     w, V = np.linalg.eigh(red.Mbar)
@@ -210,6 +203,24 @@ def rigid_count(Kbar: np.ndarray, psd: bool) -> int:
     return int(np.sum(mu <= RIGID_RTOL * mu.max()))
 
 
+def _canonical(character, red: Reduced, lam: np.ndarray, shapes: np.ndarray,
+               rigid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues and joint-space shapes made canonical (:mod:`.canonical`):
+    elastic clusters and the rigid block re-based by the mirror map where
+    the creature has one, equal eigenvalues by a fixed rotation, signs by the
+    largest entry. The mirror map is only built when a group needs it."""
+    M, K = red.mass_matrix, red.stiffness_matrix
+    elastic = np.flatnonzero(~rigid)
+    lam_e = lam[elastic]
+    clustered = any(len(g) > 1 for g in canonical.groups(lam_e, canonical.CLUSTER_RTOL))
+    P = mirror_of(character) if clustered or rigid.sum() > 1 else None
+    lam, shapes = lam.copy(), shapes.copy()
+    lam[elastic], shapes[:, elastic] = canonical.canonicalize(lam_e, shapes[:, elastic], M, K, P)
+    if rigid.any():
+        shapes[:, rigid] = canonical.signs(canonical.canonical_group(shapes[:, rigid], M, P))
+    return lam, shapes
+
+
 def solve(character, red: Reduced, *, count: int | None, gravity: bool, stiffness_scale: float,
           rayleigh_ab: tuple[float, float], method: str) -> ModalBasis:
     """Solve K̄u = λM̄u, split rigid from elastic modes, map to joint space."""
@@ -225,7 +236,7 @@ def solve(character, red: Reduced, *, count: int | None, gravity: bool, stiffnes
     rigid = np.zeros(n, bool)
     rigid[np.argsort(np.abs(lam), kind="stable")[:rigid_count(red.Kbar, psd=not gravity)]] = True
     shapes = U if red.to_joint is None else red.to_joint @ U
-    shapes = _signs(shapes)
+    lam, shapes = _canonical(character, red, lam, shapes, rigid)
     elastic = np.flatnonzero(~rigid)
     if count is not None:
         elastic = elastic[:count]

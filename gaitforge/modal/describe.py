@@ -34,7 +34,7 @@ import numpy as np
 
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
-from gaitforge.modal import mirror_matrix
+from gaitforge.modal.symmetry import mirror_of
 
 from gaitforge.modal.naming import ANTISYMMETRIC, MIXED, NO_MIRROR, SYMMETRIC, mode_name, pool_key  # noqa: F401
 SYMMETRY_THRESHOLD = 0.9  # share ≥ this: symmetric; ≤ 1 − this: antisymmetric; else mixed
@@ -307,10 +307,7 @@ class _Scratch:
     def __init__(self, character: Character):
         self.lock = threading.Lock()
         self.data = mujoco.MjData(character.model)
-        try:
-            self.mirror = mirror_matrix(character)
-        except GaitforgeError:  # not mirror-symmetric: no symmetry class
-            self.mirror = None
+        self.mirror = mirror_of(character)  # None: not mirror-symmetric, no symmetry class
 
 
 _SCRATCH: "weakref.WeakKeyDictionary[Character, _Scratch]" = weakref.WeakKeyDictionary()

@@ -20,6 +20,8 @@ symmetric or antisymmetric to within the size of the mismatch.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 
 import mujoco
 import numpy as np
@@ -118,4 +120,25 @@ def mirror_matrix(character, *, tol: float = MIRROR_TOL) -> np.ndarray:
         dof = int(np.argmax(off))
         raise GaitforgeError(f"{character.name} is not mirror-symmetric: the axis of joint "
                              f"{m.joint(m.dof_jntid[dof]).name!r} has no mirrored counterpart")
+    return P
+
+
+_MIRRORS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_MIRRORS_LOCK = threading.Lock()
+
+
+def mirror_of(character) -> np.ndarray | None:
+    """:func:`mirror_matrix` of ``character`` at the default tolerance, read-only
+    and cached per character (it depends on the rest geometry only), or None
+    when the character is not mirror-symmetric."""
+    with _MIRRORS_LOCK:
+        if character in _MIRRORS:
+            return _MIRRORS[character]
+    try:
+        P = mirror_matrix(character)
+        P.flags.writeable = False
+    except GaitforgeError:
+        P = None
+    with _MIRRORS_LOCK:
+        _MIRRORS[character] = P
     return P

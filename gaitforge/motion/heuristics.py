@@ -80,6 +80,7 @@ DUTY = {"walk": (0.7, 0.6), "amble": (0.6,)}  # duty factors tried; gaits not li
 # staggered feet need a deeper one): see gait_features.bounce.
 BOUNCE = {"trot": (0.5, 0.25), "pace": (0.5, 0.25), "bound": (0.5, 0.25), "gallop": (1.5, 1.0), "run": (0.5, 0.25)}
 FLYING = tuple(BOUNCE)           # gaits with a flight phase: duty factors below 0.5
+GROUNDED = ("walk", "amble")     # gaits that never fly: always a foot on the ground
 STRIDE_FREQUENCY = {"walk": 0.30, "amble": 0.40, "trot": 0.45, "pace": 0.45, "run": 0.45,
                     "bound": 0.50, "gallop": 0.50, "jump": 0.60, "jumping_jacks": 0.60}
 # Forward swing and lift of a foot per hip height the fit aims at, in the order tried.
@@ -92,6 +93,7 @@ KNEE = math.radians(15)          # knee flexion at mid-swing
 POOL = 20                        # only the lowest elastic modes are candidates
 NOMINEES = 5                     # each heuristic nominates its best few modes,
 SCORE_FLOOR = 0.1                # those scoring at least this share of its best
+ERROR_MARGIN = 1e-3             # a candidate replaces the best so far only if its footfall error is this much lower
 RIDGE = 1.0                      # weight of joint rotation [rad²] against the targets' misfit
 # Feet that land together must reach the ground together (z), feet stay in
 # their lane (y: no sideways target, so any sideways motion is misfit).
@@ -100,13 +102,12 @@ _EXCLUDED = ("twist", "jumping jack")
 
 
 class Pick(NamedTuple):
-    """A nominated mode: heuristic ``letter``, elastic ``mode`` index,
-    ``score`` (see :func:`rank`), quadrature ``phase`` (0 or π/2 [rad])."""
+    """A nominated mode: heuristic ``letter``, elastic ``mode`` index and
+    ``score`` (see :func:`rank`)."""
 
     letter: str
     mode: int
     score: float
-    phase: float
 
 
 # ---------------------------------------------------------------- labels
@@ -149,69 +150,85 @@ _LETTERS = {"A": ("knee", "legs"), "B": ("x", "legs"), "C": ("z", "legs"), "F": 
 
 def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | None) -> list[Pick]:
     """Modes ranked by heuristic ``letter`` (A, B, C, F, G) for the complex
-    per-foot ``target`` of its feature, best first, one entry per mode and
-    quadrature. Score: the feature's projection on the target's real or
-    imaginary part over the heuristic's feet (legs: rear or only legs; front),
-    times the cosine between the feature over all feet and that part (a mode
-    moving other feet against the gait ranks low), divided by the mode
-    frequency (equal elastic energy buys an amplitude ∝ 1/f). Modes not of
-    the ``wanted`` mirror class, twists and jumping jacks are skipped.
+    per-foot ``target`` of its feature, best first (equal scores: lower mode
+    first). Score: the size of the feature's complex projection on the
+    target over the heuristic's feet (legs: rear or only legs; front), times
+    the cosine between the feature over all feet and the target, taken in
+    the direction of that projection (a mode moving other feet against the
+    gait ranks low), divided by the mode frequency (equal elastic energy buys
+    an amplitude ∝ 1/f). Flipping a mode's sign leaves its score unchanged,
+    and a mode is scored once, whatever phase it will be driven at. Modes not
+    of the ``wanted`` mirror class, twists and jumping jacks are skipped.
     """
     name, limbs = _LETTERS[letter]
     front = np.array([features["kind"] == "quadruped" and k[0] == "front" for k in features["keys"]])
     mask = front if limbs == "front" else ~front
+    norm = float(np.linalg.norm(target[mask]))
+    if norm < 1e-6 * max(float(np.abs(target).max()), 1e-300):
+        return []
     out = []
-    for part, phase in ((target.real, 0.0), (target.imag, 0.5 * np.pi)):
-        norm = float(np.linalg.norm(part[mask]))
-        if norm < 1e-6 * max(float(np.abs(target).max()), 1e-300):
+    for i, d in enumerate(descs):
+        if d.frequency <= 0 or any(w in d.name for w in _EXCLUDED) or (wanted and d.symmetry != wanted):
             continue
-        for i, d in enumerate(descs):
-            if d.frequency <= 0 or any(w in d.name for w in _EXCLUDED) or (wanted and d.symmetry != wanted):
-                continue
-            u = features[name][i]
-            proj = float(u[mask] @ part[mask]) / norm
-            agree = float(u @ part) / max(float(np.linalg.norm(u) * np.linalg.norm(part)), 1e-300)
-            score = abs(proj) * max(0.0, agree if proj > 0 else -agree) / d.frequency
-            if score > 0:
-                out.append(Pick(letter, i, score, phase))
-    return sorted(out, key=lambda p: -p.score)
+        u = features[name][i]
+        proj = complex(u[mask] @ target[mask]) / norm
+        agree = complex(u @ target) / max(float(np.linalg.norm(u) * np.linalg.norm(target)), 1e-300)
+        if abs(proj) == 0.0:
+            continue
+        score = abs(proj) * max(0.0, (agree * proj.conjugate()).real / abs(proj)) / d.frequency
+        if score > 0:
+            out.append(Pick(letter, i, score))
+    return sorted(out, key=lambda p: (-p.score, p.mode))
 
 
-def _fit(features: dict, targets: dict, picks: list[Pick], rot: np.ndarray) -> np.ndarray:
-    """Ridge least squares: real coefficients (P,) of the picks (all of one
-    quadrature; the targets' matching part) that best meet ``targets``
-    (feature → (complex per-foot target, size)), each row weighted by
-    _WEIGHTS / size, with RIDGE · Σ (rotation · coefficient)² added."""
-    part = (lambda z: z.imag) if picks[0].phase else (lambda z: z.real)
-    A = np.vstack([features[n][[p.mode for p in picks]].T * _WEIGHTS[n] / size for n, (_, size) in targets.items()])
-    b = np.concatenate([part(t) * _WEIGHTS[n] / size for n, (t, size) in targets.items()])
-    reg = math.sqrt(RIDGE) * np.diag(rot[[p.mode for p in picks]])
-    coef, *_ = np.linalg.lstsq(np.vstack([A, reg]), np.concatenate([b, np.zeros(len(picks))]), rcond=None)
-    return coef
+def _fit(features: dict, targets: dict, picks: list[Pick], rot: np.ndarray,
+         directions: np.ndarray | None = None) -> np.ndarray:
+    """Ridge least squares: complex coefficients (P,) of the picks that best
+    meet ``targets`` (feature → (complex per-foot target, size)), each row
+    weighted by _WEIGHTS / size, with RIDGE · Σ (rotation · |coefficient|)²
+    added. Real and imaginary parts are the sine and cosine quadratures
+    (features are real, so the two fits share one matrix)."""
+    modes = [p.mode for p in picks]
+    A = np.vstack([features[n][modes].T * _WEIGHTS[n] / size for n, (_, size) in targets.items()])
+    b = np.concatenate([t * _WEIGHTS[n] / size for n, (t, size) in targets.items()])
+    reg = math.sqrt(RIDGE) * np.diag(rot[modes])
+    rhs = np.concatenate([b, np.zeros(len(picks))])
+    if directions is not None:  # real coefficients along fixed complex directions (P,)
+        Ad = np.vstack([A * directions, reg])
+        coef, *_ = np.linalg.lstsq(np.vstack([Ad.real, Ad.imag]), np.concatenate([rhs.real, rhs.imag]), rcond=None)
+        return coef * directions
+    coef, *_ = np.linalg.lstsq(np.vstack([A, reg]), np.column_stack([rhs.real, rhs.imag]), rcond=None)
+    return coef[:, 0] + 1j * coef[:, 1]
 
 
-def _harmonic_terms(feats, descs, rot, targets, k: int, f: float, letters: str, wanted) -> list[tuple[str, GaitTerm]]:
-    """(letter, term) pairs of harmonic k: per quadrature, the heuristics'
-    nominees (a mode goes where it scores best) fitted by :func:`_fit`;
-    terms turning no joint by 1° or more are dropped."""
+def _harmonic_terms(feats, descs, rot, targets, k: int, f: float, letters: str, wanted,
+                    snap: bool) -> list[tuple[str, GaitTerm]]:
+    """(letter, term) pairs of harmonic k: each heuristic nominates its best
+    :data:`NOMINEES` modes scoring at least :data:`SCORE_FLOOR` of its best
+    (a mode nominated twice keeps the letter it scores best for), all fitted
+    together by :func:`_fit`; a complex coefficient c becomes the term
+    |c| sin(2πkf t + arg c). ``snap``: phases in multiples of 90° as in
+    Kry09 (arg c rounded, the sizes fitted again); a sign flip moves a phase
+    by 180°, which keeps it a multiple of 90° and the rounding the same.
+    Terms turning no joint by 1° or more are dropped.
+    A mode's sign only shifts its phase by π: the motion is the same."""
     best: dict[int, Pick] = {}
     for letter in letters:
         ranked = rank(feats, descs, letter, targets[_LETTERS[letter][0]][0], wanted)
-        top = {ph: max((p.score for p in ranked if p.phase == ph), default=0.0) for ph in (0.0, 0.5 * np.pi)}
-        for p in ranked:
-            if sum(q.letter == letter and q.phase == p.phase for q in best.values()) < NOMINEES \
-                    and p.score >= SCORE_FLOOR * top[p.phase] and (p.mode not in best or p.score > best[p.mode].score):
+        for p in ranked[:NOMINEES]:
+            if p.score >= SCORE_FLOOR * ranked[0].score and (p.mode not in best or p.score > best[p.mode].score):
                 best[p.mode] = p
+    if not best:
+        return []
+    picks = sorted(best.values(), key=lambda p: p.mode)
+    coef = _fit(feats, targets, picks, rot)
+    if snap:  # Kry09's phases: each mode at the multiple of 90° nearest its free phase, refitted
+        coef = _fit(feats, targets, picks, rot, 1j ** np.round(np.angle(coef) / (0.5 * np.pi)))
     out = []
-    for phase in (0.0, 0.5 * np.pi):
-        picks = [p for p in best.values() if p.phase == phase]
-        if not picks:
-            continue
-        for p, c in zip(picks, _fit(feats, targets, picks, rot)):
-            if abs(c) * rot[p.mode] >= math.radians(1):
-                name = {"A": "D", "C": "E"}.get(p.letter, p.letter) if wanted == SYMMETRIC else p.letter
-                out.append((name, GaitTerm(p.mode, abs(float(c)), (phase + (np.pi if c < 0 else 0.0)) % (2 * np.pi),
-                                           k * f)))
+    for p, c in zip(picks, coef):
+        if abs(c) * rot[p.mode] >= math.radians(1):
+            name = {"A": "D", "C": "E"}.get(p.letter, p.letter) if wanted == SYMMETRIC else p.letter
+            out.append((name, GaitTerm(p.mode, abs(complex(c)), math.atan2(c.imag, c.real) % (2 * np.pi), k * f)))
     return out
 
 
@@ -238,7 +255,7 @@ def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[s
     return out
 
 
-def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION) -> GaitRecipe:
+def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pinned: bool = False) -> GaitRecipe:
     """A :class:`GaitRecipe` for ``gait`` on ``character`` (module docstring).
 
     basis: the :class:`ModalBasis` to choose from (default: the lowest
@@ -249,10 +266,16 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION) -> 
     The fit only approximates the foot
     profile, and ground contact is sensitive to millimetres, so recipes for
     a few duty factors, bounces and swing and lift sizes (:data:`DUTY`,
-    :data:`BOUNCE`, :data:`SIZES`, best guess first) are checked by
-    footfall analysis of a short grounded clip (:func:`footfall_error`) and
-    the first that meets the gait, else the closest, is returned.
-    Gaits: :data:`GAITS`. Raises :class:`GaitforgeError` for an unknown gait,
+    :data:`BOUNCE`, :data:`SIZES`, best guess first), each with free phases
+    and then with phases in multiples of 90°, are checked by footfall
+    analysis of a short grounded clip (:func:`footfall_error`) and compared
+    by that error with a margin (:data:`ERROR_MARGIN`): the first that meets
+    the gait, else the first of the closest, is returned. Nothing in this
+    depends on the signs of the modes or on last-bit differences between
+    machines (tests flip, rotate and perturb the modes).
+    pinned: also check the candidates that pass with the stance feet pinned
+    by modal IK (``synthesize(pin_feet=True)``, what ``animate`` shows), which
+    can move a footfall. Gaits: :data:`GAITS`. Raises :class:`GaitforgeError` for an unknown gait,
     one the creature's kind has no pattern for, or missing foot or knee labels.
     """
     kind = check_gait(character, gait)
@@ -263,19 +286,27 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION) -> 
     h = gf.hip_height(character)
     f = STRIDE_FREQUENCY[gait] * math.sqrt(9.81 / h)
     best = None
-    for beta, bounce, (swing, lift) in itertools.product(DUTY.get(gait, (0.5,)), BOUNCE.get(gait, (0.0,)), SIZES):
-        recipe = _recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation, bounce)
+    for beta, bounce, (swing, lift), snap in itertools.product(DUTY.get(gait, (0.5,)), BOUNCE.get(gait, (0.0,)),
+                                                              SIZES, (False, True)):
+        recipe = _recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation, bounce, snap)
         err = footfall_error(character, basis, recipe, kind, gait)
-        if best is None or err < best[0]:
+        if err == 0.0 and pinned:
+            err = footfall_error(character, basis, recipe, kind, gait, pin=True)
+        # A later candidate must be better by a margin: a difference in the
+        # last bits never changes the choice, and once one meets the gait
+        # (error 0) none can beat it.
+        if best is None or err < best[0] - ERROR_MARGIN:
             best = (err, recipe)
-        if err == 0.0:
+        if best[0] == 0.0:
             break
     return best[1]
 
 
-def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 4.0) -> float:
+def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 4.0,
+                   pin: bool = False) -> float:
     """How far a grounded clip of ``recipe`` (``strides`` strides at 60
-    frames/s) is from ``gait`` of a ``kind`` creature: the largest error of a
+    frames/s; ``pin``: stance feet pinned) is from ``gait`` of a ``kind``
+    creature: the largest error of a
     foot's landing phase [cycles] beyond 0.7·PHASE_TOL (a margin inside the
     classifier's tolerance), 0.5 if ``classify_gait`` names another gait
     than :data:`CLASS` says, plus for walks how far the smallest duty factor
@@ -293,7 +324,7 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     from gaitforge.motion.synthesis import synthesize
 
     f = min(t.frequency for t in recipe.terms)
-    clip = synthesize(character, basis, recipe, strides / f, 60.0)
+    clip = synthesize(character, basis, recipe, strides / f, 60.0, pin_feet=pin)
     try:
         m = gait_metrics(character, clip, detect_footfalls(character, clip))
     except GaitforgeError:
@@ -307,6 +338,8 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     air = float(np.mean(low > CLEARANCE))
     if gait == "walk":  # any frame off the ground at all counts against a walk
         err += max(0.0, 0.53 - min(m.duty_factor.values())) + max(float(np.mean(low > 1e-9)), m.flight_fraction)
+    if gait == "amble":  # a running walk: each foot down less than half the time, never all up
+        err += max(0.0, max(m.duty_factor.values()) - 0.47) + m.flight_fraction
     if gait in FLYING:
         err += max(0.0, max(m.duty_factor.values()) - 0.47) + max(0.0, MIN_AIR - min(air, m.flight_fraction))
         # forward (+x) travel per stride and hip height: a run on the spot, or backwards, is no run
@@ -317,13 +350,14 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
 
 
 def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta: float, swing: float,
-            lift: float, rotation: float, bounce: float = 0.0) -> GaitRecipe:
+            lift: float, rotation: float, bounce: float = 0.0, snap: bool = False) -> GaitRecipe:
     """The recipe for duty factor ``beta``, forward swing ``swing``·h and
     lift ``lift``·h (f: stride frequency [Hz], h: hip height [m]): harmonic
     fits (walks and ambles: 1–3, else the fundamental), for ``bounce`` > 0
     the second harmonic of a bounce (:func:`gait_features.bounce`), the
     jumping jack's limbs, then every amplitude scaled to a peak joint
-    rotation ``rotation``."""
+    rotation ``rotation``; ``snap``: phases in multiples of 90°
+    (:func:`_harmonic_terms`)."""
     phi = np.array([FOOTFALLS[feats["kind"]][gait][key] for key in feats["keys"]])
     harmonics = 3 if gait in DUTY else 1
     G = gf.profiles(beta, harmonics)
@@ -341,7 +375,7 @@ def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta:
         targets = {n: (sizes[n] * G[n][k - 1] * P * (n == "z" or n == "knee" or (n == "x" and not jump)), sizes[n])
                    for n in ("x", "y", "z", "knee")}
         targets["sole"] = (np.zeros(feats["sole"].shape[1]), sizes["sole"])
-        picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, gf.mirror_class(feats["keys"], P))
+        picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, gf.mirror_class(feats["keys"], P), snap)
     if gait == "jumping_jacks":
         picked += _jack_terms(character, basis, feats, descs, f, tuple(t.mode for _, t in picked))
     if not picked:
@@ -352,7 +386,7 @@ def _recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta:
     own = len(character.constraints)
     used = ", ".join(f"{letter}: mode {t.mode} ({descs[t.mode].name})" for letter, t in picked)
     return GaitRecipe(
-        name=gait, creature=character.name, terms=tuple(terms),
+        name=gait, creature=character.name, terms=tuple(terms), flight=gait not in GROUNDED,
         constraints=tuple(c.name for c in basis.constraints[own:]), stiffness_scale=basis.stiffness_scale,
         description=f"{gait}, Kry09 heuristics; stride {f:.2f} Hz (f̂ = {STRIDE_FREQUENCY[gait]}, "
                     f"h = {h:.2f} m){f'; bounce {bounce:g} at {2 * f:.2f} Hz' if bounce else ''}; {used}")

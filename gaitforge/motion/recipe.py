@@ -75,7 +75,9 @@ class GaitRecipe:
     rest_pose: an alternative rest-pose creature (e.g. ``"human_run"``) or
     None; stiffness_scale: factor on every spring of that analysis; speed:
     prescribed forward speed [m/s] along +x, or None to derive progression
-    from the stance feet; description: free text.
+    from the stance feet; flight: whether the grounding may let the body fly
+    where no foot is low (False for walks: the lowest point stays on the
+    ground in every frame); description: free text.
     """
 
     name: str
@@ -86,6 +88,7 @@ class GaitRecipe:
     stiffness_scale: float = 1.0
     speed: float | None = None
     description: str = ""
+    flight: bool = True
 
     def __post_init__(self) -> None:
         _text("name", self.name, empty=False)
@@ -111,6 +114,8 @@ class GaitRecipe:
         if self.speed is not None:
             object.__setattr__(self, "speed", _real("speed", self.speed))
         _text("description", self.description)
+        if not isinstance(self.flight, bool):
+            raise SpecError("flight", f"must be true or false, got {self.flight!r}")
 
     @property
     def modes(self) -> tuple[int, ...]:

@@ -197,7 +197,7 @@ def margin_frames(recipe: GaitRecipe, fps: float, limit_seconds: float = 10.0) -
 def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
                soft_limit: float = np.radians(10), grounded: bool = True, soft_limit_slide: float = 0.01,
                speed: float | None = None, contact_tol: float | None = None,
-               pin_feet: bool = False, flight: bool = True) -> MotionClip:
+               pin_feet: bool = False, flight: bool | None = None) -> MotionClip:
     """A kinematic gait clip of ``recipe`` (Kry09 Eq. 4 with soft limits).
 
     basis: the :class:`ModalBasis` the recipe's mode indices refer to (checked
@@ -208,7 +208,8 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     for slide joints. grounded: place the creature on the ground with stance
     feet that do not slide (:func:`gaitforge.motion.grounding.ground`; speed
     [m/s] overrides ``recipe.speed``; contact_tol [m]: how far above the
-    lowest foot a foot still counts as down). flight (default on): frames
+    lowest foot a foot still counts as down). flight (None: the recipe's
+    ``flight``, True unless it is a walk): frames
     where no foot is in the lower half of its excursion
     (:func:`~gaitforge.motion.grounding.stance_candidates`) fly on a
     ballistic arc. Walks, and gaits whose feet alternate at one frequency
@@ -240,7 +241,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     airborne = None
     if grounded:
         g = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
-                   contact_tol=contact_tol, flight=flight)
+                   contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight))
         # Drop the margins; the first kept frame starts where it stands (no horizontal offset).
         start = g.root_offset[pad] * [1.0, 1.0, 0.0]
         qpos = translate_root(character, g.qpos[pad:pad + n], -np.broadcast_to(start, (n, 3)))
