@@ -40,3 +40,8 @@ class UnknownNameError(GaitforgeError):
 
 class CompileError(GaitforgeError):
     """MuJoCo refused to compile a model built from a valid-looking spec."""
+
+
+class NotMetError(GaitforgeError):
+    """The input was fine but the asked result was not reached (a gait that
+    does not pass its own check under ``strict``); the CLI exits with 1."""

@@ -146,3 +146,21 @@ def test_pinned_human_walk_stays_a_walk(tmp_path, capsys):
     import re
     skate = float(re.search(r"foot skate\s+([0-9.]+)", out).group(1))
     assert skate < 0.05
+
+
+BOUND_NOT_TROT = ("dog: no recipe from 3 modes passes the trot footfall check; the closest (error 0.93) is "
+                  "classified bound, a different gait; try more modes (--modes) or another gait")
+
+
+def test_a_suggestion_that_is_another_gait_warns(tmp_path, capsys):
+    out = tmp_path / "t.npz"
+    with pytest.warns(UserWarning) as caught:  # the CLI prints it as "gaitforge: warning: …" on stderr
+        assert main(["animate", "dog", "--gait", "trot", "--modes", "3", "-o", str(out)]) == 0
+    assert [str(w.message) for w in caught] == [BOUND_NOT_TROT] and out.exists()
+
+
+def test_strict_makes_it_an_error_with_exit_1_and_no_output(tmp_path, capsys):
+    out = tmp_path / "t.npz"
+    assert main(["animate", "dog", "--gait", "trot", "--modes", "3", "--strict", "-o", str(out)]) == 1
+    assert capsys.readouterr().err == f"gaitforge: error: {BOUND_NOT_TROT}\n"
+    assert not out.exists()

@@ -15,7 +15,7 @@ import warnings
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 from gaitforge import __version__  # noqa: E402
-from gaitforge.errors import GaitforgeError  # noqa: E402
+from gaitforge.errors import GaitforgeError, NotMetError  # noqa: E402
 from gaitforge.cli import creatures_cmd, demo_cmd, modes_cmd, motion_cmd, raibert_cmd  # noqa: E402
 
 COMMAND_MODULES = [creatures_cmd, modes_cmd, motion_cmd, raibert_cmd, demo_cmd]
@@ -33,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 2 bad input)."""
+    """Run the CLI; returns the exit code (0 ok, 1 the asked result was not
+    met, 2 bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     # Warnings reach a CLI user as one plain line, not a source listing.
@@ -41,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = lambda message, *rest, **kw: f"gaitforge: warning: {message}\n"
     try:
         return int(args.func(args) or 0)
+    except NotMetError as exc:
+        print(f"gaitforge: error: {exc}", file=sys.stderr)
+        return 1
     except GaitforgeError as exc:
         print(f"gaitforge: error: {exc}", file=sys.stderr)
         return 2

@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit with 1 if no suggested recipe passes the gait's footfall check (default: a warning)")
     p.add_argument("--no-pin", action="store_true",
                    help="skip the modal-IK clean-up that pins stance feet (faster, but feet may skate)")
     p.add_argument("--no-flight", action="store_true",
@@ -67,7 +69,7 @@ def _plan(args):
         preset = presets.get(args.creature)
         char = presets.character(preset)
         basis = presets.basis(preset, char)
-        return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin)
+        return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin, strict=args.strict)
     if args.recipe:
         from gaitforge.io.recipe_files import load_recipe
         recipe = load_recipe(args.recipe)
@@ -82,7 +84,7 @@ def _plan(args):
     from gaitforge.motion.heuristics import check_gait
     check_gait(char, args.gait)  # name errors before the modal analysis
     basis = compute_modes(char, count=args.modes)
-    return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin)
+    return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin, strict=args.strict)
 
 
 def recipe_table(recipe, basis) -> Table:

@@ -134,6 +134,9 @@ def canonicalize(lam: np.ndarray, U: np.ndarray, M: np.ndarray, K: np.ndarray,
         split = None if mirror is None else _mirror_split(Q, M, K, mirror)
         if split is not None:
             Q, parity, rq = split
+        else:  # Rayleigh–Ritz: eigenvectors again for any rotation of the input
+            rq, Z = np.linalg.eigh(Q.T @ K @ Q)
+            Q = Q @ Z
         for d in groups(rq, DEGENERATE_RTOL):
             rq[d] = float(np.mean(rq[d]))
             if len(d) > 1:

@@ -51,11 +51,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
-from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.errors import GaitforgeError, NotMetError, UnknownNameError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import SYMMETRIC, describe_modes
 from gaitforge.motion import gait_features as gf
@@ -255,7 +256,8 @@ def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[s
     return out
 
 
-def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pinned: bool = False) -> GaitRecipe:
+def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pinned: bool = False,
+            strict: bool = False) -> GaitRecipe:
     """A :class:`GaitRecipe` for ``gait`` on ``character`` (module docstring).
 
     basis: the :class:`ModalBasis` to choose from (default: the lowest
@@ -275,7 +277,10 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     machines (tests flip, rotate and perturb the modes).
     pinned: also check the candidates that pass with the stance feet pinned
     by modal IK (``synthesize(pin_feet=True)``, what ``animate`` shows), which
-    can move a footfall. Gaits: :data:`GAITS`. Raises :class:`GaitforgeError` for an unknown gait,
+    can move a footfall. When no candidate meets the gait, the closest is
+    returned with a warning that names what its footfalls make of it;
+    ``strict`` raises :class:`NotMetError` instead. Gaits: :data:`GAITS`.
+    Raises :class:`GaitforgeError` for an unknown gait,
     one the creature's kind has no pattern for, or missing foot or knee labels.
     """
     kind = check_gait(character, gait)
@@ -299,7 +304,31 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
             best = (err, recipe)
         if best[0] == 0.0:
             break
-    return best[1]
+    err, recipe = best
+    if err > 0.0:
+        got = _classified(character, basis, recipe)
+        message = (f"{character.name}: no recipe from {basis.count} modes passes the {gait} footfall check; "
+                   f"the closest (error {err:.3g}) is classified {got}" +
+                   (", a different gait" if gait in CLASS and got != CLASS[gait] else "") +
+                   "; try more modes (--modes) or another gait")
+        if strict:
+            raise NotMetError(message)
+        warnings.warn(message, stacklevel=2)
+    return recipe
+
+
+def _classified(character, basis, recipe: GaitRecipe, strides: float = 4.0) -> str:
+    """The gait class of a grounded clip of ``recipe`` ("unmeasurable" when a
+    foot never lands twice)."""
+    from gaitforge.motion.footfall import detect_footfalls
+    from gaitforge.motion.metrics import classify_gait, gait_metrics
+    from gaitforge.motion.synthesis import synthesize
+
+    clip = synthesize(character, basis, recipe, strides / min(t.frequency for t in recipe.terms), 60.0)
+    try:
+        return classify_gait(gait_metrics(character, clip, detect_footfalls(character, clip)))
+    except GaitforgeError:
+        return "unmeasurable"
 
 
 def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 4.0,

@@ -110,15 +110,17 @@ def weight_shift_offset(char: Character, modal_basis, taken=()) -> GaitTerm:
     return GaitTerm(best.index, 0.0, 0.0, 0.0, offset=OFFSET_ROTATION / rot)
 
 
-def build(name: str, char: Character | None = None, modal_basis=None, *, pinned: bool = False) -> GaitRecipe:
+def build(name: str, char: Character | None = None, modal_basis=None, *, pinned: bool = False,
+          strict: bool = False) -> GaitRecipe:
     """The recipe of preset ``name`` (deterministic). ``char`` and
     ``modal_basis``: the preset's character and basis if already built
-    (:func:`character`, :func:`basis`); ``pinned``: see
+    (:func:`character`, :func:`basis`); ``pinned``, ``strict``: see
     :func:`heuristics.suggest`."""
     p = get(name)
     char = char or character(p)
     modal_basis = modal_basis or basis(p, char)
-    recipe = heuristics.suggest(char, p.gait, modal_basis, rotation=p.rotation, pinned=pinned)
+    recipe = heuristics.suggest(char, p.gait, modal_basis, rotation=p.rotation, pinned=pinned,
+                                strict=strict)
     terms = recipe.terms
     if p.offset:
         terms += (weight_shift_offset(char, modal_basis, tuple(t.mode for t in terms)),)
