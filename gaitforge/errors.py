@@ -6,6 +6,8 @@ where there are few.
 """
 from __future__ import annotations
 
+import reprlib
+
 
 class GaitforgeError(Exception):
     """Base class of all errors raised on purpose by gaitforge."""
@@ -45,3 +47,15 @@ class CompileError(GaitforgeError):
 class NotMetError(GaitforgeError):
     """The input was fine but the asked result was not reached (a gait that
     does not pass its own check under ``strict``); the CLI exits with 1."""
+
+
+_BRIEF = reprlib.Repr()
+_BRIEF.maxstring = _BRIEF.maxother = 80
+_BRIEF.maxlist = _BRIEF.maxtuple = _BRIEF.maxdict = _BRIEF.maxset = 12
+_BRIEF.maxlevel = 3
+
+
+def brief(value) -> str:
+    """``repr(value)`` for an error message, cut to about 80 characters (a
+    hostile document's values can be huge)."""
+    return _BRIEF.repr(value)

@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from gaitforge.cli.args import number
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 
@@ -24,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     how = p.add_mutually_exclusive_group()
     how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
-    p.add_argument("--seconds", type=float, default=4.0, metavar="S", help="clip length (default 4)")
-    p.add_argument("--fps", type=float, default=60.0, metavar="N", help="frames per second (default 60)")
-    p.add_argument("--modes", type=int, default=DEFAULT_MODES, metavar="N",
+    p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S", help="clip length (default 4)")
+    p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N", help="frames per second (default 60)")
+    p.add_argument("--modes", type=number(1, 500, integer=True), default=DEFAULT_MODES, metavar="N",
                    help=f"elastic modes to compute (default {DEFAULT_MODES})")
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
@@ -61,8 +62,6 @@ def _plan(args):
     from gaitforge.motion import presets
     from gaitforge.motion.heuristics import suggest
 
-    if args.modes < 1:
-        raise GaitforgeError(f"--modes must be a positive integer, got {args.modes}")
     if args.creature in presets.names():
         if args.gait or args.recipe:
             raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")

@@ -40,7 +40,7 @@ import numpy as np
 
 from gaitforge.creatures.character import BodyLabel
 from gaitforge.creatures.spec import LIMBS, ROLES, SIDES
-from gaitforge.errors import SpecError
+from gaitforge.errors import SpecError, brief
 
 # (role, keywords) in priority order; keywords match whole tokens, joined
 # neighbouring tokens (``upper``+``arm``) and, if 5+ letters, parts of a token
@@ -231,7 +231,7 @@ def check_label_overrides(data, source: str | None = None) -> dict[str, dict[str
         fail("", f"must be a mapping with the key 'labels', got {type(data).__name__}")
     for key in data:
         if key != "labels":
-            fail(str(key), f"unknown key {key!r} (valid keys: labels)")
+            fail(str(key), f"unknown key {brief(key)} (valid keys: labels)")
     table = data.get("labels") or {}
     if not isinstance(table, Mapping):
         fail("labels", f"must map body names to labels, got {type(table).__name__}")
@@ -239,14 +239,14 @@ def check_label_overrides(data, source: str | None = None) -> dict[str, dict[str
     out = {}
     for body, fields in table.items():
         if not isinstance(fields, Mapping):
-            fail(f"labels.{body}", f"must be a mapping of side, role, limb, got {fields!r}")
+            fail(f"labels.{body}", f"must be a mapping of side, role, limb, got {brief(fields)}")
         for field, value in fields.items():
             if field not in choices:
-                fail(f"labels.{body}.{field}", f"unknown field {field!r} (valid fields: side, role, limb)")
+                fail(f"labels.{body}.{field}", f"unknown field {brief(field)} (valid fields: side, role, limb)")
             if value is None and field != "side":
                 continue
             if value not in choices[field]:
-                fail(f"labels.{body}.{field}", f"unknown {field} {value!r} (choose from {', '.join(choices[field])})")
+                fail(f"labels.{body}.{field}", f"unknown {field} {brief(value)} (choose from {', '.join(choices[field])})")
         out[str(body)] = dict(fields)
     return out
 
@@ -261,7 +261,7 @@ def apply_label_overrides(labels: Mapping[str, BodyLabel], overrides: Mapping[st
             close = difflib.get_close_matches(body, list(out), n=3, cutoff=0.8)
             hint = (f"valid bodies: {', '.join(out)}" if len(out) <= 12 else
                     f"did you mean {' or '.join(map(repr, close))}?" if close else f"{len(out)} bodies in the model")
-            raise SpecError(f"labels.{body}", f"unknown body {body!r} ({hint})", source)
+            raise SpecError(f"labels.{body}", f"unknown body {brief(body)} ({hint})", source)
         lab = out[body]
         out[body] = BodyLabel(fields.get("side", lab.side), fields.get("role", lab.role),
                               fields.get("limb", lab.limb))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from gaitforge.errors import SpecError
+from gaitforge.errors import SpecError, brief
 from gaitforge.creatures.spec import (
     Bone, Constraint, ContactPoint, CouplingSpring, CreatureSpec, Inertial, Joint, Shape,
 )
@@ -20,29 +20,29 @@ _TUPLE_FIELDS = {"fromto", "half_sizes", "radii", "pos", "quat", "com", "inertia
 
 def _check_keys(path: str, data: Any, cls) -> dict:
     if not isinstance(data, dict):
-        raise SpecError(path, f"must be a mapping, got {type(data).__name__} {data!r}")
+        raise SpecError(path, f"must be a mapping, got {type(data).__name__} {brief(data)}")
     allowed = [f.name for f in dataclasses.fields(cls)]
     for key in data:
         if key not in allowed:
             where = f"{path}.{key}" if path else str(key)
-            raise SpecError(where, f"unknown key {key!r} (valid keys: {', '.join(allowed)})")
+            raise SpecError(where, f"unknown key {brief(key)} (valid keys: {', '.join(allowed)})")
     return data
 
 
 def _number_tuple(path: str, value: Any) -> tuple:
     if not isinstance(value, (list, tuple)):
-        raise SpecError(path, f"must be a list of numbers, got {value!r}")
+        raise SpecError(path, f"must be a list of numbers, got {brief(value)}")
     out = []
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise SpecError(f"{path}[{i}]", f"must be a number, got {v!r}")
+            raise SpecError(f"{path}[{i}]", f"must be a number, got {brief(v)}")
         out.append(float(v))
     return tuple(out)
 
 
 def _scalar(path: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(path, f"must be a number, got {value!r}")
+        raise SpecError(path, f"must be a number, got {brief(value)}")
     return float(value)
 
 
@@ -69,11 +69,11 @@ def _build(path: str, data: Any, cls, nested: dict | None = None):
             kwargs[f.name] = _scalar(fpath, value)
         elif f.type == "bool":
             if not isinstance(value, bool):
-                raise SpecError(fpath, f"must be true or false, got {value!r}")
+                raise SpecError(fpath, f"must be true or false, got {brief(value)}")
             kwargs[f.name] = value
         else:
             if not isinstance(value, str):
-                raise SpecError(fpath, f"must be a string, got {value!r}")
+                raise SpecError(fpath, f"must be a string, got {brief(value)}")
             kwargs[f.name] = value
     missing = [f.name for f in dataclasses.fields(cls)
                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
@@ -86,7 +86,7 @@ def _build(path: str, data: Any, cls, nested: dict | None = None):
 
 def _list(path: str, value: Any, item) -> tuple:
     if not isinstance(value, list):
-        raise SpecError(path, f"must be a list, got {value!r}")
+        raise SpecError(path, f"must be a list, got {brief(value)}")
     return tuple(item(f"{path}[{i}]", v) for i, v in enumerate(value))
 
 
@@ -118,7 +118,7 @@ def _bone(path: str, d: Any) -> Bone:
 
 def _joint_pairs(path: str, value: Any) -> tuple:
     if not isinstance(value, dict) or not value:
-        raise SpecError(path, f"must be a mapping of joint name to coefficient, got {value!r}")
+        raise SpecError(path, f"must be a mapping of joint name to coefficient, got {brief(value)}")
     return tuple((str(k), _scalar(f"{path}.{k}", v)) for k, v in value.items())
 
 

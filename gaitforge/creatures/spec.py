@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gaitforge.errors import SpecError
+from gaitforge.errors import SpecError, brief
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -35,23 +35,23 @@ ZERO3: Vec3 = (0.0, 0.0, 0.0)
 
 def _finite(path: str, value: float, *, positive: bool = False, nonneg: bool = False) -> None:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-        raise SpecError(path, f"must be a finite number, got {value!r}")
+        raise SpecError(path, f"must be a finite number, got {brief(value)}")
     if positive and value <= 0:
-        raise SpecError(path, f"must be positive, got {value!r}")
+        raise SpecError(path, f"must be positive, got {brief(value)}")
     if nonneg and value < 0:
-        raise SpecError(path, f"must not be negative, got {value!r}")
+        raise SpecError(path, f"must not be negative, got {brief(value)}")
 
 
 def _vector(path: str, value, n: int, *, positive: bool = False, nonneg: bool = False) -> None:
     if not isinstance(value, tuple) or len(value) != n:
-        raise SpecError(path, f"must be a list of {n} numbers, got {value!r}")
+        raise SpecError(path, f"must be a list of {n} numbers, got {brief(value)}")
     for i, v in enumerate(value):
         _finite(f"{path}[{i}]", v, positive=positive, nonneg=nonneg)
 
 
 def _choice(path: str, value, choices: tuple[str, ...], what: str) -> None:
     if value not in choices:
-        raise SpecError(path, f"unknown {what} {value!r} (choose from {', '.join(choices)})")
+        raise SpecError(path, f"unknown {what} {brief(value)} (choose from {', '.join(choices)})")
 
 
 def _unit_quat(path: str, q) -> None:
@@ -124,7 +124,7 @@ class Inertial:
         _unit_quat(f"{path}.quat", self.quat)
         a, b, c = self.inertia
         if a + b < c - 1e-12 or b + c < a - 1e-12 or a + c < b - 1e-12:
-            raise SpecError(f"{path}.inertia", f"violates the triangle inequality: {self.inertia!r}")
+            raise SpecError(f"{path}.inertia", f"violates the triangle inequality: {brief(self.inertia)}")
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class Joint:
         _choice(f"{path}.type", self.type, JOINT_TYPES, "joint type")
         _vector(f"{path}.axis", self.axis, 3)
         if math.hypot(*self.axis) < 1e-9:
-            raise SpecError(f"{path}.axis", f"must be a nonzero vector, got {self.axis!r}")
+            raise SpecError(f"{path}.axis", f"must be a nonzero vector, got {brief(self.axis)}")
         if self.type == "ball":
             if isinstance(self.stiffness, tuple):
                 _vector(f"{path}.stiffness", self.stiffness, 3, nonneg=True)
@@ -170,17 +170,17 @@ class Joint:
                     raise SpecError(f"{path}.rest", "a ball joint's rest is a rotation vector of 3 numbers")
         else:
             if isinstance(self.stiffness, tuple):
-                raise SpecError(f"{path}.stiffness", f"one value per axis applies to ball joints only, got {self.stiffness!r}")
+                raise SpecError(f"{path}.stiffness", f"one value per axis applies to ball joints only, got {brief(self.stiffness)}")
             _finite(f"{path}.stiffness", self.stiffness, nonneg=True)
             if isinstance(self.rest, tuple):
-                raise SpecError(f"{path}.rest", f"must be one number for a {self.type} joint, got {self.rest!r}")
+                raise SpecError(f"{path}.rest", f"must be one number for a {self.type} joint, got {brief(self.rest)}")
             _finite(f"{path}.rest", self.rest)
         _finite(f"{path}.damping", self.damping, nonneg=True)
         _finite(f"{path}.armature", self.armature, nonneg=True)
         if self.range is not None:
             _vector(f"{path}.range", self.range, 2)
             if self.range[0] >= self.range[1]:
-                raise SpecError(f"{path}.range", f"lower limit must be below upper limit, got {self.range!r}")
+                raise SpecError(f"{path}.range", f"lower limit must be below upper limit, got {brief(self.range)}")
             if self.type in ("free", "planar", "fixed"):
                 raise SpecError(f"{path}.range", f"limits do not apply to a {self.type} joint")
 
@@ -216,7 +216,7 @@ class Bone:
 
     def validate(self, path: str) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise SpecError(f"{path}.name", f"must be a non-empty string, got {self.name!r}")
+            raise SpecError(f"{path}.name", f"must be a non-empty string, got {brief(self.name)}")
         _vector(f"{path}.pos", self.pos, 3)
         _unit_quat(f"{path}.quat", self.quat)
         _finite(f"{path}.density", self.density, positive=True)
@@ -238,7 +238,7 @@ class Bone:
             _vector(f"{path}.rgba", self.rgba, 4, nonneg=True)
         if self.parent is None and self.joint.type not in ("free", "planar", "fixed"):
             raise SpecError(f"{path}.joint.type",
-                            f"the root bone needs a free, planar or fixed joint, got {self.joint.type!r}")
+                            f"the root bone needs a free, planar or fixed joint, got {brief(self.joint.type)}")
         if self.parent is not None and self.joint.type in ("free", "planar"):
             raise SpecError(f"{path}.joint.type", f"only the root bone may have a {self.joint.type} joint")
 
@@ -254,7 +254,7 @@ class ContactPoint:
 
     def validate(self, path: str) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise SpecError(f"{path}.name", f"must be a non-empty string, got {self.name!r}")
+            raise SpecError(f"{path}.name", f"must be a non-empty string, got {brief(self.name)}")
         _vector(f"{path}.pos", self.pos, 3)
 
 
@@ -282,14 +282,14 @@ class Constraint:
 
     def validate(self, path: str) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise SpecError(f"{path}.name", f"must be a non-empty string, got {self.name!r}")
+            raise SpecError(f"{path}.name", f"must be a non-empty string, got {brief(self.name)}")
         _choice(f"{path}.kind", self.kind, CONSTRAINT_KINDS, "constraint kind")
         _vector(f"{path}.point", self.point, 3)
         _finite(f"{path}.stiffness", self.stiffness, nonneg=True)
         if self.kind == "loop" and self.other is None:
             raise SpecError(f"{path}.other", "a loop constraint needs the other bone")
         if self.kind != "loop" and self.other is not None:
-            raise SpecError(f"{path}.other", f"a {self.kind} constraint ties a bone to the world, not to {self.other!r}")
+            raise SpecError(f"{path}.other", f"a {self.kind} constraint ties a bone to the world, not to {brief(self.other)}")
         if self.axis is not None:
             _vector(f"{path}.axis", self.axis, 3)
             if self.kind != "loop":
@@ -359,11 +359,11 @@ class CreatureSpec:
 
     def validate(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise SpecError("name", f"must be a non-empty string, got {self.name!r}")
+            raise SpecError("name", f"must be a non-empty string, got {brief(self.name)}")
         _finite("friction", self.friction, positive=True)
         _finite("timestep", self.timestep, positive=True)
         if not isinstance(self.contact_pairs, bool):
-            raise SpecError("contact_pairs", f"must be true or false, got {self.contact_pairs!r}")
+            raise SpecError("contact_pairs", f"must be true or false, got {brief(self.contact_pairs)}")
         if self.ground_clearance is not None:
             _finite("ground_clearance", self.ground_clearance)
         if not self.bones:
@@ -373,7 +373,7 @@ class CreatureSpec:
             path = f"bones[{i}]"
             b.validate(path)
             if b.name in seen:
-                raise SpecError(f"{path}.name", f"duplicate bone name {b.name!r} (also bones[{seen[b.name]}])")
+                raise SpecError(f"{path}.name", f"duplicate bone name {brief(b.name)} (also bones[{seen[b.name]}])")
             seen[b.name] = i
         roots = [i for i, b in enumerate(self.bones) if b.parent is None]
         if roots != [0]:
@@ -382,7 +382,7 @@ class CreatureSpec:
         names = set(seen)
         for i, b in enumerate(self.bones[1:], start=1):
             if b.parent not in names:
-                raise SpecError(f"bones[{i}].parent", f"unknown parent bone {b.parent!r}")
+                raise SpecError(f"bones[{i}].parent", f"unknown parent bone {brief(b.parent)}")
         # Cycles: every chain of parents must reach the root.
         parent = {b.name: b.parent for b in self.bones}
         for i, b in enumerate(self.bones):
@@ -395,20 +395,20 @@ class CreatureSpec:
         order = {n: i for i, n in enumerate(seen)}
         for i, b in enumerate(self.bones[1:], start=1):
             if order[b.parent] > i:
-                raise SpecError(f"bones[{i}].parent", f"parent {b.parent!r} must come before its child")
+                raise SpecError(f"bones[{i}].parent", f"parent {brief(b.parent)} must come before its child")
         self._validate_refs(names, seen)
 
     def _validate_refs(self, names: set[str], seen: dict[str, int]) -> None:
         def bone_ref(path: str, name) -> None:
             if name not in names:
-                raise SpecError(path, f"unknown bone {name!r}")
+                raise SpecError(path, f"unknown bone {brief(name)}")
 
         cnames: set[str] = set()
         for i, c in enumerate(self.contacts):
             c.validate(f"contacts[{i}]")
             bone_ref(f"contacts[{i}].bone", c.bone)
             if c.name in cnames:
-                raise SpecError(f"contacts[{i}].name", f"duplicate contact point name {c.name!r}")
+                raise SpecError(f"contacts[{i}].name", f"duplicate contact point name {brief(c.name)}")
             cnames.add(c.name)
         knames: set[str] = set()
         for i, c in enumerate(self.constraints):
@@ -417,9 +417,9 @@ class CreatureSpec:
             if c.other is not None:
                 bone_ref(f"constraints[{i}].other", c.other)
                 if c.other == c.bone:
-                    raise SpecError(f"constraints[{i}].other", f"a loop needs two different bones, got {c.other!r} twice")
+                    raise SpecError(f"constraints[{i}].other", f"a loop needs two different bones, got {brief(c.other)} twice")
             if c.name in knames:
-                raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {c.name!r}")
+                raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {brief(c.name)}")
             knames.add(c.name)
         hinge_like = {b.name for b in self.bones if b.joint.type in ("hinge", "slide")}
         for i, s in enumerate(self.springs):
@@ -427,4 +427,4 @@ class CreatureSpec:
             for j, (jn, _) in enumerate(s.joints):
                 if jn not in hinge_like:
                     raise SpecError(f"springs[{i}].joints[{j}]",
-                                    f"unknown hinge or slide joint {jn!r} (joints are named after their bone)")
+                                    f"unknown hinge or slide joint {brief(jn)} (joints are named after their bone)")

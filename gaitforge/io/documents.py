@@ -1,6 +1,13 @@
 """Reading the small YAML/JSON documents users write (creatures, recipes,
 paths, label overrides): one place for file errors and parse errors, each a
-single line naming the file and, where the parser knows it, the position."""
+single line naming the file and, where the parser knows it, the position.
+
+Documents may be hostile. YAML aliases can make a few lines stand for an
+exponentially large tree (a "billion laughs"): the composed document is
+measured, aliases expanded, before anything is built from it, and refused
+beyond :data:`MAX_NODES` nodes or :data:`MAX_DEPTH` levels. Duplicate mapping
+keys are refused (YAML would silently keep the last). Nesting too deep for
+the parsers' recursion is an error, not a crash."""
 from __future__ import annotations
 
 import json
@@ -13,6 +20,71 @@ import yaml
 from gaitforge.errors import SpecError
 
 T = TypeVar("T")
+
+MAX_NODES = 1_000_000   # scalars, sequences and mappings after alias expansion
+MAX_DEPTH = 100         # nesting levels
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, refusing duplicate keys."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                continue  # the base class reports unhashable keys
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {_short(repr(key))} (first at line {seen[key] + 1})",
+                    key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _measure(node, source: str) -> None:
+    """Refuse a composed YAML document larger than MAX_NODES once its aliases
+    are expanded, or deeper than MAX_DEPTH (shared nodes counted once each
+    time they are used, memoized so that measuring stays cheap)."""
+    sizes: dict[int, tuple[int, int]] = {}
+    stack = [(node, False)]
+    while stack:  # post-order without recursion: deep documents cannot overflow it
+        n, done = stack.pop()
+        if id(n) in sizes:
+            continue
+        children = [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else \
+            list(n.value) if isinstance(n, yaml.SequenceNode) else []
+        if not done:
+            stack.append((n, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+            continue
+        size = 1 + sum(sizes[id(c)][0] for c in children)
+        depth = 1 + max((sizes[id(c)][1] for c in children), default=0)
+        if size > MAX_NODES:
+            raise SpecError("", f"the document expands to more than {MAX_NODES:,} values (YAML aliases "
+                                "nested inside each other?); refused", source)
+        if depth > MAX_DEPTH:
+            raise SpecError("", f"the document nests deeper than {MAX_DEPTH} levels; refused", source)
+        sizes[id(n)] = (size, depth)
+
+
+def _yaml(text: str, source: str) -> Any:
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _measure(node, source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -30,14 +102,19 @@ def parse_text(text: str, source: str, fmt: str = "yaml") -> Any:
     """Plain data from YAML (safe loader) or JSON text; errors name ``source``
     and the line and column."""
     try:
-        return json.loads(text) if fmt == "json" else yaml.safe_load(text)
+        return json.loads(text) if fmt == "json" else _yaml(text, source)
+    except RecursionError:
+        raise SpecError("", f"the document nests too deeply to read (more than {MAX_DEPTH} levels are refused)",
+                        source) from None
     except json.JSONDecodeError as exc:
         raise SpecError("", f"line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}", source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError("", f"{where}malformed YAML: {problem}", source) from None
+        if problem.startswith("duplicate key"):
+            raise SpecError("", f"{where}{problem}", source) from None
+        raise SpecError("", f"{where}malformed YAML: {_short(problem, 160)}", source) from None
 
 
 def build_from(data: Any, source: str, build: Callable[[Any], T]) -> T:

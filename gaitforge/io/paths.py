@@ -18,7 +18,7 @@ from typing import Any
 
 
 from gaitforge.control.raibert.paths import WaypointPath
-from gaitforge.errors import SpecError
+from gaitforge.errors import SpecError, brief
 from gaitforge.io.documents import build_from, parse_text, read_text
 
 KEYS = ("waypoints", "speed", "loop")
@@ -26,41 +26,41 @@ KEYS = ("waypoints", "speed", "loop")
 
 def _number(path: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(path, f"must be a number, got {value!r}")
+        raise SpecError(path, f"must be a number, got {brief(value)}")
     if not math.isfinite(value):
-        raise SpecError(path, f"must be a finite number, got {value!r}")
+        raise SpecError(path, f"must be a finite number, got {brief(value)}")
     return float(value)
 
 
 def path_from_dict(data: Any) -> WaypointPath:
     """Validate the plain-data form of a path file and build the path."""
     if not isinstance(data, dict):
-        raise SpecError("", f"must be a mapping with a 'waypoints' list, got {type(data).__name__} {data!r}")
+        raise SpecError("", f"must be a mapping with a 'waypoints' list, got {type(data).__name__} {brief(data)}")
     for key in data:
         if key not in KEYS:
-            raise SpecError(str(key), f"unknown key {key!r} (valid keys: {', '.join(KEYS)})")
+            raise SpecError(str(key), f"unknown key {brief(key)} (valid keys: {', '.join(KEYS)})")
     if "waypoints" not in data:
         raise SpecError("waypoints", "missing: give a list of [x, y] points in metres")
     points = data["waypoints"]
     if not isinstance(points, list):
-        raise SpecError("waypoints", f"must be a list of [x, y] points, got {points!r}")
+        raise SpecError("waypoints", f"must be a list of [x, y] points, got {brief(points)}")
     if len(points) < 2:
         raise SpecError("waypoints", f"needs at least 2 points, got {len(points)}")
     xy = []
     for i, p in enumerate(points):
         if not isinstance(p, list) or len(p) != 2:
-            raise SpecError(f"waypoints[{i}]", f"must be a list [x, y], got {p!r}")
+            raise SpecError(f"waypoints[{i}]", f"must be a list [x, y], got {brief(p)}")
         xy.append((_number(f"waypoints[{i}][0]", p[0]), _number(f"waypoints[{i}][1]", p[1])))
         if i and xy[i] == xy[i - 1]:
-            raise SpecError(f"waypoints[{i}]", f"repeats the previous point {p!r}")
+            raise SpecError(f"waypoints[{i}]", f"repeats the previous point {brief(p)}")
     speed = data.get("speed")
     if speed is not None:
         speed = _number("speed", speed)
         if speed <= 0:
-            raise SpecError("speed", f"must be a positive speed in m/s, got {data['speed']!r}")
+            raise SpecError("speed", f"must be a positive speed in m/s, got {brief(data['speed'])}")
     loop = data.get("loop", False)
     if not isinstance(loop, bool):
-        raise SpecError("loop", f"must be true or false, got {loop!r}")
+        raise SpecError("loop", f"must be true or false, got {brief(loop)}")
     if loop and xy[0] == xy[-1]:
         raise SpecError("loop", "the last waypoint repeats the first; leave it out, the loop closes itself")
     return WaypointPath(xy, speed=speed, loop=loop)

@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from gaitforge.errors import SpecError
+from gaitforge.errors import SpecError, brief
 from gaitforge.io.atomic import write_text
 from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
@@ -51,11 +51,11 @@ def recipe_to_dict(recipe: GaitRecipe) -> dict:
 
 def _keys(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
     if not isinstance(data, dict):
-        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {data!r}")
+        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {brief(data)}")
     for key in data:
         if key not in allowed:
             where = f"{path}.{key}" if path else str(key)
-            raise SpecError(where, f"unknown key {key!r} (valid keys: {', '.join(allowed)})")
+            raise SpecError(where, f"unknown key {brief(key)} (valid keys: {', '.join(allowed)})")
     return data
 
 
@@ -68,7 +68,7 @@ def _number(path: str, value: Any) -> float:
                 hint = " (YAML reads exponents without a dot as text: write 1.0e-3, not 1e-3)"
             except ValueError:
                 pass
-        raise SpecError(path, f"must be a finite number, got {value!r}{hint}")
+        raise SpecError(path, f"must be a finite number, got {brief(value)}{hint}")
     return float(value)
 
 
@@ -76,12 +76,12 @@ def _term(path: str, data: Any) -> GaitTerm:
     data = _keys(path, data, _TERM_KEYS, "a term")
     for key in ("mode", "amplitude", "frequency"):
         if key not in data:
-            raise SpecError(path, f"missing required key {key!r}")
+            raise SpecError(path, f"missing required key {brief(key)}")
     if "phase" in data and "phase_deg" in data:
         raise SpecError(path, "give phase (radians) or phase_deg (degrees), not both")
     mode = data["mode"]
     if isinstance(mode, bool) or not isinstance(mode, int):
-        raise SpecError(f"{path}.mode", f"must be an integer, got {mode!r}")
+        raise SpecError(f"{path}.mode", f"must be an integer, got {brief(mode)}")
     if "phase_deg" in data:
         phase = math.radians(_number(f"{path}.phase_deg", data["phase_deg"]))
     else:
@@ -98,13 +98,13 @@ def recipe_from_dict(data: Any) -> GaitRecipe:
     data = _keys("", data, _RECIPE_KEYS, "a recipe")
     for key in _REQUIRED:
         if key not in data:
-            raise SpecError("", f"missing required key {key!r}")
+            raise SpecError("", f"missing required key {brief(key)}")
     terms = data["terms"]
     if not isinstance(terms, list):
-        raise SpecError("terms", f"must be a list of terms, got {terms!r}")
+        raise SpecError("terms", f"must be a list of terms, got {brief(terms)}")
     cons = data.get("constraints", [])
     if cons is None or not isinstance(cons, list):
-        raise SpecError("constraints", f"must be a list of constraint strings, got {cons!r}")
+        raise SpecError("constraints", f"must be a list of constraint strings, got {brief(cons)}")
     kwargs: dict[str, Any] = {"terms": tuple(_term(f"terms[{i}]", t) for i, t in enumerate(terms)),
                               "constraints": tuple(cons)}
     for key in ("name", "creature", "description", "rest_pose", "flight"):

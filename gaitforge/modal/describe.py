@@ -33,7 +33,6 @@ import mujoco
 import numpy as np
 
 from gaitforge.creatures.character import Character
-from gaitforge.errors import GaitforgeError
 from gaitforge.modal.symmetry import mirror_of
 
 from gaitforge.modal.naming import ANTISYMMETRIC, MIXED, NO_MIRROR, SYMMETRIC, mode_name, pool_key  # noqa: F401

@@ -16,24 +16,24 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from gaitforge.errors import GaitforgeError, SpecError
+from gaitforge.errors import GaitforgeError, SpecError, brief
 from gaitforge.modal import compute_modes
 
 
 def _real(path: str, value, *, nonneg: bool = False, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise SpecError(path, f"must be a finite number, got {value!r}")
+        raise SpecError(path, f"must be a finite number, got {brief(value)}")
     if positive and value <= 0:
-        raise SpecError(path, f"must be positive, got {value!r}")
+        raise SpecError(path, f"must be positive, got {brief(value)}")
     if nonneg and value < 0:
-        raise SpecError(path, f"must not be negative, got {value!r}")
+        raise SpecError(path, f"must not be negative, got {brief(value)}")
     return float(value)
 
 
 def _text(path: str, value, *, empty: bool = True) -> str:
     if not isinstance(value, str) or (not empty and not value.strip()):
         what = "a string" if empty else "a non-empty string"
-        raise SpecError(path, f"must be {what}, got {value!r}")
+        raise SpecError(path, f"must be {what}, got {brief(value)}")
     return value
 
 
@@ -56,7 +56,7 @@ class GaitTerm:
 
     def __post_init__(self) -> None:
         if isinstance(self.mode, bool) or not isinstance(self.mode, numbers.Integral) or self.mode < 0:
-            raise SpecError("mode", f"must be a non-negative integer (an elastic mode index), got {self.mode!r}")
+            raise SpecError("mode", f"must be a non-negative integer (an elastic mode index), got {brief(self.mode)}")
         object.__setattr__(self, "mode", int(self.mode))
         object.__setattr__(self, "amplitude", _real("amplitude", self.amplitude))
         object.__setattr__(self, "phase", _real("phase", self.phase))
@@ -94,16 +94,16 @@ class GaitRecipe:
         _text("name", self.name, empty=False)
         _text("creature", self.creature, empty=False)
         if isinstance(self.terms, (str, bytes)) or not hasattr(self.terms, "__iter__"):
-            raise SpecError("terms", f"must be a sequence of GaitTerm, got {self.terms!r}")
+            raise SpecError("terms", f"must be a sequence of GaitTerm, got {brief(self.terms)}")
         terms = tuple(self.terms)
         if not terms:
             raise SpecError("terms", "a recipe needs at least one term")
         for i, t in enumerate(terms):
             if not isinstance(t, GaitTerm):
-                raise SpecError(f"terms[{i}]", f"must be a GaitTerm, got {t!r}")
+                raise SpecError(f"terms[{i}]", f"must be a GaitTerm, got {brief(t)}")
         object.__setattr__(self, "terms", terms)
         if isinstance(self.constraints, str) or not hasattr(self.constraints, "__iter__"):
-            raise SpecError("constraints", f"must be a list of constraint strings, got {self.constraints!r}")
+            raise SpecError("constraints", f"must be a list of constraint strings, got {brief(self.constraints)}")
         cons = tuple(self.constraints)
         for i, c in enumerate(cons):
             _text(f"constraints[{i}]", c, empty=False)
@@ -115,7 +115,7 @@ class GaitRecipe:
             object.__setattr__(self, "speed", _real("speed", self.speed))
         _text("description", self.description)
         if not isinstance(self.flight, bool):
-            raise SpecError("flight", f"must be true or false, got {self.flight!r}")
+            raise SpecError("flight", f"must be true or false, got {brief(self.flight)}")
 
     @property
     def modes(self) -> tuple[int, ...]:
@@ -141,13 +141,13 @@ def check_basis(recipe: GaitRecipe, basis, character=None) -> None:
     for t in recipe.terms:
         if t.mode >= k:
             modes = "elastic mode was" if k == 1 else "elastic modes were"
-            raise GaitforgeError(f"recipe {recipe.name!r} names mode {t.mode} but only {k} {modes} computed")
+            raise GaitforgeError(f"recipe {brief(recipe.name)} names mode {t.mode} but only {k} {modes} computed")
     if character is not None:
         if basis.shapes.shape[0] != character.nv or basis.character_name != character.name:
-            raise GaitforgeError(f"the modal basis is of {basis.character_name!r} (nv = {basis.shapes.shape[0]}) "
-                                 f"but the character is {character.name!r} (nv = {character.nv})")
+            raise GaitforgeError(f"the modal basis is of {brief(basis.character_name)} (nv = {basis.shapes.shape[0]}) "
+                                 f"but the character is {brief(character.name)} (nv = {character.nv})")
     if not _same_scale(basis.stiffness_scale, recipe.stiffness_scale):
-        raise GaitforgeError(f"recipe {recipe.name!r} needs modes computed with stiffness_scale "
+        raise GaitforgeError(f"recipe {brief(recipe.name)} needs modes computed with stiffness_scale "
                              f"{recipe.stiffness_scale:g}, the basis has {basis.stiffness_scale:g}")
     own = len(character.constraints) if character is not None else None
     if own is not None:
@@ -155,7 +155,7 @@ def check_basis(recipe: GaitRecipe, basis, character=None) -> None:
         if extra != recipe.constraints:
             want = ", ".join(recipe.constraints) or "none"
             have = ", ".join(extra) or "none"
-            raise GaitforgeError(f"recipe {recipe.name!r} needs modes computed with constraints ({want}), "
+            raise GaitforgeError(f"recipe {brief(recipe.name)} needs modes computed with constraints ({want}), "
                                  f"the basis has ({have})")
 
 

@@ -1,0 +1,82 @@
+"""Speed of gait suggestion (``heuristics.suggest``) per creature and gait.
+
+For each gait of the chosen creatures, in the same run (median of
+``--repeats`` calls, ``time.perf_counter``):
+
+- ``modes``: ``compute_modes(count=POOL)``, the analysis a suggestion starts
+  from (the baseline);
+- ``suggest``: the suggestion from that basis (candidates fitted and checked
+  by footfall analysis of grounded clips), and how many candidates it tried;
+- ``pinned``: the same with ``pinned=True`` (what ``gaitforge animate`` does:
+  a passing candidate is checked again with the stance feet pinned);
+- the ratio suggest / modes, and whether the result passes its check.
+
+    .venv/bin/python benchmarks/bench_suggest.py [--creatures dog,human] [--repeats 5]
+
+BLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import warnings
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
+
+from gaitforge.creatures import registry  # noqa: E402
+from gaitforge.creatures.character import Character  # noqa: E402
+from gaitforge.modal import compute_modes  # noqa: E402
+from gaitforge.motion import heuristics  # noqa: E402
+from timing import median_time  # noqa: E402  (benchmarks/timing.py)
+
+
+def _tries(character, basis, gait) -> tuple[int, bool]:
+    """How many candidates ``suggest`` checks, and whether one passes."""
+    calls = []
+    original = heuristics.footfall_error
+
+    def counting(*args, **kwargs):
+        err = original(*args, **kwargs)
+        calls.append(err)
+        return err
+
+    heuristics.footfall_error = counting
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            heuristics.suggest(character, gait, basis)
+    finally:
+        heuristics.footfall_error = original
+    return len(calls), min(calls) == 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--creatures", default="dog,human")
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, mujoco {mujoco.__version__}, "
+          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
+    print("| creature | gait | modes [ms] | suggest [ms] | suggest / modes | candidates | passes | pinned [ms] |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in args.creatures.split(","):
+        c = Character.from_spec(registry.build(name))
+        basis = compute_modes(c, count=heuristics.POOL)
+        for gait in heuristics.GAITS[heuristics.creature_kind(c)]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t_modes = median_time(lambda: compute_modes(c, count=heuristics.POOL), args.repeats, 1)
+                t_sug = median_time(lambda: heuristics.suggest(c, gait, basis), args.repeats, 1)
+                t_pin = median_time(lambda: heuristics.suggest(c, gait, basis, pinned=True), max(1, args.repeats // 2), 0)
+            n, ok = _tries(c, basis, gait)
+            print(f"| {name} | {gait} | {1e3 * t_modes:.1f} | {1e3 * t_sug:.0f} | {t_sug / t_modes:.0f} | {n} | "
+                  f"{'yes' if ok else 'no'} | {1e3 * t_pin:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Every command-line value and every document is checked before any work,
+and answered in one line: argument errors, hostile YAML/JSON (alias bombs,
+duplicate keys, deep nesting, huge values), and termination by a signal,
+which leaves no temporary file behind."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gaitforge.cli.main import main
+
+
+def _err(capsys):
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "biped", "--seconds", "nan"], "run: argument --seconds: must be a number above 0 up to 3600, got 'nan'"),
+    (["run", "biped", "--seconds", "inf"], "run: argument --seconds: must be a number above 0 up to 3600, got 'inf'"),
+    (["run", "biped", "--speed", "nan"], "run: argument --speed: must be a number from 0 to 20, got 'nan'"),
+    (["report", "raibert", "--seconds", "-5"], "report: argument --seconds: must be a number above 0 up to 600, got '-5'"),
+    (["animate", "dog", "--gait", "trot", "--fps", "1e7"], "animate: argument --fps: must be a number above 0 up to 240, got '1e7'"),
+    (["animate", "dog", "--gait", "trot", "--modes", "2.5"], "animate: argument --modes: must be a whole number from 1 to 500, got '2.5'"),
+    (["modes", "dog", "--count", "0"], "modes: argument --count: must be a whole number from 1 to 10000, got '0'"),
+    (["animate", "dog", "--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_argument_errors_are_one_line(capsys, argv, message):
+    assert main(argv) == 2
+    assert _err(capsys) == f"gaitforge: error: {message}\n"
+
+
+def test_whole_numbers_may_be_written_as_floats(capsys):
+    assert main(["modes", "worm", "--count", "3e0"]) == 0
+    assert "worm: 3 elastic modes" in capsys.readouterr().out
+
+
+BOMB = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9) if i else ', '.join(['x'] * 9)}]\n" for i in range(9))
+
+
+@pytest.mark.parametrize("text, message", [
+    (BOMB + "name: *a8\n", "the document expands to more than 1,000,000 values (YAML aliases nested inside each other?); refused"),
+    ("name: dog\nname: cat\n", "line 2, column 1: duplicate key 'name' (first at line 1)"),
+    ("[" * 50000, "the document nests too deeply to read (more than 100 levels are refused)"),
+    ("a: " + "[" * 150 + "]" * 150 + "\n", "the document nests deeper than 100 levels; refused"),
+])
+def test_hostile_documents_get_a_clear_error_quickly(tmp_path, capsys, text, message):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    start = time.perf_counter()
+    assert main(["show", str(path)]) == 2
+    assert _err(capsys) == f"gaitforge: error: {path}: {message}\n"
+    assert time.perf_counter() - start < 30  # a hang would be caught here, not a speed claim
+
+
+def test_a_huge_value_is_quoted_briefly(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text("name: " + "x" * 100000 + "\nbones: 7\n")
+    assert main(["show", str(path)]) == 2
+    line = _err(capsys)
+    assert line.startswith(f"gaitforge: error: {path}: ") and line.count("\n") == 1 and len(line) < 400
+
+
+def test_sigterm_removes_the_temporary_output(tmp_path):
+    """A real process rendering a video, terminated mid-way: exit 143, no
+    output and no hidden temporary file left."""
+    out = tmp_path / "t.mp4"
+    env = dict(os.environ, MUJOCO_GL="egl")
+    proc = subprocess.Popen([sys.executable, "-m", "gaitforge.cli.main", "animate", "dog", "--gait", "trot",
+                             "--seconds", "30", "--no-pin", "-o", str(out)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 240
+    while time.time() < deadline and not any(p.name.startswith(".t.mp4.") for p in tmp_path.iterdir()):
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.stderr.read().decode()   # still rendering: the temporary file exists
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert err.decode().strip().endswith(f"gaitforge: terminated by signal {int(signal.SIGTERM)}")
+    assert list(tmp_path.iterdir()) == []
