@@ -63,8 +63,8 @@ def test_unknown_export_format_writes_nothing(tmp_path, capsys):
     target = tmp_path / "worm.obj"
     assert main(["export", "worm", "--to", str(target)]) == 2
     assert not target.exists()
-    assert capsys.readouterr().err == (f"gaitforge: error: {target}: unknown export format '.obj' "
-                                       "(choose from .yaml, .json, .xml)\n")
+    assert capsys.readouterr().err == (f"gaitforge: error: {target}: unknown export file extension '.obj' "
+                                       "(valid: .yaml, .yml, .json, .xml)\n")
 
 
 def test_console_script_has_no_traceback():

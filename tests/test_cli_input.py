@@ -82,3 +82,28 @@ def test_sigterm_removes_the_temporary_output(tmp_path):
     assert proc.returncode == 128 + signal.SIGTERM
     assert err.decode().strip().endswith(f"gaitforge: terminated by signal {int(signal.SIGTERM)}")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["animate", "dog", "--gait", "trot", "-o", "/proc/nope/out.npz"], "/proc/nope/out.npz: cannot write in /proc"),
+    (["animate", "dog", "--gait", "trot", "-o", "/dev/null/out.npz"], "/dev/null/out.npz: /dev/null is not a folder"),
+    (["animate", "dog", "--gait", "trot", "-o", "o.npz", "--save-recipe", "/dev/null/r.yaml"],
+     "/dev/null/r.yaml: /dev/null is not a folder"),
+    (["export", "dog", "--to", "/dev/null/dog.yaml"], "/dev/null/dog.yaml: /dev/null is not a folder"),
+    (["show", "dog", "--png", "/dev/null/dog.png"], "/dev/null/dog.png: /dev/null is not a folder"),
+    (["modes", "dog", "--json", "/dev/null/m.json"], "/dev/null/m.json: /dev/null is not a folder"),
+    (["run", "biped", "-o", "/dev/null/run.npz"], "/dev/null/run.npz: /dev/null is not a folder"),
+    (["report", "raibert", "--out", "/dev/null"], "/dev/null: is a file, not a folder"),
+])
+def test_unwritable_outputs_fail_before_any_work(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = _err(capsys)
+    assert err.startswith(f"gaitforge: error: {message}") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even the output that could have been
+
+
+def test_an_output_that_is_a_folder_is_refused(tmp_path, capsys):
+    (tmp_path / "clip.npz").mkdir()
+    assert main(["animate", "dog", "--gait", "trot", "-o", str(tmp_path / "clip.npz")]) == 2
+    assert _err(capsys) == f"gaitforge: error: {tmp_path / 'clip.npz'}: is a folder; give a file name\n"

@@ -10,7 +10,6 @@ from rich.table import Table
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.summary import body_rows, summarize
-from gaitforge.errors import GaitforgeError
 from gaitforge.io.spec_files import resolve_spec, save_spec
 
 console = Console(highlight=False)
@@ -54,6 +53,9 @@ def _render_png(character: Character, path: str) -> None:
 
 
 def cmd_show(args) -> int:
+    from gaitforge.io.atomic import check_output
+    if args.png:
+        check_output(args.png, (".png",), "image")
     character = Character.from_spec(resolve_spec(args.creature))
     console.print(summary_table([character]))
     table = Table(title=f"{character.name}: bodies")
@@ -73,15 +75,14 @@ def cmd_show(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from gaitforge.io.atomic import check_output
+    check_output(args.to, (".yaml", ".yml", ".json", ".xml"), "export")
     spec = resolve_spec(args.creature)
-    suffix = Path(args.to).suffix.lower()
-    if suffix in (".yaml", ".yml", ".json"):
-        save_spec(spec, args.to)
-    elif suffix == ".xml":
+    if Path(args.to).suffix.lower() == ".xml":
         from gaitforge.io.mjcf import save_mjcf
         save_mjcf(Character.from_spec(spec), args.to)
-    else:
-        raise GaitforgeError(f"{args.to}: unknown export format {suffix or '(none)'!r} (choose from .yaml, .json, .xml)")
+    else:  # .yaml, .yml or .json (check_output refused the rest)
+        save_spec(spec, args.to)
     console.print(f"wrote {args.to}")
     return 0
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from gaitforge.cli.creatures_cmd import summary_table
 from gaitforge.cli.motion_cmd import analyse, console, recipe_table, save_clip
@@ -35,8 +34,10 @@ def cmd_demo(args) -> int:
     from gaitforge.motion.clip import MotionClip
     from gaitforge.motion.synthesis import synthesize
 
+    from gaitforge.io.atomic import check_output_dir
+
     start = time.perf_counter()
-    out = Path(args.out)
+    out = check_output_dir(args.out)
     out.mkdir(parents=True, exist_ok=True)
     characters = []
     for name in registry.names():

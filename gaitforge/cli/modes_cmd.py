@@ -69,8 +69,12 @@ def cmd_modes(args) -> int:
     from gaitforge.modal import compute_modes, parse_constraint
     from gaitforge.modal.describe import describe_modes
 
+    from gaitforge.io.atomic import check_output
     if args.sheet and not args.sheet.lower().endswith(".png"):
         raise GaitforgeError(f"{args.sheet}: the picture sheet must be a .png file")
+    for path, ext in ((args.json, ".json"), (args.sheet, ".png")):
+        if path:
+            check_output(path, (ext,))
     character = Character.from_spec(resolve_spec(args.creature))
     constraints = tuple(parse_constraint(text, character) for text in args.constrain)
     scale = args.stiffness_scale

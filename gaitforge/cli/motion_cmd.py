@@ -144,12 +144,15 @@ def save_clip(char: Character, clip, path, **options) -> None:
 
 # ------------------------------------------------------------------ commands
 def cmd_animate(args) -> int:
-    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, check_extension
+    from gaitforge.io.atomic import check_output
+    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
     from gaitforge.motion.synthesis import synthesize
 
     gait = args.gait or (Path(args.recipe).stem if args.recipe else "gait")
     out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
-    check_extension(out, EXPORT_EXTENSIONS, "motion")  # fail before any work
+    check_output(out, EXPORT_EXTENSIONS, "motion")  # every output checked before any work
+    if args.save_recipe:
+        check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
     char, basis, recipe = _plan(args)
     clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
                       pin_feet=not args.no_pin)
@@ -196,6 +199,9 @@ def cmd_metrics(args) -> int:
 
     if args.diagram and Path(args.diagram).suffix.lower() != ".png":
         raise GaitforgeError(f"{args.diagram}: a gait diagram is written as PNG (give a .png file)")
+    if args.diagram:
+        from gaitforge.io.atomic import check_output
+        check_output(args.diagram, (".png",), "image")
     clip = load_npz(args.clip)
     name = args.creature or clip.character_name
     if not name:

@@ -56,8 +56,9 @@ def cmd_run(args) -> int:
     if args.seconds <= 0:
         raise GaitforgeError(f"--seconds must be positive, got {args.seconds}")
     if args.output:
-        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, check_extension
-        check_extension(args.output, EXPORT_EXTENSIONS, "motion")
+        from gaitforge.io.atomic import check_output
+        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
+        check_output(args.output, EXPORT_EXTENSIONS, "motion")
     path = None
     if args.path:
         from gaitforge.io.paths import load_path
@@ -94,7 +95,9 @@ def cmd_report(args) -> int:
     from gaitforge.control.raibert.report import report_lines, run_experiments
     from gaitforge.io.raibert_report import save_joint_force_plot, save_table, table_markdown
 
-    out = Path(args.out)
+    from gaitforge.io.atomic import check_output_dir
+
+    out = check_output_dir(args.out)
     runs = run_experiments(args.seconds, settle=min(10.0, args.seconds / 3),
                            progress=lambda title: console.print(f"running {title} ..."))
     lines = report_lines(runs)

@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from gaitforge.errors import GaitforgeError
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
@@ -45,3 +47,47 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
+
+
+def check_output(path: str | os.PathLike, valid: tuple[str, ...] | None = None, what: str = "output") -> Path:
+    """Check, before any work, that ``path`` can be written: its extension is
+    one of ``valid`` (lower case, with the dot; None: any), it is not a
+    folder, and the nearest existing folder above it takes a new file (a
+    temporary file is created there and removed: permissions, read-only or
+    pseudo file systems). Raises :class:`GaitforgeError` naming the path."""
+    target = Path(path)
+    if valid is not None:
+        ext = target.suffix.lower()
+        if ext not in valid:
+            shown = repr(ext) if ext else "(none)"
+            raise GaitforgeError(f"{path}: unknown {what} file extension {shown} (valid: {', '.join(valid)})")
+    if target.is_dir():
+        raise GaitforgeError(f"{path}: is a folder; give a file name")
+    _check_folder(target.parent, str(path))
+    return target
+
+
+def check_output_dir(path: str | os.PathLike) -> Path:
+    """Check, before any work, that folder ``path`` exists or can be created
+    and takes new files (see :func:`check_output`)."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise GaitforgeError(f"{path}: is a file, not a folder")
+    _check_folder(target, str(path))
+    return target
+
+
+def _check_folder(folder: Path, shown: str) -> None:
+    existing = folder
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        raise GaitforgeError(f"{shown}: {existing} is not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".gaitforge-probe.", dir=existing)
+    except OSError as exc:
+        raise GaitforgeError(f"{shown}: cannot write in {existing} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
