@@ -1,6 +1,20 @@
 """gaitforge: physics-based character locomotion from natural vibrations and
-dynamic control, on MuJoCo."""
-from gaitforge.errors import GaitforgeError
+dynamic control, on MuJoCo.
+
+``import gaitforge as gf`` gives the one-import API (:mod:`gaitforge.api`):
+``gf.creature``, ``gf.modes``, ``gf.animate``, ``gf.metrics``, ``gf.gait_class``,
+``gf.save``, ``gf.run``. They are loaded on first use, so importing the
+package stays cheap.
+"""
+from gaitforge.errors import GaitforgeError, NotMetError
 
 __version__ = "0.1.0"
-__all__ = ["GaitforgeError", "__version__"]
+_API = ("creature", "modes", "animate", "metrics", "gait_class", "save", "run")
+__all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from gaitforge import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'gaitforge' has no attribute {name!r}")

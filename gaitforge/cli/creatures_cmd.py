@@ -10,6 +10,7 @@ from rich.table import Table
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.summary import body_rows, summarize
+from gaitforge.io.creature_files import load_character
 from gaitforge.io.spec_files import resolve_spec, save_spec
 
 console = Console(highlight=False)
@@ -56,7 +57,7 @@ def cmd_show(args) -> int:
     from gaitforge.io.atomic import check_output
     if args.png:
         check_output(args.png, (".png",), "image")
-    character = Character.from_spec(resolve_spec(args.creature))
+    character = load_character(args.creature)
     console.print(summary_table([character]))
     table = Table(title=f"{character.name}: bodies")
     for col in ("body", "mass [kg]", "joint", "DOFs", "side", "role", "limb"):

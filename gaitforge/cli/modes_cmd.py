@@ -12,7 +12,7 @@ from rich.table import Table
 from gaitforge.cli.args import number
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
-from gaitforge.io.spec_files import resolve_spec
+from gaitforge.io.creature_files import load_character
 
 console = Console(highlight=False)
 DEFAULT_COUNT = 10
@@ -75,7 +75,7 @@ def cmd_modes(args) -> int:
     for path, ext in ((args.json, ".json"), (args.sheet, ".png")):
         if path:
             check_output(path, (ext,))
-    character = Character.from_spec(resolve_spec(args.creature))
+    character = load_character(args.creature)
     constraints = tuple(parse_constraint(text, character) for text in args.constrain)
     scale = args.stiffness_scale
     if args.tune_stiffness:
@@ -109,7 +109,7 @@ def cmd_modes(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    character = Character.from_spec(resolve_spec(args.creature))
+    character = load_character(args.creature)
     r = _tune(character, args.max_deviation)
     if r.confirmed:
         verdict = "confirmed in simulation"

@@ -52,8 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 # ------------------------------------------------------------------ helpers
 def _character(name_or_path: str) -> Character:
-    from gaitforge.io.spec_files import resolve_spec
-    return Character.from_spec(resolve_spec(name_or_path))
+    from gaitforge.io.creature_files import load_character
+    return load_character(name_or_path)
 
 
 def _plan(args):

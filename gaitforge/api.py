@@ -1,0 +1,122 @@
+"""The one-import Python API: ``import gaitforge as gf``.
+
+Thin, typed calls into the layers that own the work (the CLI calls the same
+layers)::
+
+    import gaitforge as gf
+    dog = gf.creature("dog")                     # or a .yaml/.json/.xml/.urdf/.bvh file
+    basis = gf.modes(dog, count=8)               # natural vibration modes (ModalBasis)
+    clip = gf.animate(dog, "trot", seconds=4)    # kinematic gait (MotionClip)
+    print(gf.metrics(clip, dog))                 # duty factors, phases, speed, class
+    gf.save(clip, "trot.glb", dog)               # .glb .bvh .mp4 .gif .npz .csv
+    character, rollout = gf.run("raibert_quadruped", "bound", speed=2.0, seconds=20)
+
+Every function raises :class:`gaitforge.GaitforgeError` (one-line message)
+for bad input.
+"""
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
+from gaitforge.modal import ModalBasis, compute_modes
+from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.metrics import GaitMetrics
+from gaitforge.sim import Rollout
+
+RAIBERT_NAMES = {"raibert_biped": "biped", "raibert_quadruped": "quadruped", "kangaroo": "kangaroo",
+                 "biped": "biped", "quadruped": "quadruped"}
+
+
+def creature(name_or_path: str | os.PathLike) -> Character:
+    """A built-in creature by name (``gaitforge creatures`` lists them) or a
+    creature file: YAML/JSON, MJCF ``.xml``, URDF ``.urdf``, BVH ``.bvh``."""
+    from gaitforge.io.creature_files import load_character
+    return load_character(name_or_path)
+
+
+def modes(character: Character, count: int | None = None, **options) -> ModalBasis:
+    """Natural vibration modes (:func:`gaitforge.modal.compute_modes`;
+    options: constraints, gravity, stiffness_scale, rayleigh, method)."""
+    return compute_modes(character, count=count, **options)
+
+
+def animate(character: Character | str, gait: str, *, seconds: float = 4.0, fps: float = 60.0,
+            count: int = 20, pin: bool = True, strict: bool = False) -> MotionClip:
+    """A kinematic gait clip (Kry09): ``gait`` is one of the creature kind's
+    gaits (walk, trot, …) or a preset name (``dog-trot``); the recipe is
+    suggested from the ``count`` lowest modes, the clip grounded and, with
+    ``pin``, its stance feet pinned. ``strict``: raise :class:`NotMetError` if
+    no recipe passes the gait's footfall check (default: a warning)."""
+    from gaitforge.motion import heuristics, presets
+    from gaitforge.motion.synthesis import synthesize
+
+    if gait in presets.names():
+        p = presets.get(gait)
+        char = presets.character(p)
+        basis = presets.basis(p, char)
+        recipe = presets.build(gait, char, basis, pinned=pin, strict=strict)
+    else:
+        char = creature(character) if isinstance(character, (str, os.PathLike)) else character
+        heuristics.check_gait(char, gait)
+        basis = compute_modes(char, count=count)
+        recipe = heuristics.suggest(char, gait, basis, pinned=pin, strict=strict)
+    return synthesize(char, basis, recipe, seconds, fps, pin_feet=pin)
+
+
+def metrics(clip: MotionClip, character: Character | None = None) -> GaitMetrics:
+    """Footfall metrics of ``clip``: stride, duty factors, relative phases,
+    speed, Froude number, skate (the gait's name: :func:`gait_class`).
+    ``character``: default the built-in creature the clip names."""
+    from gaitforge.motion.footfall import detect_footfalls
+    from gaitforge.motion.metrics import gait_metrics
+
+    char = character or creature(clip.character_name)
+    return gait_metrics(char, clip, detect_footfalls(char, clip))
+
+
+def gait_class(clip: MotionClip, character: Character | None = None) -> str:
+    """What the footfalls make of ``clip``: walk, trot, pace, bound, gallop,
+    run, hop or unknown."""
+    from gaitforge.motion.metrics import classify_gait
+    return classify_gait(metrics(clip, character))
+
+
+def save(clip: MotionClip, path: str | os.PathLike, character: Character | None = None, **options) -> None:
+    """Write ``clip`` (format from the extension: .glb .bvh .mp4 .gif .npz
+    .csv), atomically; ``character`` defaults to the built-in creature the
+    clip names; options go to the writer (e.g. ``width`` for video)."""
+    from gaitforge.io.atomic import check_output
+    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, save_motion
+
+    check_output(path, EXPORT_EXTENSIONS, "motion")
+    save_motion(character or creature(clip.character_name), clip, path, **options)
+
+
+class Run(NamedTuple):
+    """A simulated run: the (possibly scaled) character and its rollout
+    (``rollout.clip``, ``rollout.fall``)."""
+
+    character: Character
+    rollout: Rollout
+
+
+def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,
+        scale: float = 1.0) -> Run:
+    """Simulate a Raibert & Hodgins controller: ``name`` is a creature with
+    one (raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
+    accepted), ``gait`` one of its gaits (default its first), ``speed`` [m/s]
+    (default its default), ``seconds`` of simulated time, dynamic ``scale``."""
+    from gaitforge.control.raibert import catalog
+
+    key = RAIBERT_NAMES.get(name)
+    if key is None:
+        raise GaitforgeError(f"no simulated controller for {name!r} (creatures with one: "
+                             f"{', '.join(k for k in RAIBERT_NAMES if k.startswith(('raibert', 'kangaroo')))})")
+    r = catalog.runner(key)
+    character, rollout = catalog.simulate(key, gait or r.default_gait,
+                                          r.default_speed if speed is None else float(speed), seconds,
+                                          scale=scale)
+    return Run(character, rollout)
