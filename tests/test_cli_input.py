@@ -107,3 +107,37 @@ def test_an_output_that_is_a_folder_is_refused(tmp_path, capsys):
     (tmp_path / "clip.npz").mkdir()
     assert main(["animate", "dog", "--gait", "trot", "-o", str(tmp_path / "clip.npz")]) == 2
     assert _err(capsys) == f"gaitforge: error: {tmp_path / 'clip.npz'}: is a folder; give a file name\n"
+
+
+POLE = ("name: t\nbones:\n  - {{name: pole, parent: null, joint: {{type: free}}, {extra}"
+        "shapes: [{{kind: capsule, radius: {radius}, fromto: [0, 0, 0, 0, 0, {length}]}}]}}\n")
+
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(radius="1e-300"), "bones[0].shapes[0].radius: must be from 1e-05 to 10000, got 1e-300"),
+    (dict(length="1e300"), "bones[0].shapes[0].fromto[5]: must be within ±10000, got 1e+300"),
+    (dict(extra="pos: [0, .nan, 0], "), "bones[0].pos[1]: must be a finite number, got nan"),
+    (dict(extra="mass: 1e30, "), "bones[0].mass: must be from 1e-09 to 1e+07, got 1e+30"),
+    (dict(extra="mass: 1e-30, "), "bones[0].mass: must be from 1e-09 to 1e+07, got 1e-30"),
+])
+def test_degenerate_geometry_and_masses_are_refused_naming_the_bone(tmp_path, capsys, fields, message):
+    path = tmp_path / "t.yaml"
+    path.write_text(POLE.format(**{"radius": "0.02", "length": "1", "extra": "", **fields}))
+    assert main(["show", str(path)]) == 2
+    assert _err(capsys) == f"gaitforge: error: {path}: {message}\n"
+
+
+def test_exponents_without_a_dot_are_numbers(tmp_path):
+    from gaitforge.io.spec_files import load_spec
+    path = tmp_path / "t.yaml"
+    path.write_text(POLE.format(radius="2e-2", length="1e0", extra="mass: 5e0, "))
+    bone = load_spec(path).bones[0]
+    assert (bone.mass, bone.shapes[0].radius, bone.shapes[0].fromto[5]) == (5.0, 0.02, 1.0)
+
+
+def test_a_file_that_is_not_a_clip_is_called_that(tmp_path, capsys):
+    path = tmp_path / "clip.npz"
+    path.write_text("hello\n")
+    assert main(["metrics", str(path), "--creature", "dog"]) == 2
+    assert _err(capsys) == (f"gaitforge: error: {path}: not a gaitforge motion file "
+                            "(expected the .npz that gaitforge writes)\n")

@@ -33,20 +33,34 @@ IDENTITY_QUAT: Quat = (1.0, 0.0, 0.0, 0.0)
 ZERO3: Vec3 = (0.0, 0.0, 0.0)
 
 
-def _finite(path: str, value: float, *, positive: bool = False, nonneg: bool = False) -> None:
+# Physically sensible magnitudes: beyond them MuJoCo's arithmetic (and the
+# eigenproblem) degenerates, so a document asking for them is refused.
+SIZE = (1e-5, 1e4)      # [m] radii, half sizes
+REACH = 1e4             # [m] largest |coordinate| of a position
+MASS = (1e-9, 1e7)      # [kg]
+DENSITY = (1e-6, 1e6)   # [kg/m^3]
+
+
+def _finite(path: str, value: float, *, positive: bool = False, nonneg: bool = False,
+            span: tuple[float, float] | None = None, reach: float | None = None) -> None:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {brief(value)}")
     if positive and value <= 0:
         raise SpecError(path, f"must be positive, got {brief(value)}")
     if nonneg and value < 0:
         raise SpecError(path, f"must not be negative, got {brief(value)}")
+    if span is not None and not span[0] <= value <= span[1]:
+        raise SpecError(path, f"must be from {span[0]:g} to {span[1]:g}, got {brief(value)}")
+    if reach is not None and abs(value) > reach:
+        raise SpecError(path, f"must be within ±{reach:g}, got {brief(value)}")
 
 
-def _vector(path: str, value, n: int, *, positive: bool = False, nonneg: bool = False) -> None:
+def _vector(path: str, value, n: int, *, positive: bool = False, nonneg: bool = False,
+            span: tuple[float, float] | None = None, reach: float | None = None) -> None:
     if not isinstance(value, tuple) or len(value) != n:
         raise SpecError(path, f"must be a list of {n} numbers, got {brief(value)}")
     for i, v in enumerate(value):
-        _finite(f"{path}[{i}]", v, positive=positive, nonneg=nonneg)
+        _finite(f"{path}[{i}]", v, positive=positive, nonneg=nonneg, span=span, reach=reach)
 
 
 def _choice(path: str, value, choices: tuple[str, ...], what: str) -> None:
@@ -81,7 +95,7 @@ class Shape:
 
     def validate(self, path: str) -> None:
         _choice(f"{path}.kind", self.kind, SHAPE_KINDS, "shape kind")
-        _vector(f"{path}.pos", self.pos, 3)
+        _vector(f"{path}.pos", self.pos, 3, reach=REACH)
         _unit_quat(f"{path}.quat", self.quat)
         need = {"capsule": ("radius", "fromto"), "sphere": ("radius",),
                 "box": ("half_sizes",), "ellipsoid": ("radii",)}[self.kind]
@@ -92,18 +106,18 @@ class Shape:
             if name not in need and value is not None:
                 raise SpecError(f"{path}.{name}", f"does not apply to a {self.kind}")
         if self.radius is not None:
-            _finite(f"{path}.radius", self.radius, positive=True)
+            _finite(f"{path}.radius", self.radius, positive=True, span=SIZE)
         if self.fromto is not None:
-            _vector(f"{path}.fromto", self.fromto, 6)
+            _vector(f"{path}.fromto", self.fromto, 6, reach=REACH)
             a, b = self.fromto[:3], self.fromto[3:]
             if math.dist(a, b) <= 0:
                 raise SpecError(f"{path}.fromto", "end points must differ")
             if self.pos != ZERO3 or self.quat != IDENTITY_QUAT:
                 raise SpecError(f"{path}.pos", "a capsule is placed by fromto alone")
         if self.half_sizes is not None:
-            _vector(f"{path}.half_sizes", self.half_sizes, 3, positive=True)
+            _vector(f"{path}.half_sizes", self.half_sizes, 3, positive=True, span=SIZE)
         if self.radii is not None:
-            _vector(f"{path}.radii", self.radii, 3, positive=True)
+            _vector(f"{path}.radii", self.radii, 3, positive=True, span=SIZE)
 
 
 @dataclass(frozen=True)
@@ -118,8 +132,8 @@ class Inertial:
     quat: Quat = IDENTITY_QUAT
 
     def validate(self, path: str) -> None:
-        _finite(f"{path}.mass", self.mass, positive=True)
-        _vector(f"{path}.com", self.com, 3)
+        _finite(f"{path}.mass", self.mass, positive=True, span=MASS)
+        _vector(f"{path}.com", self.com, 3, reach=REACH)
         _vector(f"{path}.inertia", self.inertia, 3, nonneg=True)
         _unit_quat(f"{path}.quat", self.quat)
         a, b, c = self.inertia
@@ -217,11 +231,11 @@ class Bone:
     def validate(self, path: str) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise SpecError(f"{path}.name", f"must be a non-empty string, got {brief(self.name)}")
-        _vector(f"{path}.pos", self.pos, 3)
+        _vector(f"{path}.pos", self.pos, 3, reach=REACH)
         _unit_quat(f"{path}.quat", self.quat)
-        _finite(f"{path}.density", self.density, positive=True)
+        _finite(f"{path}.density", self.density, positive=True, span=DENSITY)
         if self.mass is not None:
-            _finite(f"{path}.mass", self.mass, positive=True)
+            _finite(f"{path}.mass", self.mass, positive=True, span=MASS)
         if self.inertial is not None:
             self.inertial.validate(f"{path}.inertial")
         if not self.shapes and self.inertial is None:
@@ -255,7 +269,7 @@ class ContactPoint:
     def validate(self, path: str) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise SpecError(f"{path}.name", f"must be a non-empty string, got {brief(self.name)}")
-        _vector(f"{path}.pos", self.pos, 3)
+        _vector(f"{path}.pos", self.pos, 3, reach=REACH)
 
 
 @dataclass(frozen=True)

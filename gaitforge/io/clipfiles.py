@@ -126,8 +126,10 @@ def load_npz(path: str | os.PathLike, character: Character | None = None) -> Mot
             data = {k: z[k] for k in z.files}
     except FileNotFoundError:
         raise GaitforgeError(f"{p}: no such file") from None
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise GaitforgeError(f"{p}: not a gaitforge motion file ({exc})") from None
+    except (OSError, ValueError, zipfile.BadZipFile):
+        # numpy's own message would suggest allow_pickle, an unsafe step
+        raise GaitforgeError(f"{p}: not a gaitforge motion file (expected the .npz that gaitforge writes)") \
+            from None
     for key in ("format", "fps", "qpos", "character_name", "joint_names"):
         if key not in data:
             raise GaitforgeError(f"{p}: not a gaitforge motion file (missing {key!r})")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -26,7 +27,8 @@ MAX_DEPTH = 100         # nesting levels
 
 
 class _Loader(yaml.SafeLoader):
-    """The safe loader, refusing duplicate keys."""
+    """The safe loader, refusing duplicate keys and reading ``1e9`` as a
+    number (YAML 1.1 wants a dot in a float; people and JSON do not)."""
 
     def construct_mapping(self, node, deep=False):
         seen = {}
@@ -42,6 +44,13 @@ class _Loader(yaml.SafeLoader):
                     key_node.start_mark)
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep)
+
+
+# A resolver table of our own (PyYAML shares the per-character lists with the parent class).
+_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"))
 
 
 def _short(text: str, limit: int = 80) -> str:
