@@ -61,14 +61,7 @@ def _keys(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
 
 def _number(path: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        hint = ""
-        if isinstance(value, str):
-            try:
-                float(value)
-                hint = " (YAML reads exponents without a dot as text: write 1.0e-3, not 1e-3)"
-            except ValueError:
-                pass
-        raise SpecError(path, f"must be a finite number, got {brief(value)}{hint}")
+        raise SpecError(path, f"must be a finite number, got {brief(value)}")
     return float(value)
 
 
