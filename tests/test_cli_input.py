@@ -141,3 +141,40 @@ def test_a_file_that_is_not_a_clip_is_called_that(tmp_path, capsys):
     assert main(["metrics", str(path), "--creature", "dog"]) == 2
     assert _err(capsys) == (f"gaitforge: error: {path}: not a gaitforge motion file "
                             "(expected the .npz that gaitforge writes)\n")
+
+
+@pytest.fixture(scope="module")
+def trot_recipe(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recipes")
+    assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(folder / "t.npz"),
+                 "--save-recipe", str(folder / "trot.yaml")]) == 0
+    return folder / "trot.yaml"
+
+
+def _edited(recipe, tmp_path, old, new):
+    import re
+    path = tmp_path / "edited.yaml"
+    path.write_text(re.sub(old, new, recipe.read_text(), count=1))
+    return path
+
+
+def test_a_recipe_for_another_creature_is_refused(trot_recipe, tmp_path, capsys):
+    assert main(["animate", "human", "--recipe", str(trot_recipe), "-o", str(tmp_path / "h.npz")]) == 2
+    assert _err(capsys) == (f"gaitforge: error: {trot_recipe}: the recipe is for 'dog', not 'human' "
+                            "(mode numbers name another creature's modes)\n")
+
+
+def test_a_term_faster_than_the_frames_is_refused(trot_recipe, tmp_path, capsys):
+    path = _edited(trot_recipe, tmp_path, r"frequency: [0-9.]+", "frequency: 1.0e6")
+    assert main(["animate", "dog", "--recipe", str(path), "-o", str(tmp_path / "f.npz")]) == 2
+    assert _err(capsys) == ("gaitforge: error: recipe 'trot': terms[0] runs at 1e+06 Hz, above half the frame "
+                            "rate (30 Hz): raise --fps or lower the frequency\n")
+    assert not (tmp_path / "f.npz").exists()
+
+
+def test_amplitudes_beyond_half_a_turn_are_refused(trot_recipe, tmp_path, capsys):
+    path = _edited(trot_recipe, tmp_path, r"amplitude: [0-9.]+", "amplitude: 1.0e6")
+    assert main(["animate", "dog", "--recipe", str(path), "-o", str(tmp_path / "f.npz")]) == 2
+    err = _err(capsys)
+    assert err.startswith("gaitforge: error: recipe 'trot' turns a joint by ") and err.endswith(
+        "°, more than 180°: modes are small motions; lower the amplitudes\n")

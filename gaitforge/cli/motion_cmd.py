@@ -72,7 +72,11 @@ def _plan(args):
     if args.recipe:
         from gaitforge.io.recipe_files import load_recipe
         recipe = load_recipe(args.recipe)
-        char = _character(recipe.rest_pose or args.creature)
+        named = _character(args.creature)
+        if named.name != recipe.creature:
+            raise GaitforgeError(f"{args.recipe}: the recipe is for {recipe.creature!r}, not {named.name!r} "
+                                 "(mode numbers name another creature's modes)")
+        char = _character(recipe.rest_pose) if recipe.rest_pose else named
         basis = compute_modes(char, count=args.modes, constraints=recipe.constraints,
                               stiffness_scale=recipe.stiffness_scale)
         return char, basis, recipe

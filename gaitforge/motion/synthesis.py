@@ -194,6 +194,25 @@ def margin_frames(recipe: GaitRecipe, fps: float, limit_seconds: float = 10.0) -
     return int(math.ceil(min(1.0 / slowest, limit_seconds) * fps)) if slowest > 0 else 0
 
 
+MAX_ROTATION = math.pi  # [rad] modes are linear motions: beyond half a turn they mean nothing
+
+
+def check_drive(character, basis, recipe: GaitRecipe, fps: float) -> None:
+    """Refuse a recipe the clip cannot show: a term faster than half the
+    frame rate ``fps`` (it would alias into a slower motion), or amplitudes
+    and offsets turning a joint by more than :data:`MAX_ROTATION`."""
+    from gaitforge.motion.gait_features import peak_rotation
+
+    for i, t in enumerate(recipe.terms):
+        if t.frequency > fps / 2:
+            raise GaitforgeError(f"recipe {recipe.name!r}: terms[{i}] runs at {t.frequency:g} Hz, above half the "
+                                 f"frame rate ({fps / 2:g} Hz): raise --fps or lower the frequency")
+    peak = peak_rotation(character, basis, recipe.terms)
+    if not peak <= MAX_ROTATION:
+        raise GaitforgeError(f"recipe {recipe.name!r} turns a joint by {math.degrees(peak):.4g}°, more than "
+                             f"{math.degrees(MAX_ROTATION):g}°: modes are small motions; lower the amplitudes")
+
+
 def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
                soft_limit: float = np.radians(10), grounded: bool = True, soft_limit_slide: float = 0.01,
                speed: float | None = None, contact_tol: float | None = None,
@@ -225,6 +244,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
+    check_drive(character, basis, recipe, fps)
     if pin_feet and not grounded:
         raise GaitforgeError("pin_feet needs grounded=True: feet are pinned where they touch the ground")
     seconds = _positive("seconds", seconds)
