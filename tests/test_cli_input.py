@@ -178,3 +178,24 @@ def test_amplitudes_beyond_half_a_turn_are_refused(trot_recipe, tmp_path, capsys
     err = _err(capsys)
     assert err.startswith("gaitforge: error: recipe 'trot' turns a joint by ") and err.endswith(
         "°, more than 180°: modes are small motions; lower the amplitudes\n")
+
+
+ROOT = "  - {{name: a, parent: null, joint: {{type: {root}}}, shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0, 0, 1]}}]}}\n"
+ARM = ("  - {{name: b, parent: a, pos: [0, 0, 1], joint: {joint}, "
+       "shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0.3, 0, 0]}}]}}\n")
+
+
+@pytest.mark.parametrize("bones, message", [
+    (ROOT.format(root="fixed"), "c has no joints: nothing can move, so there are no vibration modes"),
+    (ROOT.format(root="free") + ARM.format(joint="{type: fixed}"),
+     "c: every motion is rigid (6 degrees of freedom, no spring resists any of them): there are no vibration "
+     "modes; give the joints stiffness"),
+    (ROOT.format(root="free") + ARM.format(joint="{type: hinge, stiffness: 0}"),
+     "c: every motion is rigid (7 degrees of freedom, no spring resists any of them): there are no vibration "
+     "modes; give the joints stiffness"),
+])
+def test_creatures_without_springs_have_no_modes(tmp_path, capsys, bones, message):
+    path = tmp_path / "c.yaml"
+    path.write_text("name: c\nbones:\n" + bones)
+    assert main(["modes", str(path)]) == 2
+    assert _err(capsys) == f"gaitforge: error: {message}\n"

@@ -93,7 +93,8 @@ class Character:
         self.joints = MappingProxyType(dict(joints) if joints is not None else self._joints_from_model())
         self.contacts = MappingProxyType({model.site(i).name: i for i in range(model.nsite)})
         self.rest_qpos = self._frozen(np.asarray(rest_qpos, float).copy())
-        self.stiffness = self._frozen(model.jnt_stiffness.reshape(model.njnt, -1)[model.dof_jntid, 0].copy())
+        per_joint = model.jnt_stiffness.reshape(model.njnt, -1) if model.njnt else np.zeros((0, 1))
+        self.stiffness = self._frozen(per_joint[model.dof_jntid, 0].copy())
         self.damping = self._frozen(model.dof_damping.copy())
         self.stiffness_matrix = self._frozen(self._stiffness_matrix())
 

@@ -60,6 +60,8 @@ def compute_modes(character, *, count: int | None = None, constraints=(), gravit
     if not isinstance(rayleigh, (tuple, list)) or len(rayleigh) != 2:
         raise GaitforgeError(f"rayleigh must be a pair (alpha, beta), got {rayleigh!r}")
     ab = (_check_number("rayleigh alpha", rayleigh[0]), _check_number("rayleigh beta", rayleigh[1]))
+    if character.nv == 0:
+        raise GaitforgeError(f"{character.name} has no joints: nothing can move, so there are no vibration modes")
     extra = resolve_constraints(character, constraints)
     build = generalized.assemble if method == "generalized" else fullcoords.assemble
     reduced = build(character, extra, gravity=bool(gravity), stiffness_scale=scale)
