@@ -177,7 +177,7 @@ def test_amplitudes_beyond_half_a_turn_are_refused(trot_recipe, tmp_path, capsys
     assert main(["animate", "dog", "--recipe", str(path), "-o", str(tmp_path / "f.npz")]) == 2
     err = _err(capsys)
     assert err.startswith("gaitforge: error: recipe 'trot' turns a joint by ") and err.endswith(
-        "°, more than 180°: modes are small motions; lower the amplitudes\n")
+        "°, more than 360°: modes are small motions; lower the amplitudes\n")
 
 
 ROOT = "  - {{name: a, parent: null, joint: {{type: {root}}}, shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0, 0, 1]}}]}}\n"

@@ -134,7 +134,7 @@ def test_planar_root_grounds_through_its_slides():
     np.testing.assert_allclose(axes[:, 1], 0.0, atol=1e-12)
     np.testing.assert_allclose(axes @ axes.T, np.eye(2), atol=1e-12)
     b = compute_modes(roo, count=4)
-    r = GaitRecipe("hop", "kangaroo", (GaitTerm(0, 0.5, 0.0, 2.0), GaitTerm(1, 0.5, np.pi / 2, 2.0)))
+    r = GaitRecipe("hop", "kangaroo", (GaitTerm(0, 0.05, 0.0, 2.0), GaitTerm(1, 0.05, np.pi / 2, 2.0)))
     clip = synthesize(roo, b, r, 1.0, FPS, speed=0.5, flight=False)
     np.testing.assert_allclose(lowest_contact(roo, clip.qpos), 0.0, atol=1e-12)
     raw = synthesize(roo, b, r, 1.0, FPS, grounded=False)

@@ -67,9 +67,9 @@ def modes_payload(character: Character, basis, descriptions) -> dict:
 
 def cmd_modes(args) -> int:
     from gaitforge.modal import compute_modes, parse_constraint
+    from gaitforge.io.atomic import check_output
     from gaitforge.modal.describe import describe_modes
 
-    from gaitforge.io.atomic import check_output
     if args.sheet and not args.sheet.lower().endswith(".png"):
         raise GaitforgeError(f"{args.sheet}: the picture sheet must be a .png file")
     for path, ext in ((args.json, ".json"), (args.sheet, ".png")):
@@ -86,6 +86,9 @@ def cmd_modes(args) -> int:
         console.print(f"stiffness scale {scale:.4g} (tuned: {note})", soft_wrap=True)
     basis = compute_modes(character, count=args.count, constraints=constraints, gravity=args.gravity,
                           stiffness_scale=scale)
+    if basis.count == 0:
+        raise GaitforgeError(f"{character.name}: every motion is rigid ({basis.n_rigid} degrees of freedom, no "
+                             "spring resists any of them): there are no vibration modes; give the joints stiffness")
     descriptions = describe_modes(character, basis)
     table = Table(title=f"{character.name}: {len(descriptions)} elastic modes"
                         f" ({basis.n_rigid} rigid, stiffness ×{scale:.4g}"

@@ -238,9 +238,6 @@ def solve(character, red: Reduced, *, count: int | None, gravity: bool, stiffnes
     shapes = U if red.to_joint is None else red.to_joint @ U
     lam, shapes = _canonical(character, red, lam, shapes, rigid)
     elastic = np.flatnonzero(~rigid)
-    if not len(elastic):
-        raise GaitforgeError(f"{character.name}: every motion is rigid ({n} degrees of freedom, no spring resists "
-                             "any of them): there are no vibration modes; give the joints stiffness")
     if count is not None:
         elastic = elastic[:count]
     lam_e = lam[elastic]

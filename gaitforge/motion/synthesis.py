@@ -194,7 +194,7 @@ def margin_frames(recipe: GaitRecipe, fps: float, limit_seconds: float = 10.0) -
     return int(math.ceil(min(1.0 / slowest, limit_seconds) * fps)) if slowest > 0 else 0
 
 
-MAX_ROTATION = math.pi  # [rad] modes are linear motions: beyond half a turn they mean nothing
+MAX_ROTATION = 2 * math.pi  # [rad] modes are linear motions: beyond a full turn they mean nothing
 
 
 def check_drive(character, basis, recipe: GaitRecipe, fps: float) -> None:
