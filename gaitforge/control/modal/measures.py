@@ -13,7 +13,9 @@ import numpy as np
 from gaitforge.control.modal.rollout import ModalRollout
 
 G = 9.81  # m/s²
-CYCLIC_TOLERANCE = 0.25  # cycle residual above which a motion counts as non-cyclic
+# Cycle residual above which a motion counts as non-cyclic: consecutive cycles
+# differ by as much as the motion's own spread (uncorrelated cycles give √2).
+CYCLIC_TOLERANCE = 1.0
 
 
 def cycle_residual(r: ModalRollout, period: float, *, cycles: int = 2) -> float:

@@ -28,6 +28,12 @@ _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.m
                   if k != "mjNWARNING"}
 
 
+# Energy balance: the passive mechanical energy (kinetic + gravity + springs
+# about the rest pose) may not rise above the work the moving reference put
+# in by more than ENERGY_SLACK[0] m g L + ENERGY_SLACK[1] W.
+ENERGY_SLACK = (0.05, 0.25)
+
+
 @dataclass(frozen=True)
 class Divergence:
     """Why and when a simulation stopped being trustworthy: time [s] of the
@@ -105,8 +111,16 @@ class _Recorder:
     """Wraps a controller: samples energies every ``every`` ticks (aligned with
     the runner's records) and checks for divergence every tick."""
 
-    def __init__(self, inner, every: int, energy_limit: float, initial):
+    def __init__(self, character, inner, every: int, energy_limit: float, initial, slack: tuple[float, float]):
         self.inner, self.every, self.limit, self.initial = inner, every, energy_limit, initial
+        m = character.model
+        kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+        scalar = [j for j in range(m.njnt) if int(m.jnt_type[j]) in kinds]
+        self.scalar_q = np.array([m.jnt_qposadr[j] for j in scalar], int)
+        dofs = np.array([m.jnt_dofadr[j] for j in scalar], int)
+        self.rest_q = np.asarray(character.rest_qpos)[self.scalar_q].copy()
+        self.K = np.asarray(character.stiffness_matrix)[np.ix_(dofs, dofs)].copy()
+        self.slack_abs, self.slack_rel = slack
         self.samples: list[tuple[float, float, float, np.ndarray]] = []
         self.divergence: Divergence | None = None
         self.data = self.model = None
@@ -146,8 +160,21 @@ class _Recorder:
                 touch[b2 - 1] = True
             elif b2 == 0 and b1 > 0:
                 touch[b1 - 1] = True
-        self.samples.append((float(e[1]), float(e[0]), float(getattr(self.inner, "work", 0.0)),
-                             data.subtree_com[1].copy(), touch))
+        dq = data.qpos[self.scalar_q] - self.rest_q
+        gravity = -float(self.model.body_mass @ (data.xipos @ self.model.opt.gravity))
+        passive = float(e[1]) + gravity + 0.5 * float(dq @ self.K @ dq)
+        work = float(getattr(self.inner, "work", 0.0))
+        self.samples.append((float(e[1]), float(e[0]), work, data.subtree_com[1].copy(), touch, passive))
+        if self.divergence is None and self.samples:
+            gain = passive - self.samples[0][5]
+            if not math.isfinite(gain) or gain > work + self.slack(work):
+                self.divergence = Divergence(float(data.time), f"energy blow-up: mechanical energy rose "
+                                                               f"{gain:.4g} J, more than the {work:.4g} J put in")
+
+    def slack(self, work: float) -> float:
+        """Energy [J] the passive system may gain beyond the work put in
+        (soft contacts and the per-tick work sum are not exact)."""
+        return self.slack_abs + self.slack_rel * work
 
     def check(self, data) -> str | None:
         """The divergence reason, if any (also used as the runner's fall check)."""
@@ -186,12 +213,13 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float =
     length = body_length(character)
     limit = 100.0 * character.mass * 9.81 * length if energy_limit is None else float(energy_limit)
     every = max(1, int(round(1.0 / (record_fps * control_dt))))
-    rec = _Recorder(controller, every, limit, initial)
+    mgl = character.mass * 9.81 * length
+    rec = _Recorder(character, controller, every, limit, initial, (ENERGY_SLACK[0] * mgl, ENERGY_SLACK[1]))
     rollout = run(character, rec, seconds, control_dt=control_dt, record_fps=record_fps, fall_check=rec.check)
     n = rollout.clip.n_frames
     while len(rec.samples) < n:  # the runner records the final state without a control tick
         rec.sample(rec.data)
-    kin, pot, work, com, touch = zip(*rec.samples[:n])
+    kin, pot, work, com, touch, _ = zip(*rec.samples[:n])
     kin, pot, work, com = (np.array(x, float) for x in (kin, pot, work, com))
     divergence = rec.divergence
     if divergence is None and rollout.fall is not None:
