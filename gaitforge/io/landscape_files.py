@@ -20,7 +20,8 @@ def landscape_csv(ls) -> str:
         for j, g in enumerate(ls.phases):
             status = "blew_up" if ls.blew_up[i, j] else "non_cyclic" if ls.non_cyclic[i, j] else "ok"
             res = ls.residual[i, j]
-            rows.append(f"{a!r},{g!r},{math.degrees(g):.6g},{ls.distance[i, j]!r},{ls.dx[i, j]!r},"
+            rows.append(f"{float(a)!r},{float(g)!r},{math.degrees(g):.6g},{float(ls.distance[i, j])!r},"
+                        f"{float(ls.dx[i, j])!r},"
                         f"{'inf' if math.isinf(res) else repr(float(res))},{status}")
     return "\n".join(rows) + "\n"
 
