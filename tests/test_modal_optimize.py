@@ -143,3 +143,37 @@ def test_landscape_marks_blow_ups_and_writes_files(tmp_path):
     assert text[3].endswith(",inf,blew_up") and text[1].split(",")[:3] == ["0.02", "0.0", "0"]
     save_landscape_png(ls, tmp_path / "l.png")
     assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_objectives():
+    from gaitforge.optimize import Score
+
+    s = Score(2.0, -2.0, 0.4, 10.0, 1.5, 0.5, None)
+    assert objective_value(s, "distance") == -2.0
+    assert objective_value(s, "speed") == -0.4
+    assert objective_value(s, "cost") == 1.5
+    assert violation(s, 1.0) == 0.0 and violation(s, 0.2) == pytest.approx(0.3)
+    assert violation(s, math.inf) == 0.0
+    stuck = Score(0.0, 0.0, 0.0, 1.0, math.inf, 0.1, None)
+    assert objective_value(stuck, "cost") == FAILED
+
+
+def test_optimized_worm_goes_farther_than_the_hand_set_gait():
+    """examples/worm_optimized.yaml was written by
+    ``gaitforge optimize worm --budget 160 --seed 3 --workers 2 -o examples/worm_optimized.yaml``."""
+    from pathlib import Path
+
+    from gaitforge.control.modal import run_recipe
+    from gaitforge.control.modal.measures import cycle_residual
+    from gaitforge.io.recipe_files import load_recipe
+
+    p = ModalProblem("worm")
+    character, basis = p.setup()
+    best = load_recipe(Path(__file__).parents[1] / "examples" / "worm_optimized.yaml")
+    hand = run_recipe(character, hand_set("worm"), 5.0, basis=basis)
+    opt = run_recipe(character, best, 5.0, basis=basis)
+    assert hand.ok and opt.ok
+    assert opt.displacement[0] < 0 and hand.displacement[0] < 0  # the same direction, head first
+    assert opt.distance >= 1.3 * hand.distance
+    assert f"{opt.distance:.4g} m" in best.description  # the replay is the optimizer's own rollout
+    assert cycle_residual(opt, 1.0 / best.terms[0].frequency) <= 1.0  # meets the cyclic constraint
