@@ -50,6 +50,10 @@ class ModalPlan:
         kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
         scalar = [j for j in range(m.njnt) if int(m.jnt_type[j]) in kinds]
         self.hinge_qpos = np.array([m.jnt_qposadr[j] for j in scalar], dtype=int)
+        q = self.hinge_qpos
+        # A contiguous block (the usual case) is written through a slice: cheaper than fancy indexing.
+        self.hinge_index = (slice(int(q[0]), int(q[-1]) + 1) if len(q) and np.array_equal(q, np.arange(q[0], q[-1] + 1))
+                            else q)
         self.hinge_dof = np.array([m.jnt_dofadr[j] for j in scalar], dtype=int)
         modes = [t.mode for t in recipe.terms]
         self.U = np.ascontiguousarray(basis.shapes[self.hinge_dof][:, modes])
@@ -101,7 +105,18 @@ class ModalController:
         self.ramp = float(ramp)
         self.work = 0.0
         self._last_t = None
-        self._Ku = plan.K @ plan.full_U  # (nv, n): generalized force per unit modal coordinate
+        p = plan
+        Ku = p.K @ p.full_U  # (nv, n): generalized force per unit modal coordinate
+        # One shared frequency (the usual gait): α sin(ωt + γ) = α cos γ sin ωt + α sin γ cos ωt, so the
+        # reference is R0 + e(t) (sin ωt S + cos ωt C) with (h,) vectors precomputed once.
+        self._single = len(set(p.omega.tolist())) == 1
+        a_cos, a_sin = p.alpha * np.cos(p.gamma), p.alpha * np.sin(p.gamma)
+        self._w = float(p.omega[0])
+        self._S, self._C = p.U @ a_cos, p.U @ a_sin
+        self._R0 = p.rest_hinge + p.U @ p.beta
+        self._D0 = p.U @ p.beta
+        self._P = np.vstack([Ku @ a_cos, Ku @ a_sin, Ku @ p.beta])  # (3, nv): power terms
+        self._Ku = Ku
 
     @property
     def state(self) -> str:
@@ -110,6 +125,14 @@ class ModalController:
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.work = 0.0
         self._last_t = None
+        # Views into this rollout's buffers, kept for the per-tick fast path.
+        self._spring = model.qpos_spring[self.plan.hinge_index] if isinstance(self.plan.hinge_index, slice) else None
+        self._qvel = data.qvel
+        self._SC = np.ascontiguousarray(np.column_stack([self._S, self._C]))
+        coef = self.plan.tendon_coef
+        self._tendons = model.tendon_lengthspring if coef.shape[0] else None
+        self._TSC = np.ascontiguousarray(np.column_stack([coef @ self._S, coef @ self._C]))
+        self._T0 = (self.plan.tendon_rest + coef @ self._D0)[:, None]
         self._apply(model, 0.0)
 
     def _envelope(self, t: float) -> float:
@@ -118,11 +141,24 @@ class ModalController:
         s = t / self.ramp
         return s * s * (3.0 - 2.0 * s)
 
-    def _apply(self, model: mujoco.MjModel, t: float) -> np.ndarray:
+    def _apply(self, model: mujoco.MjModel, t: float) -> tuple[float, float]:
+        """Set the reference at t [s]; returns the weights (e sin ωt, e cos ωt) of S and C
+        (single frequency), or the modal coordinates (n,) otherwise."""
         p = self.plan
-        c = p.alpha * self._envelope(t) * np.sin(p.omega * t + p.gamma) + p.beta
+        e = self._envelope(t)
+        if self._single:
+            ws, wc = e * math.sin(self._w * t), e * math.cos(self._w * t)
+            delta = self._SC @ (ws, wc)
+            if self._spring is not None:
+                np.add(self._R0, delta, out=self._spring)
+            else:
+                model.qpos_spring[p.hinge_index] = self._R0 + delta
+            if self._tendons is not None:  # both ends of each tendon's spring-length band
+                np.add(self._T0, (self._TSC @ (ws, wc))[:, None], out=self._tendons)
+            return ws, wc
+        c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
         delta = p.U @ c
-        model.qpos_spring[p.hinge_qpos] = p.rest_hinge + delta
+        model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
         if p.tendon_coef.shape[0]:
             length = p.tendon_rest + p.tendon_coef @ delta
             model.tendon_lengthspring[:, 0] = length
@@ -130,10 +166,14 @@ class ModalController:
         return c
 
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        t = float(data.time)
+        t = data.time
         c = self._apply(model, t)
         if self._last_t is not None:
-            power = float((self._Ku @ c) @ data.qvel)
+            if self._single:
+                v = self._P @ self._qvel
+                power = c[0] * v[0] + c[1] * v[1] + v[2]
+            else:
+                power = float((self._Ku @ c) @ data.qvel)
             self.work += abs(power) * (t - self._last_t)
         self._last_t = t
 

@@ -125,7 +125,7 @@ class _Recorder:
         self.divergence: Divergence | None = None
         self.data = self.model = None
         self._tick = 0
-        self._last_t = 0.0
+        self._last_t = -math.inf
         self._warn = None
 
     @property
@@ -142,9 +142,10 @@ class _Recorder:
         mujoco.mj_forward(model, data)
         self.data, self.model = data, model
         self._tick = 0
+        self._last_t = -math.inf
         self.samples.clear()
         self.divergence = None
-        self._warn = np.array([w.number for w in data.warning])
+        self._warn = data.warning.number.copy()
 
     def sample(self, data) -> None:
         # This state's kinematics, contacts and energies (mj_step's lag one step).
@@ -180,19 +181,29 @@ class _Recorder:
         """The divergence reason, if any (also used as the runner's fall check)."""
         return None if self.divergence is None else self.divergence.cause
 
+    def _scan(self, data, when: float) -> None:
+        """Record the first new MuJoCo warning (if any) as the divergence at ``when`` [s]."""
+        if self.divergence is not None:
+            return
+        warn = data.warning.number.copy()
+        if np.any(warn != self._warn):
+            i = int(np.argmax(warn != self._warn))
+            self.divergence = Divergence(when, f"MuJoCo warning: {_WARNING_NAMES.get(i, i)}")
+
     def compute(self, model, data) -> None:
-        if self.divergence is None:
-            warn = [w.number for w in data.warning]
-            if warn != list(self._warn):
-                i = int(np.argmax(np.array(warn) != self._warn))
-                self.divergence = Divergence(self._last_t, f"MuJoCo warning: {_WARNING_NAMES.get(i, i)}")
-            elif not math.isfinite(float(data.energy[1])) or data.energy[1] > self.limit:
-                self.divergence = Divergence(float(data.time), f"energy blow-up: kinetic energy "
-                                                               f"{float(data.energy[1]):.4g} J > {self.limit:g} J")
-        if self._tick % self.every == 0:
+        t = data.time
+        if t < self._last_t:  # MuJoCo reset the state after a bad step (it warns and restarts at t = 0)
+            self._scan(data, self._last_t)
+        if self._tick % self.every == 0:  # warnings and energies are checked at the record ticks
+            self._scan(data, float(t))
             self.sample(data)
+            if self.divergence is None:
+                kinetic = self.samples[-1][0]
+                if not math.isfinite(kinetic) or kinetic > self.limit:
+                    self.divergence = Divergence(float(t), f"energy blow-up: kinetic energy {kinetic:.4g} J > "
+                                                           f"{self.limit:g} J")
         self._tick += 1
-        self._last_t = float(data.time)
+        self._last_t = t
         self.inner.compute(model, data)
 
 
