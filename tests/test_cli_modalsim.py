@@ -41,6 +41,7 @@ def _error(capsys, argv) -> str:
     (["optimize", "worm", "--budget", "1"], "--budget must be an integer from 2 to 10000000, got 1"),
     (["optimize", "worm", "--seed", "-3"], "--seed must be an integer from 0 to 4294967295, got -3"),
     (["optimize", "worm", "--cyclic-tol", "0"], "--cyclic-tol must be a positive number (inf: no constraint), got 0.0"),
+    (["optimize", "worm", "--heading", "north"], "--heading must be auto, any or a finite angle in degrees, got north"),
     (["optimize", "worm", "-o", "best.txt"], "best.txt: the best recipe is written as .yaml, .yml or .json"),
 ])
 def test_errors_are_one_line(capsys, argv, message):

@@ -68,6 +68,19 @@ def test_problem_round_trips_recipes_and_scores_failures():
     assert str(e.value).startswith("parameter vector must hold 4 finite numbers, got ")
 
 
+def test_heading_counts_travel_one_way():
+    x0 = ModalProblem("loop").vector(hand_set("loop"))
+    any_way = ModalProblem("loop", seconds=1.0)(x0, 0)
+    backward = ModalProblem("loop", seconds=1.0, heading=0.0)(x0, 0)  # the loop rolls toward -x
+    forward = ModalProblem("loop", seconds=1.0, heading=math.pi)(x0, 0)
+    assert any_way.distance > 0.1 and forward.distance == pytest.approx(any_way.distance, rel=1e-6)
+    assert backward.distance == pytest.approx(-any_way.distance, rel=1e-6)
+    assert backward.cost_of_transport == math.inf and objective_value(backward, "distance") > 0
+    with pytest.raises(GaitforgeError) as e:
+        ModalProblem("loop", heading=float("nan"))
+    assert str(e.value) == "heading must be a finite angle in radians or None, got nan"
+
+
 def test_energy_that_the_controller_did_not_put_in_is_a_blow_up():
     # CMA-ES found this launch (74 J of kinetic energy out of 17 J of work) before
     # the energy-balance check existed: a numerical artefact, now a failed candidate.

@@ -45,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="horizon per simulation [s] (default 5)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
     p.add_argument("--start", metavar="FILE", help="start recipe (default: the hand-set gait)")
+    p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
+                   help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
     p.add_argument("--cyclic-tol", type=float, default=1.0, metavar="R",
                    help="allowed cycle residual (default 1.0; inf: unconstrained)")
     _workers_args(p)
@@ -77,6 +79,19 @@ def _check_workers(args) -> None:
         _integer("--workers", args.workers, 1, 1024)
     if args.ray is not None and not args.ray.strip():
         raise GaitforgeError("--ray needs 'auto' or a cluster address")
+
+
+def _heading(text: str):
+    """'auto', 'any' or an angle in degrees (returned in radians)."""
+    if text in ("auto", "any"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise GaitforgeError(f"--heading must be auto, any or a finite angle in degrees, got {text}")
+    return math.radians(value)
 
 
 def _spec(name_or_path: str):
@@ -194,12 +209,21 @@ def cmd_optimize(args) -> int:
     _check_workers(args)
     if not str(args.out).lower().endswith((".yaml", ".yml", ".json")):
         raise GaitforgeError(f"{args.out}: the best recipe is written as .yaml, .yml or .json")
+    heading = _heading(args.heading)
     spec = _spec(args.creature)
     start = _start_recipe(spec, args.start)
     modes = tuple(t.mode for t in start.terms)
-    problem = ModalProblem(args.creature if args.creature == spec.name else spec, modes=modes, seconds=seconds,
-                           name=f"{spec.name}_optimized")
+    creature = args.creature if args.creature == spec.name else spec
+    problem = ModalProblem(creature, modes=modes, seconds=seconds, name=f"{spec.name}_optimized")
     x0 = problem.vector(start)
+    if heading == "auto":  # forward is where the start gait goes
+        d = problem.rollout(x0).displacement
+        if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
+            raise GaitforgeError("the start gait does not travel, so it sets no heading; give --heading DEG or any")
+        heading = math.atan2(d[1], d[0])
+        console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
+    problem = ModalProblem(creature, modes=modes, seconds=seconds, name=f"{spec.name}_optimized",
+                           heading=None if heading == "any" else heading)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol)
     ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
     with _progress(args.budget, f"optimize {args.objective}") as bar:

@@ -135,7 +135,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
     scale, lower, upper = _bounds(x0, k)
     signature = {"settings": settings, "x0": x0.tolist(), "problem": (problem.creature_name, problem.modes,
                                                                         problem.seconds, problem.ramp,
-                                                                        problem.start_noise)}
+                                                                        problem.start_noise, problem.heading)}
     state = checkpoint.load() if checkpoint is not None else None
     if state is not None:
         if state.get("version") != CHECKPOINT_VERSION or state.get("signature") != signature:

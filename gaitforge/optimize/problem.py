@@ -21,9 +21,11 @@ OBJECTIVES = ("distance", "speed", "cost")
 
 
 class Score(NamedTuple):
-    """One simulated candidate: distance [m] horizontal CoM travel (0 when
-    diverged); dx [m] signed travel along x; speed [m/s]; work [J];
-    cost_of_transport (dimensionless, inf without travel); cycle_residual
+    """One simulated candidate: distance [m] CoM travel — signed, along the
+    problem's heading when it has one, else horizontal — (0 when diverged);
+    dx [m] signed travel along x; speed [m/s] distance over the horizon;
+    work [J]; cost_of_transport work / (m g distance) (dimensionless, inf
+    without forward travel); cycle_residual
     (dimensionless, inf when diverged); diverged: the report, or None."""
 
     distance: float
@@ -47,11 +49,15 @@ class ModalProblem:
     start_noise: standard deviation of a random start velocity along the
     driven modes (modal units per s; 0: start at rest; the candidate's seed
     draws it). The character and its modes are built on first use in each
-    process (not pickled).
+    process (not pickled). heading [rad]: direction in the ground plane
+    (0: +x, π: −x) along which travel counts (None: any direction).
     """
 
     def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
-                 start_noise: float = 0.0, name: str | None = None):
+                 start_noise: float = 0.0, name: str | None = None, heading: float | None = None):
+        if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
+            raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
+        self.heading = None if heading is None else float(heading)
         if not modes or len(set(modes)) != len(modes) or any(int(m) < 0 for m in modes):
             raise GaitforgeError(f"modes must be distinct non-negative mode indices, got {modes!r}")
         for label, v in (("seconds", seconds), ("ramp", ramp), ("start_noise", start_noise)):
@@ -130,4 +136,8 @@ class ModalProblem:
             return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, f"invalid candidate: {exc}")
         character, _ = self.setup()
         s = summarize(r, character.mass, float(np.asarray(x)[-1]))
-        return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged)
+        if self.heading is None or not r.ok:
+            return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged)
+        travel = float(r.displacement @ (math.cos(self.heading), math.sin(self.heading)))
+        cot = s.work / (character.mass * 9.81 * travel) if travel > 1e-9 else math.inf
+        return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None)

@@ -7,6 +7,14 @@ state, e.g. a compiled MuJoCo model, on first call; it is sent once to each
 worker). Results come back in candidate order, so a batch gives identical
 results for any worker count or backend.
 
+MuJoCo's ``rollout`` module was considered for modal control: the moving
+spring reference equals an open-loop generalized force K δ(t) (a
+``qfrc_applied`` control sequence). It is not used, because it computes the
+spring force along another floating-point path than the equilibrium-point
+controller, and contact-rich crawling amplifies last-bit differences: the
+optimizer's score would then not be replayed exactly by ``gaitforge
+simulate``. Parallelism here comes from processes instead.
+
 Seeds: :func:`candidate_seeds` derives one independent seed per candidate
 from a base seed and the candidate's global index (``numpy.random.SeedSequence``).
 """
