@@ -161,3 +161,25 @@ def test_clip_exports_like_any_clip(worm, tmp_path):
     assert load_npz(tmp_path / "crawl.npz", ch) == r.clip
     save_motion(ch, r.clip, tmp_path / "crawl.bvh")
     assert (tmp_path / "crawl.bvh").read_text().startswith("HIERARCHY")
+
+
+class _Kicker:
+    """A controller that throws the state out of range at t = 0.1 s."""
+
+    state = "kick"
+
+    def reset(self, model, data):
+        pass
+
+    def compute(self, model, data):
+        if data.time >= 0.1 - 1e-9:
+            data.qvel[:] = 1e12
+
+
+def test_mujoco_warning_is_reported_with_its_time(worm):
+    ch, _ = worm
+    r = simulate_modal(ch, _Kicker(), 1.0)
+    assert not r.ok
+    assert r.divergence.cause == "MuJoCo warning: badqvel"
+    assert r.divergence.time == pytest.approx(0.1, abs=0.0021)
+    assert r.clip.duration < 0.2
