@@ -183,8 +183,13 @@ def cmd_landscape(args) -> int:
     save_landscape_csv(ls, out / "landscape.csv")
     save_landscape_png(ls, out / "landscape.png")
     i, j = ls.optimum()
+    kind = "non-cyclic" if ls.non_cyclic[i, j] else "cyclic"
     console.print(f"optimum: {ls.distance[i, j]:.3f} m at magnitude {ls.magnitudes[i]:.4g}, "
-                  f"phase {math.degrees(ls.phases[j]):.1f} deg")
+                  f"phase {math.degrees(ls.phases[j]):.1f} deg ({kind})")
+    if ls.non_cyclic[i, j] and not (ls.non_cyclic | ls.blew_up).all():
+        ci, cj = ls.optimum(cyclic_only=True)
+        console.print(f"best cyclic cell: {ls.distance[ci, cj]:.3f} m at magnitude {ls.magnitudes[ci]:.4g}, "
+                      f"phase {math.degrees(ls.phases[cj]):.1f} deg")
     quarter = int(np.argmin(np.abs(ls.phases - math.pi / 2)))
     best_q = float(np.max(np.where(ls.blew_up[:, quarter], -np.inf, ls.distance[:, quarter])))
     verdict = "is" if best_q >= ls.distance[i, j] else "is not"
