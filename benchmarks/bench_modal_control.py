@@ -8,7 +8,11 @@
    contact sampling every 10 ticks, divergence checks) is timed too.
 2. optimizer throughput: 5 s worm rollouts per second through
    ``BatchEvaluator`` with 2 worker processes vs 1 (pool started and warmed
-   before timing; the same 16 candidates).
+   before timing; the same 16 candidates; best of 3 batches).
+
+Each figure is the least disturbed of 3 rounds: other jobs on the machine
+only ever slow a round down. The load average is printed; on a machine
+with fewer free cores than workers the 2-worker figure cannot scale.
 
     MUJOCO_GL=egl .venv/bin/python benchmarks/bench_modal_control.py
 """
@@ -60,24 +64,28 @@ def step_overhead(name: str, seconds: float = 10.0) -> dict[str, float]:
             "realtime": seconds / recorded}
 
 
-def throughput(workers: int, batch: int = 16) -> float:
+def throughput(workers: int, batch: int = 16, rounds: int = 3) -> float:
+    """Best of ``rounds`` batches: rollouts per second [1/s]."""
     p = ModalProblem("worm", seconds=5.0)
     x0 = p.vector(hand_set("worm"))
     rng = np.random.default_rng(0)
     cands = [x0 * (1.0 + 0.1 * rng.standard_normal(4)) for _ in range(batch)]
     seeds = candidate_seeds(0, 0, batch)
+    best = 0.0
     with BatchEvaluator(p, workers=workers) as ev:
         ev.map(cands[:workers], seeds[:workers])  # start and warm the workers
-        t0 = time.perf_counter()
-        ev.map(cands, seeds)
-        return batch / (time.perf_counter() - t0)
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            ev.map(cands, seeds)
+            best = max(best, batch / (time.perf_counter() - t0))
+    return best
 
 
 def main() -> None:
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"{'creature':8s} {'raw step [us]':>13s} {'controlled/raw':>14s} {'recorded/raw':>12s} {'x real time':>11s}")
     for name in ("worm", "loop"):
-        r = step_overhead(name)
+        r = min((step_overhead(name) for _ in range(3)), key=lambda x: x["ratio"])  # least disturbed round
         print(f"{name:8s} {r['raw_us']:13.1f} {r['ratio']:14.2f} {r['recorded_ratio']:12.2f} {r['realtime']:11.0f}")
     one = throughput(1)
     two = throughput(2)
