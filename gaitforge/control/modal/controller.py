@@ -131,8 +131,9 @@ class ModalController:
         self._SC = np.ascontiguousarray(np.column_stack([self._S, self._C]))
         coef = self.plan.tendon_coef
         self._tendons = model.tendon_lengthspring if coef.shape[0] else None
-        self._TSC = np.ascontiguousarray(np.column_stack([coef @ self._S, coef @ self._C]))
-        self._T0 = (self.plan.tendon_rest + coef @ self._D0)[:, None]
+        # Per tendon, its spring length is T0 + ws TS + wc TC (Python floats: few tendons, cheaper than arrays).
+        self._T = [(float(t0), float(ts), float(tc)) for t0, ts, tc in
+                   zip(self.plan.tendon_rest + coef @ self._D0, coef @ self._S, coef @ self._C)]
         self._apply(model, 0.0)
 
     def _envelope(self, t: float) -> float:
@@ -154,7 +155,9 @@ class ModalController:
             else:
                 model.qpos_spring[p.hinge_index] = self._R0 + delta
             if self._tendons is not None:  # both ends of each tendon's spring-length band
-                np.add(self._T0, (self._TSC @ (ws, wc))[:, None], out=self._tendons)
+                lengths = self._tendons
+                for i, (t0, ts, tc) in enumerate(self._T):
+                    lengths[i, 0] = lengths[i, 1] = t0 + ws * ts + wc * tc
             return ws, wc
         c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
         delta = p.U @ c
