@@ -89,3 +89,31 @@ def test_landscape_writes_csv_and_png(tmp_path, capsys):
     assert len(rows) == 5 and rows[0][0] == "magnitude"
     assert (out_dir / "landscape.png").stat().st_size > 1000
     assert np.isclose(float(rows[1][0]), 0.025)  # 2.5 x 0.02 / 2
+
+
+@pytest.mark.slow
+def test_a_killed_optimize_resumes_to_the_same_result(tmp_path):
+    """SIGKILL the command once its first checkpoint exists, resume, compare
+    with an uninterrupted run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def argv(out):
+        return [sys.executable, "-m", "gaitforge.cli.main", "optimize", "loop", "--budget", "24", "--seconds", "0.5",
+                "--workers", "1", "--seed", "4", "-o", str(out)]
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    full, killed = tmp_path / "full.yaml", tmp_path / "killed.yaml"
+    subprocess.run(argv(full), check=True, env=env, capture_output=True)
+    proc = subprocess.Popen(argv(killed), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpt = tmp_path / "killed.yaml.ckpt"
+    while proc.poll() is None and not ckpt.exists():
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert ckpt.exists() and not killed.exists()  # killed between generations, before the result
+    subprocess.run(argv(killed) + ["--resume"], check=True, env=env, capture_output=True)
+    assert killed.read_text() == full.read_text()
