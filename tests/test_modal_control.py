@@ -183,3 +183,19 @@ def test_mujoco_warning_is_reported_with_its_time(worm):
     assert r.divergence.cause == "MuJoCo warning: badqvel"
     assert r.divergence.time == pytest.approx(0.1, abs=0.0021)
     assert r.clip.duration < 0.2
+
+
+def test_refuses_modes_it_cannot_drive():
+    dog = Character.from_spec(registry.build("dog"))
+    basis = compute_modes(dog, count=1)
+    recipe = GaitRecipe("bob", "dog", (GaitTerm(0, 0.01, 0.0, 2.0),))
+    with pytest.raises(GaitforgeError) as e:
+        modal_controller(dog, basis, recipe)
+    assert str(e.value).startswith("modal control moves hinge and slide springs only; the modes of recipe 'bob' "
+                                   "also turn ball joints of dog (e.g. ")
+    worm = Character.from_spec(registry.build("worm"))
+    scaled = compute_modes(worm, count=2, stiffness_scale=2.0)
+    with pytest.raises(GaitforgeError) as e:
+        modal_controller(worm, scaled, hand_set("worm"))
+    assert str(e.value) == ("modal control needs modes of the simulated springs (stiffness_scale 1), the basis "
+                            "has stiffness_scale 2")

@@ -47,8 +47,20 @@ class ModalPlan:
             if t.mode >= basis.count:
                 raise GaitforgeError(f"recipe {recipe.name!r} names mode {t.mode} but only "
                                      f"{basis.count} elastic modes were computed")
+        if basis.stiffness_scale != 1.0:
+            raise GaitforgeError(f"modal control needs modes of the simulated springs (stiffness_scale 1), "
+                                 f"the basis has stiffness_scale {basis.stiffness_scale:g}")
         kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
         scalar = [j for j in range(m.njnt) if int(m.jnt_type[j]) in kinds]
+        ball = [j for j in range(m.njnt) if int(m.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_BALL)]
+        if ball:
+            dofs = np.concatenate([np.arange(m.jnt_dofadr[j], m.jnt_dofadr[j] + 3) for j in ball])
+            modes = [t.mode for t in recipe.terms]
+            part = np.abs(basis.shapes[dofs][:, modes]).max()
+            if part > 1e-9 * np.abs(basis.shapes[:, modes]).max():
+                raise GaitforgeError(f"modal control moves hinge and slide springs only; the modes of recipe "
+                                     f"{recipe.name!r} also turn ball joints of {character.name} "
+                                     f"(e.g. {m.joint(ball[0]).name})")
         self.hinge_qpos = np.array([m.jnt_qposadr[j] for j in scalar], dtype=int)
         q = self.hinge_qpos
         # A contiguous block (the usual case) is written through a slice: cheaper than fancy indexing.
