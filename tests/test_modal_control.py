@@ -199,3 +199,24 @@ def test_refuses_modes_it_cannot_drive():
         modal_controller(worm, scaled, hand_set("worm"))
     assert str(e.value) == ("modal control needs modes of the simulated springs (stiffness_scale 1), the basis "
                             "has stiffness_scale 2")
+
+
+@pytest.mark.parametrize("terms", [
+    (GaitTerm(0, 0.003, 0.4, 5.0, 0.001), GaitTerm(1, 0.002, 1.9, 5.0, -0.002)),  # one frequency, offsets β
+    (GaitTerm(0, 0.003, 0.4, 5.0), GaitTerm(1, 0.002, 1.9, 7.5, 0.002)),  # two frequencies
+])
+def test_reference_formula_with_offsets_and_frequencies(loop, terms):
+    ch, basis = loop
+    ctl = modal_controller(ch, basis, GaitRecipe("t", "loop", terms), ramp=0.2)
+    m = mujoco.MjModel.__copy__(ch.model)
+    d = mujoco.MjData(m)
+    ctl.reset(m, d)
+    for t in (0.05, 0.31):  # inside and after the fade-in
+        d.time = t
+        ctl.compute(m, d)
+        s = min(t / 0.2, 1.0)
+        e = s * s * (3 - 2 * s)
+        c = np.array([x.amplitude * e * math.sin(2 * math.pi * x.frequency * t + x.phase) + x.offset for x in terms])
+        delta = (basis.shapes[:, :2] @ c)[6:]
+        np.testing.assert_allclose(m.qpos_spring[7:], ch.rest_qpos[7:] + delta, atol=1e-14)
+        np.testing.assert_allclose(m.tendon_lengthspring[0], [delta.sum()] * 2, atol=1e-14)
