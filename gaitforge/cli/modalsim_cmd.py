@@ -1,0 +1,247 @@
+"""Commands for physically simulated modal control: ``simulate`` (replay a
+modal gait recipe in MuJoCo), ``landscape`` (distance over magnitude × phase,
+Kry 2012 Fig. 4) and ``optimize`` (CMA-ES by shooting, Kry 2012 §4.5)."""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from gaitforge.errors import GaitforgeError
+
+console = Console(highlight=False)
+MAX_SECONDS = 3600.0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="simulate a modal gait (spring reference along modes) in MuJoCo")
+    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
+    p.add_argument("--recipe", metavar="FILE", help="modal gait recipe (default: the hand-set gait of worm/loop)")
+    p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="simulated time [s] (default 5)")
+    p.add_argument("-o", "--out", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
+    p.add_argument("--traces", metavar="FILE.csv", help="write energy and contact traces (CSV)")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("landscape", help="distance travelled over activation magnitude x phase (Kry 2012 Fig. 4)")
+    p.add_argument("creature", metavar="NAME", help="built-in creature (worm, loop)")
+    p.add_argument("--grid", type=int, default=16, metavar="N", help="N x N cells (default 16)")
+    p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="simulated time per cell [s] (default 5)")
+    p.add_argument("--max-magnitude", type=float, metavar="A",
+                   help="largest activation (modal units; default 2.5x the hand-set amplitude)")
+    p.add_argument("--frequency", type=float, metavar="HZ", help="drive frequency (default: the hand-set gait's)")
+    _workers_args(p)
+    p.add_argument("--out-dir", default="landscape", metavar="DIR",
+                   help="folder for landscape.csv and landscape.png (default landscape)")
+    p.set_defaults(func=cmd_landscape)
+
+    p = sub.add_parser("optimize", help="optimize a modal gait by CMA-ES shooting with a cyclic constraint")
+    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
+    p.add_argument("--objective", choices=["distance", "speed", "cost"], default="distance",
+                   help="maximize distance or speed, or minimize cost (energy per distance); default distance")
+    p.add_argument("--budget", type=int, default=200, metavar="N", help="simulations in total (default 200)")
+    p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="horizon per simulation [s] (default 5)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    p.add_argument("--start", metavar="FILE", help="start recipe (default: the hand-set gait)")
+    p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
+                   help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
+    p.add_argument("--cyclic-tol", type=float, default=1.0, metavar="R",
+                   help="allowed cycle residual (default 1.0; inf: unconstrained)")
+    _workers_args(p)
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint (OUT.ckpt)")
+    p.add_argument("-o", "--out", default="best.yaml", metavar="FILE", help="best recipe (default best.yaml)")
+    p.set_defaults(func=cmd_optimize)
+
+
+def _workers_args(p) -> None:
+    p.add_argument("--workers", type=int, metavar="K", help="local worker processes (default: all cores)")
+    p.add_argument("--ray", metavar="auto|ADDRESS", help="evaluate on a Ray cluster instead (needs gaitforge[cluster])")
+
+
+# ------------------------------------------------------------------ validation
+def _positive(name: str, value: float, limit: float = math.inf) -> float:
+    if value is None or not math.isfinite(value) or value <= 0 or value > limit:
+        bound = "" if math.isinf(limit) else f" and at most {limit:g}"
+        raise GaitforgeError(f"{name} must be a positive finite number{bound}, got {value}")
+    return float(value)
+
+
+def _integer(name: str, value: int, lo: int, hi: int) -> int:
+    if value is None or not lo <= value <= hi:
+        raise GaitforgeError(f"{name} must be an integer from {lo} to {hi}, got {value}")
+    return int(value)
+
+
+def _check_workers(args) -> None:
+    if args.workers is not None:
+        _integer("--workers", args.workers, 1, 1024)
+    if args.ray is not None and not args.ray.strip():
+        raise GaitforgeError("--ray needs 'auto' or a cluster address")
+
+
+def _heading(text: str):
+    """'auto', 'any' or an angle in degrees (returned in radians)."""
+    if text in ("auto", "any"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise GaitforgeError(f"--heading must be auto, any or a finite angle in degrees, got {text}")
+    return math.radians(value)
+
+
+def _spec(name_or_path: str):
+    from gaitforge.io.spec_files import resolve_spec
+    return resolve_spec(name_or_path)
+
+
+def _start_recipe(spec, path: str | None):
+    from gaitforge.control.modal.presets import hand_set, names
+
+    if path:
+        from gaitforge.io.recipe_files import load_recipe
+        return load_recipe(path)
+    if spec.name in names():
+        return hand_set(spec.name)
+    raise GaitforgeError(f"{spec.name} has no hand-set modal gait; give a recipe file")
+
+
+# ------------------------------------------------------------------ commands
+def cmd_simulate(args) -> int:
+    from gaitforge.control.modal import run_recipe
+    from gaitforge.control.modal.measures import summarize
+    from gaitforge.control.modal.presets import RAMP
+    from gaitforge.creatures.character import Character
+
+    seconds = _positive("--seconds", args.seconds, MAX_SECONDS)
+    if args.out:
+        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, check_extension
+        check_extension(args.out, EXPORT_EXTENSIONS, "motion")
+    if args.traces:
+        from gaitforge.io.clipfiles import check_extension
+        check_extension(args.traces, (".csv",), "traces")
+    spec = _spec(args.creature)
+    recipe = _start_recipe(spec, args.recipe)
+    if recipe.creature not in (spec.name, args.creature):
+        raise GaitforgeError(f"recipe {recipe.name!r} is for {recipe.creature!r}, not {spec.name!r}")
+    character = Character.from_spec(spec)
+    r = run_recipe(character, recipe, seconds, ramp=RAMP)
+    s = summarize(r, character.mass, 1.0 / max(recipe.max_frequency, 1e-9))
+    console.print(f"{character.name} {recipe.name}: {r.clip.duration:.2f} s simulated in "
+                  f"{r.rollout.wall_time:.2f} s")
+    status = 0
+    if r.divergence is not None:
+        console.print(f"[red]{r.divergence}[/red]")
+        status = 1
+    else:
+        console.print(f"travel {r.distance:.3f} m ({s.body_lengths:.2f} body lengths, dx {r.displacement[0]:+.3f} m), "
+                      f"speed {s.speed:.3f} m/s, work {s.work:.3f} J, cost of transport {s.cost_of_transport:.3g}, "
+                      f"cycle residual {s.cycle_residual:.3g}")
+    if args.out:
+        from gaitforge.io.clipfiles import save_motion
+        save_motion(character, r.clip, args.out)
+        console.print(f"wrote {args.out}")
+    if args.traces:
+        from gaitforge.io.modal_traces import save_traces
+        save_traces(character, r, args.traces)
+        console.print(f"wrote {args.traces}")
+    return status
+
+
+def _progress(total: int, label: str):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+                    TimeElapsedColumn(), console=console, transient=False)
+
+
+def cmd_landscape(args) -> int:
+    from gaitforge.control.modal.presets import hand_set
+    from gaitforge.io.landscape_files import save_landscape_csv, save_landscape_png
+    from gaitforge.optimize import ModalProblem, landscape
+
+    grid = _integer("--grid", args.grid, 2, 200)
+    seconds = _positive("--seconds", args.seconds, MAX_SECONDS)
+    _check_workers(args)
+    recipe = hand_set(args.creature)
+    amax = _positive("--max-magnitude", args.max_magnitude if args.max_magnitude is not None
+                     else 2.5 * max(t.amplitude for t in recipe.terms))
+    freq = _positive("--frequency", args.frequency if args.frequency is not None else recipe.terms[0].frequency,
+                     1000.0)
+    problem = ModalProblem(args.creature, modes=(0, 1), seconds=seconds)
+    mags = np.linspace(amax / grid, amax, grid)
+    phases = np.linspace(0.0, 2.0 * math.pi, grid, endpoint=False)
+    with _progress(grid * grid, "landscape") as bar:
+        task = bar.add_task("cells", total=grid * grid, info="")
+        ls = landscape(problem, mags, phases, freq, workers=args.workers, ray=args.ray,
+                       progress=lambda n: bar.update(task, completed=n))
+    out = Path(args.out_dir)
+    save_landscape_csv(ls, out / "landscape.csv")
+    save_landscape_png(ls, out / "landscape.png")
+    i, j = ls.optimum()
+    kind = "non-cyclic" if ls.non_cyclic[i, j] else "cyclic"
+    console.print(f"optimum: {ls.distance[i, j]:.3f} m at magnitude {ls.magnitudes[i]:.4g}, "
+                  f"phase {math.degrees(ls.phases[j]):.1f} deg ({kind})")
+    if ls.non_cyclic[i, j] and not (ls.non_cyclic | ls.blew_up).all():
+        ci, cj = ls.optimum(cyclic_only=True)
+        console.print(f"best cyclic cell: {ls.distance[ci, cj]:.3f} m at magnitude {ls.magnitudes[ci]:.4g}, "
+                      f"phase {math.degrees(ls.phases[cj]):.1f} deg")
+    quarter = int(np.argmin(np.abs(ls.phases - math.pi / 2)))
+    best_q = float(np.max(np.where(ls.blew_up[:, quarter], -np.inf, ls.distance[:, quarter])))
+    verdict = "is" if best_q >= ls.distance[i, j] else "is not"
+    console.print(f"phase {math.degrees(ls.phases[quarter]):.1f} deg (nearest pi/2): best {best_q:.3f} m; "
+                  f"pi/2 {verdict} optimal")
+    console.print(f"{int(ls.blew_up.sum())} cells blew up, {int(ls.non_cyclic.sum())} became non-cyclic")
+    console.print(f"wrote {out}/landscape.csv and {out}/landscape.png")
+    return 0
+
+
+def cmd_optimize(args) -> int:
+    from gaitforge.io.checkpoints import PickleCheckpoint
+    from gaitforge.io.recipe_files import save_recipe
+    from gaitforge.optimize import ModalProblem, Settings, optimize
+    from gaitforge.sim.batch import BatchEvaluator
+
+    seconds = _positive("--seconds", args.seconds, MAX_SECONDS)
+    _integer("--budget", args.budget, 2, 10 ** 7)
+    _integer("--seed", args.seed, 0, 2 ** 32 - 1)
+    if math.isnan(args.cyclic_tol) or args.cyclic_tol <= 0:
+        raise GaitforgeError(f"--cyclic-tol must be a positive number (inf: no constraint), got {args.cyclic_tol}")
+    _check_workers(args)
+    if not str(args.out).lower().endswith((".yaml", ".yml", ".json")):
+        raise GaitforgeError(f"{args.out}: the best recipe is written as .yaml, .yml or .json")
+    heading = _heading(args.heading)
+    spec = _spec(args.creature)
+    start = _start_recipe(spec, args.start)
+    modes = tuple(t.mode for t in start.terms)
+    creature = args.creature if args.creature == spec.name else spec
+    problem = ModalProblem(creature, modes=modes, seconds=seconds, name=f"{spec.name}_optimized")
+    x0 = problem.vector(start)
+    if heading == "auto":  # forward is where the start gait goes
+        d = problem.rollout(x0).displacement
+        if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
+            raise GaitforgeError("the start gait does not travel, so it sets no heading; give --heading DEG or any")
+        heading = math.atan2(d[1], d[0])
+        console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
+    problem = ModalProblem(creature, modes=modes, seconds=seconds, name=f"{spec.name}_optimized",
+                           heading=None if heading == "any" else heading)
+    settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol)
+    ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
+    with _progress(args.budget, f"optimize {args.objective}") as bar:
+        task = bar.add_task("evals", total=args.budget, info="")
+        with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
+            res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
+                           progress=lambda n, total, f: bar.update(task, completed=n, info=f"best f {f:.4g}"))
+    s = res.score
+    note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s): "
+            f"{s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, cycle residual "
+            f"{s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
+    save_recipe(problem.recipe(res.x, description=note), args.out)
+    console.print(note)
+    console.print(f"wrote {args.out} (replay: gaitforge simulate {args.creature} --recipe {args.out} "
+                  f"--seconds {seconds:g})")
+    return 0

@@ -1,0 +1,11 @@
+"""Physically simulated modal control (Kry et al. 2009 §4.1; Kry 2012 §4.3).
+
+Public surface: :class:`ModalController` / :func:`modal_controller` (the
+spring reference follows a sum of modal vibrations), :func:`simulate_modal`
+→ :class:`ModalRollout` (clip, contacts, energy traces, divergence).
+"""
+from gaitforge.control.modal.controller import ModalController, ModalPlan, modal_controller
+from gaitforge.control.modal.rollout import Divergence, ModalRollout, body_length, run_recipe, simulate_modal
+
+__all__ = ["Divergence", "ModalController", "ModalPlan", "ModalRollout", "body_length", "modal_controller", "run_recipe",
+           "simulate_modal"]

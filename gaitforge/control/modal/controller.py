@@ -1,0 +1,199 @@
+"""Modal equilibrium-point control (Kry et al. 2009 §4.1).
+
+The joint springs' reference pose follows a sum of modal vibrations:
+
+    θ_ref(t) = θ0 + Σᵢ uᵢ (αᵢ sin(2π f̃ᵢ t + γᵢ) + βᵢ)
+
+with uᵢ the elastic mode shapes of the analysis (joint space, mass
+normalized; for a constrained creature such as the loop they already lie in
+the constraint null space) and the springs' stiffness exactly the one that
+analysis used. The controller writes ``model.qpos_spring`` (the runner gives
+each rollout its own model copy) and, for coupling springs on fixed tendons
+(the loop's closure spring), the tendons' spring lengths, so that the whole
+stiffness K of the analysis pulls toward θ_ref.
+
+Symbols: θ0 rest pose, uᵢ shape (nv,), αᵢ amplitude and βᵢ posture offset
+(modal coordinates, kg^½ m), γᵢ phase [rad], f̃ᵢ frequency [Hz].
+"""
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.motion.recipe import GaitRecipe
+
+
+class ModalPlan:
+    """What a modal controller needs, precomputed once per (character, recipe).
+
+    hinge_qpos (h,) qpos addresses and hinge_dof (h,) dof addresses of the
+    scalar (hinge/slide) joints; U (h, n) the terms' shapes on those dofs;
+    alpha, omega [rad/s], gamma, beta (n,) per term; rest (nq,) θ0;
+    tendon_coef (ntendon, h) fixed-tendon coefficients on those joints (the
+    tendon's spring length follows its length at θ_ref); tendon_rest
+    (ntendon,) the tendons' rest spring lengths; K (nv, nv) the analysed
+    stiffness (for the work trace).
+    """
+
+    def __init__(self, character, basis, recipe: GaitRecipe):
+        m = character.model
+        if basis.shapes.shape[0] != m.nv:
+            raise GaitforgeError(f"the modal basis has nv = {basis.shapes.shape[0]}, "
+                                 f"{character.name} has nv = {m.nv}")
+        for t in recipe.terms:
+            if t.mode >= basis.count:
+                raise GaitforgeError(f"recipe {recipe.name!r} names mode {t.mode} but only "
+                                     f"{basis.count} elastic modes were computed")
+        if basis.stiffness_scale != 1.0:
+            raise GaitforgeError(f"modal control needs modes of the simulated springs (stiffness_scale 1), "
+                                 f"the basis has stiffness_scale {basis.stiffness_scale:g}")
+        kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+        scalar = [j for j in range(m.njnt) if int(m.jnt_type[j]) in kinds]
+        ball = [j for j in range(m.njnt) if int(m.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_BALL)]
+        if ball:
+            dofs = np.concatenate([np.arange(m.jnt_dofadr[j], m.jnt_dofadr[j] + 3) for j in ball])
+            modes = [t.mode for t in recipe.terms]
+            part = np.abs(basis.shapes[dofs][:, modes]).max()
+            if part > 1e-9 * np.abs(basis.shapes[:, modes]).max():
+                raise GaitforgeError(f"modal control moves hinge and slide springs only; the modes of recipe "
+                                     f"{recipe.name!r} also turn ball joints of {character.name} "
+                                     f"(e.g. {m.joint(ball[0]).name})")
+        self.hinge_qpos = np.array([m.jnt_qposadr[j] for j in scalar], dtype=int)
+        q = self.hinge_qpos
+        # A contiguous block (the usual case) is written through a slice: cheaper than fancy indexing.
+        self.hinge_index = (slice(int(q[0]), int(q[-1]) + 1) if len(q) and np.array_equal(q, np.arange(q[0], q[-1] + 1))
+                            else q)
+        self.hinge_dof = np.array([m.jnt_dofadr[j] for j in scalar], dtype=int)
+        modes = [t.mode for t in recipe.terms]
+        self.U = np.ascontiguousarray(basis.shapes[self.hinge_dof][:, modes])
+        self.full_U = np.ascontiguousarray(basis.shapes[:, modes])
+        self.alpha = np.array([t.amplitude for t in recipe.terms])
+        self.omega = np.array([2.0 * math.pi * t.frequency for t in recipe.terms])
+        self.gamma = np.array([t.phase for t in recipe.terms])
+        self.beta = np.array([t.offset for t in recipe.terms])
+        self.rest = np.asarray(character.rest_qpos, float).copy()
+        self.rest_hinge = self.rest[self.hinge_qpos].copy()
+        coef = np.zeros((m.ntendon, len(scalar)))
+        col = {int(q): i for i, q in enumerate(self.hinge_qpos)}
+        for t in range(m.ntendon):
+            adr, num = m.tendon_adr[t], m.tendon_num[t]
+            for w in range(adr, adr + num):
+                if int(m.wrap_type[w]) != int(mujoco.mjtWrap.mjWRAP_JOINT):
+                    raise GaitforgeError(f"tendon {t} of {character.name} is not a fixed (joint) tendon")
+                coef[t, col[int(m.jnt_qposadr[m.wrap_objid[w]])]] = m.wrap_prm[w]
+        self.tendon_coef = coef
+        self.tendon_rest = m.tendon_lengthspring[:, 0].copy() if m.ntendon else np.zeros(0)
+        self.K = np.asarray(character.stiffness_matrix, float)
+
+    def modal_coords(self, t: float) -> np.ndarray:
+        """Modal coordinates (n,) at time t [s]: α sin(ω t + γ) + β."""
+        return self.alpha * np.sin(self.omega * t + self.gamma) + self.beta
+
+    def displacement(self, t: float) -> np.ndarray:
+        """Joint displacement (h,) of the spring reference on the scalar joints at t [s]."""
+        return self.U @ self.modal_coords(t)
+
+
+class ModalController:
+    """Open-loop modal equilibrium-point controller (Kry09 §4.1).
+
+    Implements :class:`gaitforge.sim.Controller`: each tick it moves the
+    spring reference of every hinge to θ0 + Σ uᵢ(αᵢ sin(2π f̃ᵢ t + γᵢ) + βᵢ)
+    with t = ``data.time`` [s]. ``ramp`` [s] fades the amplitudes in
+    (smoothstep) to avoid a jolt at t = 0 (0: none).
+
+    After each rollout ``work`` holds the accumulated absolute mechanical
+    work [J] the moving reference did on the body, ∫ |(K δ)·q̇| dt, sampled
+    once per tick (δ the full joint displacement of the reference).
+    """
+
+    def __init__(self, plan: ModalPlan, *, ramp: float = 0.0):
+        if not (math.isfinite(ramp) and ramp >= 0):
+            raise GaitforgeError(f"ramp must be a non-negative number of seconds, got {ramp!r}")
+        self.plan = plan
+        self.ramp = float(ramp)
+        self.work = 0.0
+        self._last_t = None
+        p = plan
+        Ku = p.K @ p.full_U  # (nv, n): generalized force per unit modal coordinate
+        # One shared frequency (the usual gait): α sin(ωt + γ) = α cos γ sin ωt + α sin γ cos ωt, so the
+        # reference is R0 + e(t) (sin ωt S + cos ωt C) with (h,) vectors precomputed once.
+        self._single = len(set(p.omega.tolist())) == 1
+        a_cos, a_sin = p.alpha * np.cos(p.gamma), p.alpha * np.sin(p.gamma)
+        self._w = float(p.omega[0])
+        self._S, self._C = p.U @ a_cos, p.U @ a_sin
+        self._R0 = p.rest_hinge + p.U @ p.beta
+        self._D0 = p.U @ p.beta
+        self._P = np.vstack([Ku @ a_cos, Ku @ a_sin, Ku @ p.beta])  # (3, nv): power terms
+        self._Ku = Ku
+
+    @property
+    def state(self) -> str:
+        return "modal"
+
+    def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        self.work = 0.0
+        self._last_t = None
+        # Views into this rollout's buffers, kept for the per-tick fast path.
+        self._spring = model.qpos_spring[self.plan.hinge_index] if isinstance(self.plan.hinge_index, slice) else None
+        self._qvel = data.qvel
+        self._SC = np.ascontiguousarray(np.column_stack([self._S, self._C]))
+        coef = self.plan.tendon_coef
+        self._tendons = model.tendon_lengthspring if coef.shape[0] else None
+        # Per tendon, its spring length is T0 + ws TS + wc TC (Python floats: few tendons, cheaper than arrays).
+        self._T = [(float(t0), float(ts), float(tc)) for t0, ts, tc in
+                   zip(self.plan.tendon_rest + coef @ self._D0, coef @ self._S, coef @ self._C)]
+        self._apply(model, 0.0)
+
+    def _envelope(self, t: float) -> float:
+        if self.ramp <= 0.0 or t >= self.ramp:
+            return 1.0
+        s = t / self.ramp
+        return s * s * (3.0 - 2.0 * s)
+
+    def _apply(self, model: mujoco.MjModel, t: float) -> tuple[float, float]:
+        """Set the reference at t [s]; returns the weights (e sin ωt, e cos ωt) of S and C
+        (single frequency), or the modal coordinates (n,) otherwise."""
+        p = self.plan
+        e = self._envelope(t)
+        if self._single:
+            ws, wc = e * math.sin(self._w * t), e * math.cos(self._w * t)
+            delta = self._SC @ (ws, wc)
+            if self._spring is not None:
+                np.add(self._R0, delta, out=self._spring)
+            else:
+                model.qpos_spring[p.hinge_index] = self._R0 + delta
+            if self._tendons is not None:  # both ends of each tendon's spring-length band
+                lengths = self._tendons
+                for i, (t0, ts, tc) in enumerate(self._T):
+                    lengths[i, 0] = lengths[i, 1] = t0 + ws * ts + wc * tc
+            return ws, wc
+        c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
+        delta = p.U @ c
+        model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
+        if p.tendon_coef.shape[0]:
+            length = p.tendon_rest + p.tendon_coef @ delta
+            model.tendon_lengthspring[:, 0] = length
+            model.tendon_lengthspring[:, 1] = length
+        return c
+
+    def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        t = data.time
+        c = self._apply(model, t)
+        if self._last_t is not None:
+            if self._single:
+                v = self._P @ self._qvel
+                power = c[0] * v[0] + c[1] * v[1] + v[2]
+            else:
+                power = float((self._Ku @ c) @ data.qvel)
+            self.work += abs(power) * (t - self._last_t)
+        self._last_t = t
+
+
+def modal_controller(character, basis, recipe: GaitRecipe, *, ramp: float = 0.0) -> ModalController:
+    """A :class:`ModalController` driving ``character`` with ``recipe``'s
+    terms on ``basis`` (a :class:`ModalBasis` of that character)."""
+    return ModalController(ModalPlan(character, basis, recipe), ramp=ramp)

@@ -1,0 +1,143 @@
+"""The shooting problem over modal controller parameters (Nunes et al. 2012,
+surveyed in Kry 2012 §4.5): a parameter vector becomes a modal gait recipe,
+which is simulated from rest for a fixed horizon and scored.
+
+Parameter vector x (2k,) for k driven modes m_1..m_k:
+``[α_1 .. α_k, γ_2 .. γ_k, P]`` — amplitudes α (modal coordinates,
+kg^½ m), phases γ [rad] relative to the first mode (γ_1 = 0) and the period
+P [s] shared by every term (f̃ = 1/P).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+
+OBJECTIVES = ("distance", "speed", "cost")
+
+
+class Score(NamedTuple):
+    """One simulated candidate: distance [m] CoM travel — signed, along the
+    problem's heading when it has one, else horizontal — (0 when diverged);
+    dx [m] signed travel along x; speed [m/s] distance over the horizon;
+    work [J]; cost_of_transport work / (m g distance) (dimensionless, inf
+    without forward travel); cycle_residual
+    (dimensionless, inf when diverged); diverged: the report, or None."""
+
+    distance: float
+    dx: float
+    speed: float
+    work: float
+    cost_of_transport: float
+    cycle_residual: float
+    diverged: str | None
+
+    @property
+    def failed(self) -> bool:
+        return self.diverged is not None
+
+
+class ModalProblem:
+    """Picklable, deterministic evaluator of modal gaits of one creature.
+
+    creature: a built-in creature name or a ``CreatureSpec``; modes: elastic
+    mode indices driven; seconds [s]: horizon; ramp [s]: amplitude fade-in;
+    start_noise: standard deviation of a random start velocity along the
+    driven modes (modal units per s; 0: start at rest; the candidate's seed
+    draws it). The character and its modes are built on first use in each
+    process (not pickled). heading [rad]: direction in the ground plane
+    (0: +x, π: −x) along which travel counts (None: any direction).
+    """
+
+    def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
+                 start_noise: float = 0.0, name: str | None = None, heading: float | None = None):
+        if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
+            raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
+        self.heading = None if heading is None else float(heading)
+        if not modes or len(set(modes)) != len(modes) or any(int(m) < 0 for m in modes):
+            raise GaitforgeError(f"modes must be distinct non-negative mode indices, got {modes!r}")
+        for label, v in (("seconds", seconds), ("ramp", ramp), ("start_noise", start_noise)):
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0) or (label == "seconds" and v <= 0):
+                raise GaitforgeError(f"{label} must be a {'positive' if label == 'seconds' else 'non-negative'} "
+                                     f"finite number, got {v!r}")
+        self.creature = creature
+        self.modes = tuple(int(m) for m in modes)
+        self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
+        self.creature_name = creature if isinstance(creature, str) else creature.name
+        self.name = name or f"{self.creature_name}_modal"
+        self._cache = None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_cache"] = None
+        return state
+
+    @property
+    def size(self) -> int:
+        """Length of the parameter vector (2k)."""
+        return 2 * len(self.modes)
+
+    def setup(self):
+        """(character, basis), built once per process."""
+        if self._cache is None:
+            from gaitforge.creatures import registry
+            from gaitforge.creatures.character import Character
+            from gaitforge.modal import compute_modes
+
+            spec = registry.build(self.creature) if isinstance(self.creature, str) else self.creature
+            character = Character.from_spec(spec)
+            self._cache = (character, compute_modes(character, count=max(self.modes) + 1))
+        return self._cache
+
+    def recipe(self, x: np.ndarray, description: str = "") -> GaitRecipe:
+        """The :class:`GaitRecipe` of parameter vector ``x`` (2k,)."""
+        x = np.asarray(x, float)
+        k = len(self.modes)
+        if x.shape != (2 * k,) or not np.all(np.isfinite(x)):
+            raise GaitforgeError(f"parameter vector must hold {2 * k} finite numbers, got {x!r}")
+        period = float(x[-1])
+        if period <= 0:
+            raise GaitforgeError(f"period must be positive, got {period!r}")
+        phases = [0.0] + [float(p) for p in x[k:2 * k - 1]]
+        terms = tuple(GaitTerm(m, float(a), g, 1.0 / period) for m, a, g in zip(self.modes, x[:k], phases))
+        return GaitRecipe(self.name, self.creature_name, terms, description=description)
+
+    def vector(self, recipe: GaitRecipe) -> np.ndarray:
+        """Inverse of :meth:`recipe` for a recipe of this problem's shape."""
+        terms = {t.mode: t for t in recipe.terms}
+        if tuple(sorted(terms)) != tuple(sorted(self.modes)) or len({t.frequency for t in recipe.terms}) != 1:
+            raise GaitforgeError(f"recipe {recipe.name!r} must drive modes {list(self.modes)} at one frequency")
+        t0 = terms[self.modes[0]]
+        return np.array([terms[m].amplitude for m in self.modes]
+                        + [terms[m].phase - t0.phase for m in self.modes[1:]] + [1.0 / t0.frequency])
+
+    def rollout(self, x: np.ndarray, seed: int = 0):
+        """The :class:`ModalRollout` of candidate ``x``."""
+        from gaitforge.control.modal import run_recipe
+
+        character, basis = self.setup()
+        initial = None
+        if self.start_noise > 0:
+            rng = np.random.default_rng(seed)
+            qvel = basis.shapes[:, list(self.modes)] @ (self.start_noise * rng.standard_normal(len(self.modes)))
+            initial = (character.rest_qpos.copy(), qvel)
+        return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial)
+
+    def __call__(self, x: np.ndarray, seed: int = 0) -> Score:
+        from gaitforge.control.modal.measures import summarize
+
+        try:
+            r = self.rollout(x, seed)
+        except GaitforgeError as exc:  # e.g. a non-positive period: a failed candidate
+            return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, f"invalid candidate: {exc}")
+        character, _ = self.setup()
+        s = summarize(r, character.mass, float(np.asarray(x)[-1]))
+        if self.heading is None or not r.ok:
+            return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged)
+        travel = float(r.displacement @ (math.cos(self.heading), math.sin(self.heading)))
+        cot = s.work / (character.mass * 9.81 * travel) if travel > 1e-9 else math.inf
+        return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None)

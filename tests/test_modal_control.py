@@ -1,0 +1,222 @@
+"""Modal equilibrium-point control in MuJoCo (Kry09 §4.1): the loop and the
+worm crawl with their two lowest elastic modes 90° apart."""
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from gaitforge.control.modal import modal_controller, run_recipe, simulate_modal
+from gaitforge.control.modal.measures import summarize
+from gaitforge.control.modal.presets import RAMP, hand_set
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.modal import compute_modes
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.sim import Controller
+
+
+@pytest.fixture(scope="module")
+def worm():
+    ch = Character.from_spec(registry.build("worm"))
+    return ch, compute_modes(ch, count=6)
+
+
+@pytest.fixture(scope="module")
+def loop():
+    ch = Character.from_spec(registry.build("loop"))
+    return ch, compute_modes(ch, count=6)
+
+
+def _kick(character, basis, seed):
+    """A small random start velocity along the elastic modes (seeded)."""
+    rng = np.random.default_rng(seed)
+    return character.rest_qpos.copy(), basis.shapes @ (0.02 * rng.standard_normal(basis.count))
+
+
+def test_hand_set_gaits_follow_the_paper():
+    for name, f in (("worm", 5.0), ("loop", 5.26)):
+        r = hand_set(name)
+        assert [t.mode for t in r.terms] == [0, 1]
+        assert [t.frequency for t in r.terms] == [f, f]
+        assert r.terms[1].phase - r.terms[0].phase == pytest.approx(math.pi / 2)
+    with pytest.raises(UnknownNameError) as e:
+        hand_set("dog")
+    assert str(e.value) == "no hand-set modal gait for 'dog' (available: worm, loop)"
+
+
+def test_controller_moves_the_spring_reference(loop):
+    ch, basis = loop
+    ctl = modal_controller(ch, basis, hand_set("loop"))
+    assert isinstance(ctl, Controller)
+    m = mujoco.MjModel.__copy__(ch.model)
+    d = mujoco.MjData(m)
+    ctl.reset(m, d)
+    d.time = 0.37
+    ctl.compute(m, d)
+    terms = hand_set("loop").terms
+    c = np.array([t.amplitude * math.sin(2 * math.pi * t.frequency * 0.37 + t.phase) for t in terms])
+    delta = basis.shapes[:, :2] @ c  # (nv,) joint displacement of the reference
+    hinge_q, hinge_v = np.arange(7, m.nq), np.arange(6, m.nv)
+    np.testing.assert_allclose(m.qpos_spring[hinge_q], ch.rest_qpos[hinge_q] + delta[hinge_v], atol=1e-14)
+    # The closure spring (a tendon on the sum of the hinges) moves with the reference.
+    np.testing.assert_allclose(m.tendon_lengthspring[0], [delta[hinge_v].sum()] * 2, atol=1e-14)
+    # The displacement is admissible: the ring stays closed, so the spring force of
+    # the analysed stiffness vanishes at the new reference.
+    assert abs(delta[6:].sum()) < 1e-9 * np.abs(delta).max() or basis.admissible is not None
+    if basis.admissible is not None:
+        N = basis.admissible
+        np.testing.assert_allclose(N @ np.linalg.lstsq(N, delta, rcond=None)[0], delta, atol=1e-12)
+    assert ch.model.qpos_spring[7] == ch.rest_qpos[7]  # the character's own model is untouched
+
+
+@pytest.mark.parametrize("name", ["worm", "loop"])
+def test_crawls_more_than_a_body_length_in_5_s(name, worm, loop):
+    ch, basis = worm if name == "worm" else loop
+    r = run_recipe(ch, hand_set(name), 5.0, basis=basis, ramp=RAMP)
+    assert r.ok, r.divergence
+    assert r.clip.duration == pytest.approx(5.0)
+    assert r.displacement[0] < -r.body_length  # head first (toward -x), more than one body length
+    assert abs(r.displacement[1]) < 0.05 * r.distance  # straight: planar creatures stay in their plane
+    # Traces: one sample per clip frame; contacts come and go; the work only grows.
+    n = r.clip.n_frames
+    assert r.kinetic.shape == r.potential.shape == r.work.shape == (n,)
+    assert r.ground_contact.shape == (n, ch.model.nbody - 1)
+    # Both move in bouncing strides: airborne in a third (worm) to half (loop) of the frames.
+    touching = r.ground_contact.any(axis=1)
+    assert 0.3 < touching.mean() < 0.9
+    assert r.ground_contact[touching].sum(axis=1).min() < ch.model.nbody - 1  # never all flat
+    assert np.all(np.diff(r.work) >= 0) and r.work[-1] > 0
+    again = run_recipe(ch, hand_set(name), 5.0, basis=basis, ramp=RAMP)
+    assert again.clip == r.clip and np.array_equal(again.kinetic, r.kinetic)  # bit for bit
+
+
+@pytest.mark.parametrize("name", ["worm", "loop"])
+def test_direction_holds_under_small_start_perturbations(name, worm, loop):
+    ch, basis = worm if name == "worm" else loop
+    ctl = lambda: modal_controller(ch, basis, hand_set(name), ramp=RAMP)  # noqa: E731
+    for seed in (1, 2, 3):
+        r = simulate_modal(ch, ctl(), 5.0, initial=_kick(ch, basis, seed))
+        assert r.ok
+        assert r.displacement[0] < -r.body_length, (seed, r.displacement)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["worm", "loop"])
+def test_holds_for_60_s(name, worm, loop):
+    ch, basis = worm if name == "worm" else loop
+    r = run_recipe(ch, hand_set(name), 60.0, basis=basis, ramp=RAMP)
+    assert r.ok, r.divergence
+    # Keeps travelling the same way through the whole minute, every 10 s.
+    steps = r.com[::1000, 0]
+    assert len(steps) == 7 and np.all(np.diff(steps) < -r.body_length)
+    # Bounded energy: the kinetic energy stays below what a 1 m drop of the body would give.
+    assert r.kinetic.max() < ch.mass * 9.81 * 1.0
+    s = summarize(r, ch.mass, 1.0 / hand_set(name).terms[0].frequency)
+    assert s.body_lengths > 12 and math.isfinite(s.cost_of_transport)
+
+
+def test_divergence_is_reported_with_time_and_cause(worm):
+    ch, basis = worm
+    r = simulate_modal(ch, modal_controller(ch, basis, hand_set("worm")), 2.0, energy_limit=0.05)
+    assert not r.ok
+    assert r.divergence.cause.startswith("energy blow-up: kinetic energy ")
+    assert r.divergence.cause.endswith(" J > 0.05 J")
+    assert 0.0 < r.divergence.time < 2.0
+    assert r.clip.duration < 2.0 and r.clip.duration == pytest.approx(r.divergence.time, abs=0.03)
+    assert str(r.divergence).startswith(f"diverged at t = {r.divergence.time:.3f} s (energy blow-up")
+    s = summarize(r, ch.mass, 0.2)
+    assert s.distance == 0.0 and s.cycle_residual == math.inf and s.diverged == str(r.divergence)
+
+
+def test_wild_amplitude_diverges_instead_of_running_on(worm):
+    ch, basis = worm
+    wild = GaitRecipe("wild", "worm", (GaitTerm(0, 5.0, 0.0, 5.0), GaitTerm(1, 5.0, 1.0, 5.0)))
+    r = run_recipe(ch, wild, 5.0, basis=basis, ramp=0.0)
+    assert not r.ok
+    assert r.divergence.cause.startswith(("energy blow-up", "MuJoCo warning", "simulation diverged"))
+
+
+def test_errors(worm):
+    ch, basis = worm
+    bad = GaitRecipe("bad", "worm", (GaitTerm(9, 0.01, 0.0, 5.0),))
+    with pytest.raises(GaitforgeError) as e:
+        modal_controller(ch, basis, bad)
+    assert str(e.value) == "recipe 'bad' names mode 9 but only 6 elastic modes were computed"
+    with pytest.raises(GaitforgeError) as e:
+        simulate_modal(ch, modal_controller(ch, basis, hand_set("worm")), float("nan"))
+    assert str(e.value) == "seconds must be a positive finite number, got nan"
+    with pytest.raises(GaitforgeError) as e:
+        modal_controller(ch, basis, hand_set("worm"), ramp=-1.0)
+    assert str(e.value) == "ramp must be a non-negative number of seconds, got -1.0"
+
+
+def test_clip_exports_like_any_clip(worm, tmp_path):
+    from gaitforge.io.clipfiles import load_npz, save_motion
+
+    ch, basis = worm
+    r = run_recipe(ch, hand_set("worm"), 0.5, basis=basis)
+    save_motion(ch, r.clip, tmp_path / "crawl.npz")
+    assert load_npz(tmp_path / "crawl.npz", ch) == r.clip
+    save_motion(ch, r.clip, tmp_path / "crawl.bvh")
+    assert (tmp_path / "crawl.bvh").read_text().startswith("HIERARCHY")
+
+
+class _Kicker:
+    """A controller that throws the state out of range at t = 0.1 s."""
+
+    state = "kick"
+
+    def reset(self, model, data):
+        pass
+
+    def compute(self, model, data):
+        if data.time >= 0.1 - 1e-9:
+            data.qvel[:] = 1e12
+
+
+def test_mujoco_warning_is_reported_with_its_time(worm):
+    ch, _ = worm
+    r = simulate_modal(ch, _Kicker(), 1.0)
+    assert not r.ok
+    assert r.divergence.cause == "MuJoCo warning: badqvel"
+    assert r.divergence.time == pytest.approx(0.1, abs=0.0021)
+    assert r.clip.duration < 0.2
+
+
+def test_refuses_modes_it_cannot_drive():
+    dog = Character.from_spec(registry.build("dog"))
+    basis = compute_modes(dog, count=1)
+    recipe = GaitRecipe("bob", "dog", (GaitTerm(0, 0.01, 0.0, 2.0),))
+    with pytest.raises(GaitforgeError) as e:
+        modal_controller(dog, basis, recipe)
+    assert str(e.value).startswith("modal control moves hinge and slide springs only; the modes of recipe 'bob' "
+                                   "also turn ball joints of dog (e.g. ")
+    worm = Character.from_spec(registry.build("worm"))
+    scaled = compute_modes(worm, count=2, stiffness_scale=2.0)
+    with pytest.raises(GaitforgeError) as e:
+        modal_controller(worm, scaled, hand_set("worm"))
+    assert str(e.value) == ("modal control needs modes of the simulated springs (stiffness_scale 1), the basis "
+                            "has stiffness_scale 2")
+
+
+@pytest.mark.parametrize("terms", [
+    (GaitTerm(0, 0.003, 0.4, 5.0, 0.001), GaitTerm(1, 0.002, 1.9, 5.0, -0.002)),  # one frequency, offsets β
+    (GaitTerm(0, 0.003, 0.4, 5.0), GaitTerm(1, 0.002, 1.9, 7.5, 0.002)),  # two frequencies
+])
+def test_reference_formula_with_offsets_and_frequencies(loop, terms):
+    ch, basis = loop
+    ctl = modal_controller(ch, basis, GaitRecipe("t", "loop", terms), ramp=0.2)
+    m = mujoco.MjModel.__copy__(ch.model)
+    d = mujoco.MjData(m)
+    ctl.reset(m, d)
+    for t in (0.05, 0.31):  # inside and after the fade-in
+        d.time = t
+        ctl.compute(m, d)
+        s = min(t / 0.2, 1.0)
+        e = s * s * (3 - 2 * s)
+        c = np.array([x.amplitude * e * math.sin(2 * math.pi * x.frequency * t + x.phase) + x.offset for x in terms])
+        delta = (basis.shapes[:, :2] @ c)[6:]
+        np.testing.assert_allclose(m.qpos_spring[7:], ch.rest_qpos[7:] + delta, atol=1e-14)
+        np.testing.assert_allclose(m.tendon_lengthspring[0], [delta.sum()] * 2, atol=1e-14)
