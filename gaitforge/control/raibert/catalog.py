@@ -89,9 +89,7 @@ def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = No
             gains = options.pop("gains", None) or dict(quadruped_gains.GAIT_GAINS)
             options["gains"] = {g: scale_gains(gg, scale) for g, gg in gains.items()}
         ctrl = quadruped.make_controller(character, gait, v, path=path, **options)
-        model = copy.copy(character.model)
-        model.opt.timestep = quadruped_gains.TIMESTEP * factor("time", scale)
-        dt = ctrl.control_dt * factor("time", scale)
+        model, dt = ctrl.simulation_model(), ctrl.control_dt
     else:
         gains = scale_gains(options.pop("gains", None) or kangaroo.KangarooGains(), scale)
         ctrl = kangaroo.make_controller(character, gait, v, gains=gains, **options)

@@ -67,11 +67,12 @@ from typing import Callable, Sequence
 import mujoco
 import numpy as np
 
-from gaitforge.control.raibert.common import trunk_fall_check
+from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.quadruped_gains import (
     CONTROL_DT,
+    FALL_HEIGHT,
     GAIT_GAINS,
     LEG_LENGTH,
     SPEED_RANGES,
@@ -82,6 +83,7 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_EPS,
     F_FULL,
     F_HIP,
+    F_LEG,
     F_SIZE,
     FLIGHT,
     I_HIP_D,
@@ -95,9 +97,10 @@ from gaitforge.control.raibert.quadruped_kernel import (
 )
 from gaitforge.control.raibert.quadruped_legs import PHASES, LegEvents
 from gaitforge.control.raibert.quadruped_tick import tick
+from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.raibert.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, UnknownNameError
 
 
 class QuadrupedRunner(LegEvents):
@@ -110,8 +113,6 @@ class QuadrupedRunner(LegEvents):
     ``GAIT_GAINS``. ``control_dt`` [s] and :meth:`simulation_model` give the
     control period and physics step it is tuned for.
     """
-
-    control_dt = CONTROL_DT
 
     def __init__(self, character: Character, schedule: Sequence[tuple[float, str, float]],
                  path: WaypointPath | None = None, gains: dict[str, QuadrupedGains] | None = None,
@@ -140,6 +141,11 @@ class QuadrupedRunner(LegEvents):
         self._F = np.zeros(F_SIZE)
         self._I = I = np.zeros(I_SIZE, np.int64)
         self._F[F_HIP:F_HIP + 12] = self.hips.ravel()
+        self.leg_length = self._F[F_LEG] = quadruped_leg_length(character)
+        # Timing follows the creature's size (RH91 Table 1: times × √L).
+        self.size = self.leg_length / LEG_LENGTH
+        self.control_dt = CONTROL_DT * factor("time", self.size)
+        self.timestep = TIMESTEP * factor("time", self.size)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
         for i in range(4):
             I[I_HIP_Q + i], I[I_HIP_D + i], I[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
@@ -159,7 +165,7 @@ class QuadrupedRunner(LegEvents):
     def simulation_model(self) -> mujoco.MjModel:
         """A copy of the creature's model with the physics step this controller is tuned for."""
         m = copy.copy(self.character.model)
-        m.opt.timestep = TIMESTEP
+        m.opt.timestep = self.timestep
         return m
 
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -172,7 +178,7 @@ class QuadrupedRunner(LegEvents):
         self._set_gait(gait, speed)
         self._gait_start = 0.0
         g = self.g
-        self._fsm = PhaseMachine(compress_eps=0.005, full_fraction=1.0 - 0.01 / LEG_LENGTH)
+        self._fsm = PhaseMachine(compress_eps=g.compress_eps, full_fraction=1.0 - g.full_margin / self.leg_length)
         self._F[F_EPS], self._F[F_FULL] = self._fsm.compress_eps, self._fsm.full_fraction
         self._I[I_PHASE] = FLIGHT
         self._reset_state()
@@ -188,7 +194,7 @@ class QuadrupedRunner(LegEvents):
         for i in self.pairs[1]:
             data.qpos[self.slide_q[i]] = -g.retract
         self.rest_out = self.rest
-        data.qpos[2] = LEG_LENGTH + g.landing + 0.03
+        data.qpos[2] = self.leg_length + g.landing + g.start_clearance
         self._update_command(0.0, data.qpos)
         half = 0.5 * self.heading
         data.qpos[3:7] = (math.cos(half), 0.0, 0.0, math.sin(half))
@@ -224,7 +230,7 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     """A running controller for the RH91 quadruped.
 
     gait: one of ``SPEED_RANGES`` ("trot", "bound", "gallop"); speed [m/s],
-    clamped into ``SPEED_RANGES[gait]`` with a warning. options:
+    clamped into ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning. options:
     ``schedule`` (later ``(t_start [s], gait, speed [m/s])`` changes, applied at
     the next liftoff), ``path`` (a :class:`WaypointPath` to follow),
     ``lookahead`` [m] (the path follower's), ``gains`` (gait →
@@ -233,10 +239,11 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     and ``model=controller.simulation_model()``.
     """
     checked = []
+    speed_factor = factor("velocity", quadruped_leg_length(character) / LEG_LENGTH)
     for t, g, s in [(0.0, gait, speed), *options.pop("schedule", ())]:
         if g not in SPEED_RANGES:
-            raise GaitforgeError(f"unknown quadruped gait {g!r} (valid gaits: {', '.join(SPEED_RANGES)})")
-        lo, hi = SPEED_RANGES[g]
+            raise UnknownNameError(f"unknown quadruped gait {g!r} (valid gaits: {', '.join(SPEED_RANGES)})")
+        lo, hi = (v * speed_factor for v in SPEED_RANGES[g])
         if not lo <= s <= hi:
             warnings.warn(f"desired speed {s} m/s is outside the quadruped {g} range [{lo}, {hi}] m/s; "
                           f"clamped", stacklevel=2)
@@ -257,6 +264,14 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     return QuadrupedRunner(character, checked, path=path, gains=gains, lookahead=lookahead)
 
 
+def quadruped_leg_length(character: Character) -> float:
+    """The creature's leg length [m], hip to foot with the spring relaxed
+    (front-left leg; the four are alike)."""
+    return leg_geometry(character, "front_left_upper_leg", "front_left_lower_leg", "front_left_foot").length
+
+
 def fall_check(character: Character) -> Callable[[mujoco.MjData], str | None]:
-    """Trunk below 0.4 m or tilted beyond 60°: a fall."""
-    return trunk_fall_check(0.4, math.radians(60.0), character.model.body("trunk").id)
+    """Trunk below 0.4 m (the unscaled robot's; × the leg length's scale) or
+    tilted beyond 60°: a fall."""
+    height = FALL_HEIGHT * (quadruped_leg_length(character) / LEG_LENGTH)
+    return trunk_fall_check(height, math.radians(60.0), character.model.body("trunk").id)

@@ -16,7 +16,7 @@ hip angle set points [rad] and leg rest lengths [m]), ``frc``
 (model.jnt_stiffness flat) and ``damp`` (model.dof_damping (nv,)).
 
 Leg indices: 0 front-left, 1 front-right, 2 rear-left, 3 rear-right. Leg
-rest lengths are metres from the full length ``LEG_LENGTH``. Phase codes are
+rest lengths are metres from the full length ``F[F_LEG]`` (the creature's own). Phase codes are
 the order of :class:`~gaitforge.control.raibert.fsm.Phase`: 0 flight,
 1 loading, 2 compression, 3 thrust, 4 unloading.
 """
@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH
+from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
 from gaitforge.control.raibert.virtual_legs import torque_allocation_into
 
 G = 9.81  # m/s²
@@ -57,7 +57,13 @@ F_TIMER = 83         # (2, 4) each pair's StanceTimer: touchdown, liftoff time, 
 F_ROLL, F_PITCH, F_R6, F_R7 = range(91, 95)  # a liftoff tick's attitude, kept for its second half
 F_LOG = 95           # (LOG_SIZE,) times [s] of the phase changes not yet copied into the PhaseMachine
 LOG_SIZE = 64        # a liftoff goes to Python (to copy it) before a cycle's 5 changes could overflow it
-F_SIZE = F_LOG + LOG_SIZE
+F_LEG = F_LOG + LOG_SIZE  # the creature's leg length, hip to foot with the spring relaxed [m]
+# F: more gains of the current gait (QuadrupedGains fields), after F_LEG
+MORE_FIELDS = ("trim_floor", "settle_time", "thrust_min", "thrust_max", "touch_slack", "stagger_eps",
+               "full_margin")
+(F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN, F_THRUST_MAX, F_TOUCH_SLACK, F_STAGGER_EPS,
+ F_FULL_MARGIN) = range(F_LEG + 1, F_LEG + 8)
+F_SIZE = F_LEG + 8
 
 I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE = 0, 4, 8, 16, 20, 24  # per leg (I_HIP_J: 2 per leg)
 I_PAIRS = 28         # (2, 2) legs of virtual leg 0 and 1, leader first
@@ -98,10 +104,10 @@ def leg_cycle(F, I, q, spring, frc, stiff, damp, i, xdot, touching):
     x = q[I[I_SLIDE_Q + i]]
     if p == FLIGHT and touching:
         I[I_LEG_PHASE + i] = COMPRESSION
-    elif p == COMPRESSION and x < F[F_REST + i] - 0.005 and xdot > 0.0:
+    elif p == COMPRESSION and x < F[F_REST + i] - F[F_STAGGER_EPS] and xdot > 0.0:
         I[I_LEG_PHASE + i] = THRUST
         F[F_REST + i] += F[F_THRUST + I[I_ACTIVE]]
-    elif p == THRUST and x > F[F_REST + i] - 0.01:
+    elif p == THRUST and x > F[F_REST + i] - F[F_FULL_MARGIN]:
         I[I_LEG_PHASE + i] = UNLOADING
         F[F_REST + i] = -F[F_RETRACT]
     elif p == UNLOADING and not touching:
@@ -119,7 +125,7 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
     ``trail_short``. t [s]; r6, r7: the trunk's rotation matrix entries
     R[2,0], R[2,1]."""
     ts = F[F_TS]
-    if I[I_TD_VALID] == 0 or t - F[F_TD_T] < 0.05:
+    if I[I_TD_VALID] == 0 or t - F[F_TD_T] < F[F_SETTLE]:
         vx, vy = v[0], v[1]
     else:  # mean velocity since the last touchdown: the trunk's own swings average out
         dt = t - F[F_TD_T]
@@ -128,7 +134,7 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
     vxh, vyh = c * vx + s * vy, c * vy - s * vx
     xf = 0.5 * vxh * ts + F[F_KX] * (vxh - F[F_WANT] - F[F_TRIM])
     yf = 0.5 * vyh * ts + F[F_KY] * vyh
-    ell = LEG_LENGTH + F[F_LANDING]
+    ell = F[F_LEG] + F[F_LANDING]
     wz = -math.sqrt(max(ell * ell - xf * xf - yf * yf, 0.25 * ell * ell))
     wx, wy = c * xf - s * yf, s * xf + c * yf
     # Into trunk axes (Rᵀ from the quaternion): the foot lands where Eq. 3
@@ -161,7 +167,7 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
     # the hip's height allows: a leg swung forward at full length would
     # scuff the ground.
     half = 0.5 * (hz0 - hz1)
-    top = -F[F_CLEARANCE] - LEG_LENGTH
+    top = -F[F_CLEARANCE] - F[F_LEG]
     if I[I_STANCE + a0] == 0:
         h = I[I_HIP_Q + a0]
         spring[h], spring[h + 1] = a, b
@@ -193,7 +199,7 @@ def allocate(F, I, q, n, l0, l1):
             P[k, c] = F[F_HIP + 3 * i + c]
         h = I[I_HIP_Q + i]
         ang[k, 0], ang[k, 1] = q[h], q[h + 1]
-        ell[k] = LEG_LENGTH + q[I[I_SLIDE_Q + i]]
+        ell[k] = F[F_LEG] + q[I[I_SLIDE_Q + i]]
     torque_allocation_into(P, ang, ell, 1e-3, W)
     for r in range(2 * n):
         for c in range(3):
@@ -253,7 +259,7 @@ def idle_legs(F, I, q, spring, roll, pitch, r6, r7, a0, a1, shorten):
         h = I[I_HIP_Q + I[I_PAIRS + 2 * idle + k]]
         spring[h], spring[h + 1] = -roll, b
     if I[I_IDLE_CLEAR] != 0 and shorten:
-        lo, hi, top = -F[F_RETRACT], F[F_LANDING], q[2] - F[F_CLEARANCE] - LEG_LENGTH
+        lo, hi, top = -F[F_RETRACT], F[F_LANDING], q[2] - F[F_CLEARANCE] - F[F_LEG]
         for k in range(2):
             i = I[I_PAIRS + 2 * idle + k]
             if I[I_STANCE + i] == 0:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH
 from gaitforge.control.raibert.quadruped_kernel import (
     COMPRESSION,
     F_APEX,
@@ -29,6 +28,7 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_HC,
     F_HIP_TOP,
     F_HS,
+    F_LEG,
     F_LEG_STEP,
     F_LOG,
     F_MIN_STANCE,
@@ -46,11 +46,16 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_TD_T,
     F_TD_TIME,
     F_TD_X,
+    F_SETTLE,
     F_TD_Y,
     F_THRUST,
+    F_THRUST_MAX,
+    F_THRUST_MIN,
     F_TIMER,
     F_TOUCH,
+    F_TOUCH_SLACK,
     F_TRIM,
+    F_TRIM_FLOOR,
     F_TRIM_LIMIT,
     F_TS,
     F_UNISON,
@@ -95,13 +100,14 @@ def touchdown(F, I, q, t):
     k = I[I_ACTIVE]
     top = F[F_HIP_TOP + k]
     if top > 0.0:
-        F[F_THRUST + k] = min(max(F[F_THRUST + k] + F[F_APEX_GAIN] * (F[F_APEX] - top), -0.03), 0.08)
-    if I[I_TD_VALID] != 0 and t - F[F_TD_T] > 0.05:
+        F[F_THRUST + k] = min(max(F[F_THRUST + k] + F[F_APEX_GAIN] * (F[F_APEX] - top), F[F_THRUST_MIN]),
+                                F[F_THRUST_MAX])
+    if I[I_TD_VALID] != 0 and t - F[F_TD_T] > F[F_SETTLE]:
         t0, x0, y0 = F[F_TD_T], F[F_TD_X], F[F_TD_Y]
         c, s = F[F_HC], F[F_HS]
         got = (c * (q[0] - x0) + s * (q[1] - y0)) / (t - t0)
         want = F[F_WANT]
-        bound = F[F_TRIM_LIMIT] * want + 0.1
+        bound = F[F_TRIM_LIMIT] * want + F[F_TRIM_FLOOR]
         F[F_TRIM] = min(max(F[F_TRIM] + F[F_SPEED_TRIM_GAIN] * (want - got), -bound), bound)
     F[F_TD_TIME] = F[F_TD_T] = t
     F[F_TD_X], F[F_TD_Y] = q[0], q[1]
@@ -179,8 +185,8 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
         a0, a1 = I[I_PAIRS + 2 * active], I[I_PAIRS + 2 * active + 1]
         th = F[F_TOUCH]
         x0, x1 = q[I[I_SLIDE_Q + a0]], q[I[I_SLIDE_Q + a1]]
-        t0 = sites[I[I_SITE + a0], 2] < th and x0 < F[F_REST_OUT + a0] - 0.002
-        t1 = sites[I[I_SITE + a1], 2] < th and x1 < F[F_REST_OUT + a1] - 0.002
+        t0 = sites[I[I_SITE + a0], 2] < th and x0 < F[F_REST_OUT + a0] - F[F_TOUCH_SLACK]
+        t1 = sites[I[I_SITE + a1], 2] < th and x1 < F[F_REST_OUT + a1] - F[F_TOUCH_SLACK]
         before = I[I_PHASE]
         touch = t0 or t1 or (before != FLIGHT and t - F[F_TD_TIME] < F[F_MIN_STANCE])
         phase = before
@@ -190,8 +196,8 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
         elif not touch:
             phase = FLIGHT
         else:
-            length = LEG_LENGTH + 0.5 * (x0 + x1)
-            rest_length = LEG_LENGTH + 0.5 * (F[F_REST_OUT + a0] + F[F_REST_OUT + a1])
+            length = F[F_LEG] + 0.5 * (x0 + x1)
+            rest_length = F[F_LEG] + 0.5 * (F[F_REST_OUT + a0] + F[F_REST_OUT + a1])
             if before == LOADING:
                 if length < rest_length - F[F_EPS]:
                     phase = COMPRESSION
