@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gaitforge.control.raibert.biped_kernel import CONTROL_DT, LEG_LENGTH
-from gaitforge.control.raibert.common import trunk_fall_check
+from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
+from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
@@ -45,6 +46,11 @@ GAITS = ("run", "gallop_together", "gallop_alternate")
 SPEED_RANGES: dict[str, tuple[float, float]] = {
     "run": (0.5, 4.0), "gallop_together": (0.5, 1.25), "gallop_alternate": (0.5, 1.0)}
 SIDES = ("left", "right")
+FALL_HEIGHT = 0.45  # m: trunk height of a fall for the unscaled robot (scaled with the leg length)
+
+
+def _q(quantity: str, default: float):
+    return field(default=default, metadata={"quantity": quantity})
 
 
 @dataclass(frozen=True)
@@ -64,29 +70,42 @@ class BipedGains:
     support before it (run); trim_gain, trim_max [m/s]: speed trim learning
     rate and bound; gallop_lag [s]: least delay of the leading footfall
     after the trailing one; gallop_share: share of the energy deficit the
-    trailing leg injects.
+    trailing leg injects; compress_eps [m]: the phase machine's (LOADING to
+    COMPRESSION); touch_slack [m]: a leg this much shorter than its rest
+    length is loaded; speed_floor [m/s]: the speed trim learns only while the
+    desired velocity changed by less than 15 % of max(speed, speed_floor)
+    since the last step; late_fall_speed [m/s], late_time [s]: a gallop leg
+    lengthens regardless of its aim once the mass centre falls faster, or
+    (leading leg) this long after the trailing foot landed. Every field
+    names its RH91 Table 1 quantity (``metadata["quantity"]``), so
+    ``scaled.scale_gains`` scales them.
     """
 
-    k_x: float = 0.08
-    stance_default: float = 0.18
-    kp_posture: float = 600.0
-    kv_posture: float = 50.0
-    kp_yaw: float = 30.0
-    kv_yaw: float = 16.0
-    hip_kp: float = 400.0
-    hip_kv: float = 10.0
-    landing: float = 0.0
-    short: float = -0.15
-    apex: float = 0.86
-    thrust_max: float = 0.09
-    slew: float = 1.5
-    loss_gain: float = 0.5
-    torsion: float = 0.02
-    roll_lead: float = 0.5
-    trim_gain: float = 0.3
-    trim_max: float = 1.0
-    gallop_lag: float = 0.0
-    gallop_share: float = 0.5
+    k_x: float = _q("time", 0.08)
+    stance_default: float = _q("time", 0.18)
+    kp_posture: float = _q("torsional_stiffness", 600.0)
+    kv_posture: float = _q("torsional_damping", 50.0)
+    kp_yaw: float = _q("torsional_stiffness", 30.0)
+    kv_yaw: float = _q("torsional_damping", 16.0)
+    hip_kp: float = _q("torsional_stiffness", 400.0)
+    hip_kv: float = _q("torsional_damping", 10.0)
+    landing: float = _q("displacement", 0.0)
+    short: float = _q("displacement", -0.15)
+    apex: float = _q("length", 0.86)
+    thrust_max: float = _q("displacement", 0.09)
+    slew: float = _q("velocity", 1.5)
+    loss_gain: float = _q("angle", 0.5)
+    torsion: float = _q("length", 0.02)
+    roll_lead: float = _q("angle", 0.5)
+    trim_gain: float = _q("angle", 0.3)
+    trim_max: float = _q("velocity", 1.0)
+    gallop_lag: float = _q("time", 0.0)
+    gallop_share: float = _q("angle", 0.5)
+    compress_eps: float = _q("displacement", 0.003)
+    touch_slack: float = _q("displacement", 0.005)
+    speed_floor: float = _q("velocity", 0.1)
+    late_fall_speed: float = _q("velocity", 1.5)
+    late_time: float = _q("time", 0.15)
 
 
 def quat_to_mat(w: float, x: float, y: float, z: float) -> tuple[float, ...]:
@@ -96,9 +115,19 @@ def quat_to_mat(w: float, x: float, y: float, z: float) -> tuple[float, ...]:
             2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
 
 
+def leg_geometries(character: Character):
+    """The left and right legs' ``common.LegGeometry`` read from the model."""
+    return tuple(leg_geometry(character, f"{s}_upper_leg", f"{s}_lower_leg", f"{s}_foot") for s in SIDES)
+
+
+def size(character: Character) -> float:
+    """The creature's size relative to the RH91 biped: leg length / 0.83 m."""
+    return leg_geometries(character)[0].length / LEG_LENGTH
+
+
 def fall_check(character: Character):
-    """Fall detector: trunk (hip) below 0.45 m or tilted beyond 45°."""
-    return trunk_fall_check(0.45, math.radians(45.0), body=character.body_id("trunk"))
+    """Fall detector: trunk (hip) below 0.45 m (× ``size``) or tilted beyond 45°."""
+    return trunk_fall_check(FALL_HEIGHT * size(character), math.radians(45.0), body=character.body_id("trunk"))
 
 
 def make_controller(character: Character, gait: str, speed: float, *, gains: BipedGains | None = None,
@@ -109,14 +138,14 @@ def make_controller(character: Character, gait: str, speed: float, *, gains: Bip
     gait: ``run`` (RH91 Fig. 4), ``gallop_together`` (legs swing forward
     together in flight) or ``gallop_alternate`` (each leg swings forward in
     the other's single support); speed [m/s], clamped into
-    ``SPEED_RANGES[gait]`` with a warning; heading [rad]: direction of travel;
+    ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning; heading [rad]: direction of travel;
     path: follow these waypoints at ``speed`` (carrot ``lookahead`` [m]).
     """
     if gait not in GAITS:
         raise UnknownNameError(f"unknown biped gait {gait!r} (valid gaits: {', '.join(GAITS)})")
     if not all(f"{s}_{part}" in character.joints for s in SIDES for part in ("upper_leg", "lower_leg")):
         raise GaitforgeError(f"the biped controllers need the raibert_biped creature, got {character.name!r}")
-    lo, hi = SPEED_RANGES[gait]
+    lo, hi = (v * factor("velocity", size(character)) for v in SPEED_RANGES[gait])
     if not lo <= speed <= hi:
         clamped = min(max(speed, lo), hi)
         warnings.warn(f"biped {gait}: desired speed {speed} m/s is outside the supported range "

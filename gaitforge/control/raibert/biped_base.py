@@ -19,7 +19,8 @@ import numpy as np
 from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert import biped_kernel as K
 from gaitforge.control.raibert import biped_servo
-from gaitforge.control.raibert.biped import BipedGains, quat_to_mat
+from gaitforge.control.raibert.biped import SIDES, BipedGains, leg_geometries, quat_to_mat
+from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
@@ -73,13 +74,19 @@ class BipedBase:
         self.character, self.gains, self.speed, self.heading0 = character, gains, float(speed), float(heading)
         self.follower = PathFollower(path, speed, lookahead) if path is not None else None
         m = character.model
-        self.legs = (_Leg(m, character, "left", 0.072, 0), _Leg(m, character, "right", -0.072, 1))
+        geometry = leg_geometries(character)
+        self.legs = tuple(_Leg(m, character, side, g.hip[1], i) for i, (side, g) in enumerate(zip(SIDES, geometry)))
+        # Timing follows the creature's size (RH91 Table 1: times × √L).
+        self.leg_length = geometry[0].length
+        self.control_dt = K.CONTROL_DT * factor("time", self.leg_length / K.LEG_LENGTH)
         self.mass = character.mass
         self.k_leg = float(m.jnt_stiffness[self.legs[0].slide_jnt])
         self.b_leg = float(m.dof_damping[self.legs[0].slide_d])
         self.foot_r = float(m.geom_size[self.legs[0].foot, 0])
         s, g = np.zeros(K.SIZE), gains
-        s[K.SLEW] = g.slew * K.CONTROL_DT  # [m] largest rest-length change per tick
+        s[K.SLEW] = g.slew * self.control_dt  # [m] largest rest-length change per tick
+        s[[K.LEG_LEN, K.DT, K.TOUCH_SLACK, K.SPEED_FLOOR, K.LATE_VZ, K.LATE_T]] = (
+            self.leg_length, self.control_dt, g.touch_slack, g.speed_floor, g.late_fall_speed, g.late_time)
         s[[K.K_X, K.LANDING, K.SHORT, K.KP, K.KV, K.KP_YAW, K.KV_YAW, K.LAG, K.APEX, K.THRUST_MAX, K.SHARE,
            K.HIP_KP, K.HIP_KV, K.LOSS_GAIN, K.TRIM_GAIN, K.TRIM_MAX, K.ROLL_LEAD]] = (
             g.k_x, g.landing, g.short, g.kp_posture, g.kv_posture, g.kp_yaw, g.kv_yaw, g.gallop_lag, g.apex,

@@ -62,7 +62,7 @@ class BipedGallop(Support, BipedBase):
         self.kstate[K.GALLOP], self.kstate[K.ALTERNATE] = 1.0, style == "alternate"
 
     def reset(self, model, data) -> None:
-        self._machines = (PhaseMachine(compress_eps=0.003), PhaseMachine(compress_eps=0.003))
+        self._machines = (PhaseMachine(compress_eps=self.gains.compress_eps), PhaseMachine(compress_eps=self.gains.compress_eps))
         self._timers = (StanceTimer(default=self.gains.stance_default),
                         StanceTimer(default=self.gains.stance_default))
         super().reset(model, data)

@@ -41,8 +41,9 @@ import math
 from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.toolbox import G
 
-CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick
-LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63)
+CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick (× √L scaled by L)
+LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63) of the unscaled
+# robot; the controllers read their creature's own into the state (LEG_LEN)
 
 FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)  # phase codes, in fsm.Phase order
 # A tick returns DONE, DONE_PRE (done; measure the velocity before the next
@@ -83,7 +84,11 @@ NQ, NV, NGEOM, NBODY, NJNT = range(92, 97)
 # touching, length [m], rate [m/s], rest length [m]: the phase machine's
 # inputs; the new phase code), room for QCAP.
 QN, QUEUE, QITEM, QCAP = 97, 98, 7, 16
-SIZE = QUEUE + QITEM * QCAP
+# After the queue: the creature's leg length [m] (hip to foot tip at slide 0),
+# the control period [s], and BipedGains thresholds: touch_slack [m],
+# speed_floor [m/s], late_fall_speed [m/s], late_time [s].
+LEG_LEN, DT, TOUCH_SLACK, SPEED_FLOOR, LATE_VZ, LATE_T = range(QUEUE + QITEM * QCAP, QUEUE + QITEM * QCAP + 6)
+SIZE = LATE_T + 1
 
 
 @kernel
@@ -157,7 +162,7 @@ def learn(kind, t, qpos, com, s):
     s[APEX_Z] = -math.inf
     cx, cy, vd0, vd1, last = com[0, 0], com[0, 1], s[VD], s[VD + 1], s[LAST_T]
     if not math.isnan(last) and t > last and \
-            abs(s[LAST_VD] - vd0) + abs(s[LAST_VD + 1] - vd1) < 0.15 * max(s[SPEED], 0.1):
+            abs(s[LAST_VD] - vd0) + abs(s[LAST_VD + 1] - vd1) < 0.15 * max(s[SPEED], s[SPEED_FLOOR]):
         ex = vd0 - (cx - s[LAST_X]) / (t - last)
         ey = vd1 - (cy - s[LAST_Y]) / (t - last)
         c, sn, k, lim = math.cos(s[YAW_D]), math.sin(s[YAW_D]), s[TRIM_GAIN], s[TRIM_MAX]
@@ -230,7 +235,7 @@ def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, q
     """Step the phase machine following leg ``i`` (the gallop's machine
     ``i``, the run's only one) by one tick, as the controllers feed it (a
     foot counts as loaded while it touches or its spring is compressed by
-    over 5 mm), and act on a phase change: touchdown, thrust (the gallop:
+    over ``touch_slack``, 5 mm), and act on a phase change: touchdown, thrust (the gallop:
     unless the leg is already short; its leading leg's thrust makes a
     trailing leg in stance unload), unloading, liftoff. Queues the change for
     the Python phase machine. Returns -1 (no change), ``NEED_VEL`` (the
@@ -246,8 +251,8 @@ def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, q
         new, touching, length, rate, rest_length = LOADING, True, 0.0, 0.0, 0.0  # (lengths unused)
     else:
         x, rest = qpos[int(s[b + SLIDE_Q])], s[REST + i]
-        touching = touch or rest - x > 0.005
-        length, rate, rest_length = LEG_LENGTH + x, qvel[int(s[b + SLIDE_D])], LEG_LENGTH + rest
+        touching = touch or rest - x > s[TOUCH_SLACK]
+        length, rate, rest_length = s[LEG_LEN] + x, qvel[int(s[b + SLIDE_D])], s[LEG_LEN] + rest
         new = next_phase(ph, touching, length, rate, rest_length, s[EPS], s[FULL])
         if new == ph:
             return -1

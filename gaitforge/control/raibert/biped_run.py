@@ -87,7 +87,7 @@ class BipedRun(Support, BipedBase):
     gait = "run"
 
     def reset(self, model, data) -> None:
-        self._machines = (PhaseMachine(compress_eps=0.003),)
+        self._machines = (PhaseMachine(compress_eps=self.gains.compress_eps),)
         self._timers = (StanceTimer(default=self.gains.stance_default),)
         super().reset(model, data)
         self._start(K.ACT)  # aim the first landing

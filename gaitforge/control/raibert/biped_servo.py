@@ -13,7 +13,7 @@ from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.biped_kernel import (
     APEX_Z,
     B_LEG,
-    CONTROL_DT,
+    DT,
     GOAL,
     HIP_D,
     HIP_JNT,
@@ -65,7 +65,7 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
     mx, my, mz = (R0 * cx + R3 * cy + R6 * cz, R1 * cx + R4 * cy + R7 * cz,
                   R2 * cx + R5 * cy + R8 * cz)  # mass centre in the trunk frame
     wx, wy, wz = qvel[3], qvel[4], qvel[5]  # trunk angular velocity, trunk frame
-    n, f_ref, half_dt = int(use0) + int(use1), 0.5 * s[MASS] * G, 0.5 * CONTROL_DT
+    n, f_ref, half_dt = int(use0) + int(use1), 0.5 * s[MASS] * G, 0.5 * s[DT]
     for i in range(2):
         if not (use0 if i == 0 else use1):
             continue

@@ -28,8 +28,10 @@ from gaitforge.control.raibert.biped_kernel import (
     IN_SUPPORT,
     LAG,
     LANDING,
+    LATE_T,
+    LATE_VZ,
     LEG,
-    LEG_LENGTH,
+    LEG_LEN,
     LEG_STRIDE,
     NBODY,
     NEED_VEL,
@@ -77,7 +79,7 @@ def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, sti
             return NEED_VEL + ACT
         cx, cy, _cz, vx, vy, _vz = flight_com(t, com, comvel, s)
         s[GOAL + k], s[GOAL + 1 - k] = s[LANDING], s[SHORT]
-        aim_foot(k, qpos, spring, s, trunk_matrix(qpos), cx, cy, vx, vy, s[STANCE + k], LEG_LENGTH + s[LANDING])
+        aim_foot(k, qpos, spring, s, trunk_matrix(qpos), cx, cy, vx, vy, s[STANCE + k], s[LEG_LEN] + s[LANDING])
     elif ph == COMPRESSION or ph == THRUST:
         posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, k == 0, k == 1)
     if reset:  # (reset only aims the flight leg)
@@ -132,7 +134,7 @@ def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, 
             cx, cy, vx, vy, vz = com[0, 0], com[0, 1], comvel[0, 0], comvel[0, 1], comvel[0, 2]
         else:
             cx, cy, _cz, vx, vy, vz = flight_com(t, com, comvel, s)
-        R, land = trunk_matrix(qpos), LEG_LENGTH + s[LANDING]
+        R, land = trunk_matrix(qpos), s[LEG_LEN] + s[LANDING]
         for i in range(2):
             if not (swing0 if i == 0 else swing1):
                 continue
@@ -141,10 +143,10 @@ def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, 
             if ext < 0:
                 continue
             if i == 0:
-                extend, late = ext == 1 or vz < 0.0, vz < -1.5
+                extend, late = ext == 1 or vz < 0.0, vz < -s[LATE_VZ]
             else:
                 extend = ext == 1
-                late = extend and t > down + 0.15
+                late = extend and t > down + s[LATE_T]
             # Lengthen once the swing has (nearly) arrived, so the foot does
             # not land on the way; a late leg goes down regardless.
             s[GOAL + i] = s[LANDING] if extend and (miss < 0.1 or late) else short

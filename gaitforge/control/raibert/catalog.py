@@ -42,7 +42,7 @@ class Runner:
 
 
 RUNNERS: dict[str, Runner] = {
-    "biped": Runner("biped", "raibert_biped", dict(biped.SPEED_RANGES), "run", 1.5, True, False),
+    "biped": Runner("biped", "raibert_biped", dict(biped.SPEED_RANGES), "run", 1.5, True, True),
     "quadruped": Runner("quadruped", "raibert_quadruped", dict(quadruped_gains.SPEED_RANGES), "trot", 1.5,
                         True, True),
     "kangaroo": Runner("kangaroo", "kangaroo", dict(kangaroo.SPEED_RANGES), "hop", 3.0, False, True),
@@ -82,8 +82,10 @@ def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = No
         scale_model_contacts(character.model, scale)
     v = speed * factor("velocity", scale)
     if key == "biped":
+        if scale != 1.0:
+            options["gains"] = scale_gains(options.get("gains") or biped.BipedGains(), scale)
         ctrl = biped.make_controller(character, gait, v, path=path, **options)
-        model, dt = copy.copy(character.model), biped.CONTROL_DT
+        model, dt = copy.copy(character.model), ctrl.control_dt
     elif key == "quadruped":
         if scale != 1.0:
             gains = options.pop("gains", None) or dict(quadruped_gains.GAIT_GAINS)
