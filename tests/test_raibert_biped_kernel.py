@@ -21,6 +21,7 @@ from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
+from gaitforge.sim import run
 
 BIPED = Character.from_spec(registry.build("raibert_biped"))
 SQUARE = WaypointPath([[0, 0], [4, 0], [4, 4], [0, 4]], loop=True)
@@ -35,23 +36,21 @@ jit_only = pytest.mark.skipif(not JIT_ENABLED, reason="kernels are interpreted (
 
 
 def rollout(case: str, seconds: float, spy=None):
-    """qpos (T, nq) and state after each tick of ``CASES[case]``, and the
-    controller; ``spy(controller)`` is called after its reset."""
+    """qpos (T, nq) and state after each tick of ``CASES[case]`` (run by
+    ``sim.run``, recording every tick), and the controller; ``spy(controller)``
+    is called after its reset."""
     gait, speed, path = CASES[case]
-    m = copy.copy(BIPED.model)
-    d = mujoco.MjData(m)
-    d.qpos[:] = BIPED.rest_qpos
     c = biped.make_controller(BIPED, gait, speed, path=path)
-    c.reset(m, d)
     if spy is not None:
-        spy(c)
-    qs, states = [], []
-    for _ in range(round(seconds / biped.CONTROL_DT)):
-        c.compute(m, d)
-        mujoco.mj_step(m, d, nstep=3)
-        qs.append(d.qpos.copy())
-        states.append(c.state)
-    return np.array(qs), states, c
+        reset = c.reset
+
+        def reset_then_spy(m, d):
+            reset(m, d)
+            spy(c)
+        c.reset = reset_then_spy
+    r = run(BIPED, c, seconds, record_fps=1.0 / c.control_dt, fall_check=None)
+    # (sim.run records before each tick: the first frame is the start)
+    return r.clip.qpos[1:], list(r.states[1:]), c
 
 
 @functools.cache
@@ -117,7 +116,7 @@ def test_kernel_state_slots_do_not_overlap():
              "APEX_Z", "VEL_OK", "VEL", "VEL_T", "LOSS", "PHASE", "STANCE", "DONE_LEG", "TRAIL_DOWN", "IN_SUPPORT",
              "ACTIVE", "TD_T", "LAST_T", "LAST_X", "LAST_Y", "LAST_VD", "LO_KIND", "LO_ROLL", "DRIFT", "HAS_DRIFT",
              "QPOS", "QVEL", "GXPOS", "COM", "COMVEL", "QFRC", "SPRING", "STIFF", "DAMP", "NQ", "NV", "NGEOM",
-             "NBODY", "NJNT", "QN", "QUEUE"]
+             "NBODY", "NJNT", "QN", "QUEUE", "LEG_LEN", "DT", "TOUCH_SLACK", "SPEED_FLOOR", "LATE_VZ", "LATE_T"]
     used = np.zeros(K.SIZE, int)
     for n in names:
         used[getattr(K, n):getattr(K, n) + sizes.get(n, 1)] += 1

@@ -20,6 +20,7 @@ from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
+from gaitforge.sim import run
 
 jit_only = pytest.mark.skipif(not JIT_ENABLED, reason="kernels are interpreted (GAITFORGE_NO_JIT)")
 MODULES = (virtual_legs, K, quadruped_tick, quadruped_legs, Q)
@@ -33,21 +34,12 @@ def quad() -> Character:
 
 
 def rollout(quad, seconds, gait="trot", speed=2.0, spy=None, **options):
-    """qpos (T, nq) and state labels after each tick, and the controller."""
+    """qpos (T, nq) and state labels after each tick (run by ``sim.run``,
+    recording every tick), and the controller."""
     ctl = Q.make_controller(quad, gait, speed, **options)
-    m = ctl.simulation_model()
-    d = mujoco.MjData(m)
-    d.qpos[:] = quad.rest_qpos
-    ctl.reset(m, d)
-    mujoco.mj_forward(m, d)
-    nstep = round(ctl.control_dt / m.opt.timestep)
-    qs, states = [], []
-    for _ in range(round(seconds / ctl.control_dt)):
-        ctl.compute(m, d)
-        mujoco.mj_step(m, d, nstep=nstep)
-        qs.append(d.qpos.copy())
-        states.append(ctl.state)
-    return np.array(qs), states, ctl
+    r = run(quad, ctl, seconds, record_fps=1.0 / ctl.control_dt, fall_check=None)
+    # (sim.run records before each tick: the first frame is the start)
+    return r.clip.qpos[1:], list(r.states[1:]), ctl
 
 
 @pytest.fixture(scope="module")

@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Callable
 from dataclasses import dataclass, field
+
+import mujoco
 
 from gaitforge.control.raibert.biped_kernel import CONTROL_DT, LEG_LENGTH
 from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
-from gaitforge.control.raibert.scaling import factor
+from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
@@ -125,13 +128,14 @@ def size(character: Character) -> float:
     return leg_geometries(character)[0].length / LEG_LENGTH
 
 
-def fall_check(character: Character):
+def fall_check(character: Character) -> Callable[[mujoco.MjData], str | None]:
     """Fall detector: trunk (hip) below 0.45 m (× ``size``) or tilted beyond 45°."""
     return trunk_fall_check(FALL_HEIGHT * size(character), math.radians(45.0), body=character.body_id("trunk"))
 
 
 def make_controller(character: Character, gait: str, speed: float, *, gains: BipedGains | None = None,
-                    heading: float = 0.0, path: WaypointPath | None = None, lookahead: float = 1.0):
+                    heading: float = 0.0, path: WaypointPath | None = None, lookahead: float = 1.0,
+                    scale: float = 1.0):
     """A controller for ``raibert_biped``, to use with
     ``gaitforge.sim.run(..., control_dt=CONTROL_DT)``.
 
@@ -139,10 +143,14 @@ def make_controller(character: Character, gait: str, speed: float, *, gains: Bip
     together in flight) or ``gallop_alternate`` (each leg swings forward in
     the other's single support); speed [m/s], clamped into
     ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning; heading [rad]: direction of travel;
-    path: follow these waypoints at ``speed`` (carrot ``lookahead`` [m]).
+    path: follow these waypoints at ``speed`` (carrot ``lookahead`` [m]);
+    scale: the factor L the creature was scaled by (RH91 Table 1): the gains
+    (given or default) are scaled by it.
     """
     if gait not in GAITS:
         raise UnknownNameError(f"unknown biped gait {gait!r} (valid gaits: {', '.join(GAITS)})")
+    if not scale > 0:
+        raise GaitforgeError(f"scale must be positive, got {scale!r}")
     if not all(f"{s}_{part}" in character.joints for s in SIDES for part in ("upper_leg", "lower_leg")):
         raise GaitforgeError(f"the biped controllers need the raibert_biped creature, got {character.name!r}")
     lo, hi = (v * factor("velocity", size(character)) for v in SPEED_RANGES[gait])
@@ -152,6 +160,8 @@ def make_controller(character: Character, gait: str, speed: float, *, gains: Bip
                       f"{lo}-{hi} m/s; using {clamped} m/s", stacklevel=2)
         speed = clamped
     gains = gains or BipedGains()
+    if scale != 1.0:
+        gains = scale_gains(gains, scale)
     if gait == "run":
         from gaitforge.control.raibert.biped_run import BipedRun
         return BipedRun(character, speed, gains, heading, path, lookahead)

@@ -19,7 +19,7 @@ import numpy as np
 from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert import biped_kernel as K
 from gaitforge.control.raibert import biped_servo
-from gaitforge.control.raibert.biped import SIDES, BipedGains, leg_geometries, quat_to_mat
+from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
@@ -79,6 +79,7 @@ class BipedBase:
         # Timing follows the creature's size (RH91 Table 1: times × √L).
         self.leg_length = geometry[0].length
         self.control_dt = K.CONTROL_DT * factor("time", self.leg_length / K.LEG_LENGTH)
+        self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         self.mass = character.mass
         self.k_leg = float(m.jnt_stiffness[self.legs[0].slide_jnt])
         self.b_leg = float(m.dof_damping[self.legs[0].slide_d])

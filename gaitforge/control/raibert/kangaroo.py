@@ -85,10 +85,11 @@ from gaitforge.control.raibert.kangaroo_kernel import (
 )
 from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
 from gaitforge.control.raibert.kangaroo_state import STAGES
+from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.raibert.toolbox import G
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_time_constant
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, UnknownNameError
 
 __all__ = ["SPEED_RANGES", "JumpPlan", "KangarooGains", "KangarooHop", "fall_check", "fig6_data", "landing_pose",
            "leg_angles", "make_controller", "thrust_line_thigh", "with_obstacle"]
@@ -137,6 +138,17 @@ class KangarooHop(JumpStages):
         self.r_toe, self.toe_angle = math.hypot(tx, tz), math.atan2(-tz, tx)
         self.fsm = PhaseMachine(compress_eps=self.g.compress_eps)
         self._hot = (None,) * 5  # (data bound, state, data window, model window, tick entry)
+        self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
+
+    # ------------------------------------------------------- run settings
+    @property
+    def control_dt(self) -> float:
+        """Control interval [s] (``gains.control_dt``)."""
+        return self.g.control_dt
+
+    def prepare_model(self, model: mujoco.MjModel) -> None:
+        """Give the run's model copy the physics step of the gains."""
+        model.opt.timestep = self.g.timestep
 
     # ------------------------------------------------------------- protocol
     @property
@@ -295,15 +307,22 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     """The kangaroo controller for ``gait`` (``hop``) at ``speed`` [m/s]
     (clamped to ``SPEED_RANGES`` with a warning). Options: ``gains``
     (KangarooGains), ``jump`` (JumpPlan), ``touch_sensor``, or any
-    KangarooGains field name to override it."""
+    KangarooGains field name to override it; ``scale``: the factor L the
+    creature was scaled by (RH91 Table 1): the gains (given or default) and
+    the speed range are scaled by it."""
     if gait not in SPEED_RANGES:
-        raise GaitforgeError(f"unknown kangaroo gait {gait!r} (valid gaits: {', '.join(SPEED_RANGES)})")
-    lo, hi = SPEED_RANGES[gait]
+        raise UnknownNameError(f"unknown kangaroo gait {gait!r} (valid gaits: {', '.join(SPEED_RANGES)})")
+    scale = options.pop("scale", 1.0)
+    if not scale > 0:
+        raise GaitforgeError(f"scale must be positive, got {scale!r}")
+    lo, hi = (v * factor("velocity", scale) for v in SPEED_RANGES[gait])
     if not lo <= speed <= hi:
         warnings.warn(f"kangaroo {gait}: desired speed {speed} m/s is outside [{lo}, {hi}] m/s; "
                       f"clamped to {min(max(speed, lo), hi)} m/s", stacklevel=2)
         speed = min(max(speed, lo), hi)
     gains = options.pop("gains", None) or KangarooGains()
+    if scale != 1.0:
+        gains = scale_gains(gains, scale)
     jump, sensor = options.pop("jump", None), options.pop("touch_sensor", None)
     names = {f.name for f in fields(KangarooGains)}
     unknown = sorted(set(options) - names)

@@ -97,7 +97,7 @@ from gaitforge.control.raibert.quadruped_kernel import (
 )
 from gaitforge.control.raibert.quadruped_legs import PHASES, LegEvents
 from gaitforge.control.raibert.quadruped_tick import tick
-from gaitforge.control.raibert.scaling import factor
+from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.raibert.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
@@ -146,6 +146,7 @@ class QuadrupedRunner(LegEvents):
         self.size = self.leg_length / LEG_LENGTH
         self.control_dt = CONTROL_DT * factor("time", self.size)
         self.timestep = TIMESTEP * factor("time", self.size)
+        self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
         for i in range(4):
             I[I_HIP_Q + i], I[I_HIP_D + i], I[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
@@ -162,10 +163,14 @@ class QuadrupedRunner(LegEvents):
         """(time [s], gait) of the start and of every gait change applied."""
         return tuple(self._events)
 
+    def prepare_model(self, model: mujoco.MjModel) -> None:
+        """Give the run's model copy the physics step this controller is tuned for."""
+        model.opt.timestep = self.timestep
+
     def simulation_model(self) -> mujoco.MjModel:
         """A copy of the creature's model with the physics step this controller is tuned for."""
         m = copy.copy(self.character.model)
-        m.opt.timestep = self.timestep
+        self.prepare_model(m)
         return m
 
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -234,9 +239,11 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     ``schedule`` (later ``(t_start [s], gait, speed [m/s])`` changes, applied at
     the next liftoff), ``path`` (a :class:`WaypointPath` to follow),
     ``lookahead`` [m] (the path follower's), ``gains`` (gait →
-    :class:`QuadrupedGains`), or any :class:`QuadrupedGains` field, which then
-    overrides it for ``gait``. Run it with ``control_dt=controller.control_dt``
-    and ``model=controller.simulation_model()``.
+    :class:`QuadrupedGains`), ``scale`` (the factor L the creature was scaled
+    by: the gains, given or default, are scaled by it, RH91 Table 1), or any
+    :class:`QuadrupedGains` field, which then overrides it for ``gait``.
+    ``gaitforge.sim.run`` takes its control interval, physics step and fall
+    check from the controller.
     """
     checked = []
     speed_factor = factor("velocity", quadruped_leg_length(character) / LEG_LENGTH)
@@ -254,10 +261,15 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     path = options.pop("path", None)
     lookahead = options.pop("lookahead", 2.0)
     gains = dict(options.pop("gains", None) or {})
+    scale = options.pop("scale", 1.0)
+    if not scale > 0:
+        raise GaitforgeError(f"scale must be positive, got {scale!r}")
+    if scale != 1.0:
+        gains = {g: scale_gains(gains.get(g, GAIT_GAINS[g]), scale) for g in {**GAIT_GAINS, **gains}}
     fields = {f.name for f in dataclasses.fields(QuadrupedGains)}
     unknown = sorted(set(options) - fields)
     if unknown:
-        raise GaitforgeError(f"unknown quadruped option {unknown[0]!r} (valid: schedule, path, lookahead, gains, "
+        raise GaitforgeError(f"unknown quadruped option {unknown[0]!r} (valid: schedule, path, lookahead, gains, scale, "
                              f"or a QuadrupedGains field)")
     if options:
         gains[gait] = dataclasses.replace(gains.get(gait, GAIT_GAINS[gait]), **options)
