@@ -9,6 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import buffer_window, entry
 from gaitforge.control.raibert import kangaroo as K
 from gaitforge.control.raibert import kangaroo_geometry
@@ -251,7 +252,7 @@ def test_attributes_live_in_the_state_array(roo):
 def test_a_phase_the_phase_machine_disagrees_with_is_an_error(roo):
     ctrl, _, _ = start(roo)
     ctrl.fsm.phase = Phase.THRUST  # out of step with the kernel: without touch the machine goes to FLIGHT
-    with pytest.raises(GaitforgeError, match=r"^kangaroo: the tick's phase loading differs from the "
+    with pytest.raises(InternalError, match=r"^kangaroo: the tick's phase loading differs from the "
                                              r"PhaseMachine's flight$"):
         ctrl._phase_change(0.5, kk.LOADING)
 
@@ -262,6 +263,6 @@ def test_a_stance_the_timer_disagrees_with_is_an_error(roo):
     ctrl._ix[kk.TOUCH] = 0
     ctrl._s[kk.STANCE_PRED] = 0.5
     # No touchdown was timed, so the StanceTimer predicts its default.
-    with pytest.raises(GaitforgeError, match=rf"^kangaroo: the tick's stance 0\.5 s differs from the "
+    with pytest.raises(InternalError, match=rf"^kangaroo: the tick's stance 0\.5 s differs from the "
                                              rf"StanceTimer's {re.escape(str(ctrl.g.stance_guess))} s$"):
         ctrl._phase_change(0.5, kk.FLIGHT)

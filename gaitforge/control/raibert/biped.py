@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import mujoco
 
+from gaitforge.control.core.rotations import quat_to_mat  # noqa: F401 (re-exported)
 from gaitforge.control.raibert.biped_kernel import CONTROL_DT, LEG_LENGTH
 from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
 from gaitforge.control.raibert.scaling import factor, scale_gains
@@ -109,13 +110,6 @@ class BipedGains:
     speed_floor: float = _q("velocity", 0.1)
     late_fall_speed: float = _q("velocity", 1.5)
     late_time: float = _q("time", 0.15)
-
-
-def quat_to_mat(w: float, x: float, y: float, z: float) -> tuple[float, ...]:
-    """Row-major rotation matrix (9 floats) of a unit quaternion (w, x, y, z)."""
-    return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
 
 
 def leg_geometries(character: Character):

@@ -16,6 +16,7 @@ import math
 import mujoco
 import numpy as np
 
+from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert import biped_kernel as K
 from gaitforge.control.raibert import biped_servo
@@ -206,7 +207,7 @@ class BipedBase:
             slot = int(slot)
             phase = self._machines[slot].update(t, touching != 0.0, length, rate, rest_length)
             if phase is not PHASES[int(code)]:
-                raise RuntimeError(f"biped kernel and phase machine {slot} disagree at t = {t} s: "
+                raise InternalError(f"biped kernel and phase machine {slot} disagree at t = {t} s: "
                                    f"{PHASES[int(code)]} vs {phase}")
             if phase is Phase.LOADING:
                 self._timers[slot].touchdown(t)

@@ -38,14 +38,17 @@ from __future__ import annotations
 
 import math
 
+from gaitforge.control.core.laws import hop_height
+# (phase codes, the phase rule and trunk_matrix are the core's; the biped modules take them from here)
+from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
+from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.toolbox import G
+
 
 CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick (× √L scaled by L)
 LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63) of the unscaled
 # robot; the controllers read their creature's own into the state (LEG_LEN)
 
-FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)  # phase codes, in fsm.Phase order
 # A tick returns DONE, DONE_PRE (done; measure the velocity before the next
 # tick, which needs it), NEED_VEL + stage, EVENT + leg or FLUSH.
 DONE, DONE_PRE, NEED_VEL, EVENT, FLUSH = 0, 1, 2, 5, 7
@@ -92,33 +95,6 @@ SIZE = LATE_T + 1
 
 
 @kernel
-def trunk_matrix(qpos):
-    """Row-major rotation matrix (9 floats) of the trunk quaternion qpos[3:7]."""
-    w, x, y, z = qpos[3], qpos[4], qpos[5], qpos[6]
-    return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-
-
-@kernel
-def next_phase(ph, touching, length, rate, rest_length, eps, full):
-    """``fsm.PhaseMachine.update`` on phase codes: the phase after ``ph``
-    given touching (bool), leg length, its rate and rest length [m, m/s, m];
-    eps, full: the machine's compress_eps [m] and full_fraction."""
-    if ph == FLIGHT:
-        return LOADING if touching else FLIGHT
-    if not touching:
-        return FLIGHT
-    if ph == LOADING:
-        return COMPRESSION if length < rest_length - eps else ph
-    if ph == COMPRESSION:
-        return THRUST if rate > 0.0 else ph
-    if ph == THRUST and length >= full * rest_length:
-        return UNLOADING
-    return ph
-
-
-@kernel
 def zero_hip(i, stiff, damp, qfrc, s):
     """No torque at leg ``i``'s hip (LOADING, UNLOADING)."""
     b = LEG + LEG_STRIDE * i
@@ -142,7 +118,7 @@ def thrust(i, share, qpos, gxpos, com, comvel, spring, s):
             strain += 0.5 * k * co * co - s[B_LEG] * co * co * omega * math.pi / 4
             if j == i:
                 c = co
-    apex = (strain + M * G * com[0, 2] + 0.5 * M * comvel[0, 2] ** 2) / (M * G)  # toolbox.hop_height
+    apex = hop_height(strain, com[0, 2], 0.5 * M * comvel[0, 2] ** 2, M)  # Eq. 2
     need = share * (M * G * (s[APEX] - apex) + s[LOSS])
     delta = min(math.sqrt(c * c + 2.0 * max(need, 0.0) / k) - c, s[THRUST_MAX])
     rest = s[REST + i] + delta

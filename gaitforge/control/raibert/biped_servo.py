@@ -41,7 +41,8 @@ from gaitforge.control.raibert.biped_kernel import (
     YAW_D,
     trunk_matrix,
 )
-from gaitforge.control.raibert.toolbox import G
+from gaitforge.control.core.laws import foot_placement, spring_force
+from gaitforge.control.core.rotations import G, quat_to_mat
 
 
 @kernel
@@ -71,7 +72,7 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
             continue
         b = LEG + LEG_STRIDE * i
         d, j, sq = int(s[b + HIP_D]), int(s[b + HIP_Q]), int(s[b + SLIDE_Q])
-        f = s[K_LEG] * (s[REST + i] - qpos[sq]) - s[B_LEG] * qvel[int(s[b + SLIDE_D])]  # Eq. 1 [N]
+        f = spring_force(qpos[sq], qvel[int(s[b + SLIDE_D])], s[REST + i], s[K_LEG], s[B_LEG])  # Eq. 1 [N]
         w = max(0.0, min(1.0, f / f_ref)) / n
         kp, kv, kt = s[KP] * w, s[KV] * w, s[KV_YAW] * w
         stiff[int(s[b + HIP_JNT])] = kp
@@ -81,9 +82,7 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
         spring[j + 1] = ew * hx + ex * hw + ey * hz - ez * hy
         spring[j + 2] = ew * hy - ex * hz + ey * hw + ez * hx
         spring[j + 3] = ew * hz + ex * hy - ey * hx + ez * hw
-        H0, H1, H2 = 1 - 2 * (hy * hy + hz * hz), 2 * (hx * hy - hw * hz), 2 * (hx * hz + hw * hy)
-        H3, H4, H5 = 2 * (hx * hy + hw * hz), 1 - 2 * (hx * hx + hz * hz), 2 * (hy * hz - hw * hx)
-        H6, H7, H8 = 2 * (hx * hz - hw * hy), 2 * (hy * hz + hw * hx), 1 - 2 * (hx * hx + hy * hy)
+        H0, H1, H2, H3, H4, H5, H6, H7, H8 = quat_to_mat(hw, hx, hy, hz)  # the hip's rotation
         ux, uy, uz = -H2 * f, -H5 * f, -H8 * f  # along the leg to the foot, times the force
         rx, ry, rz = -mx, s[b + HIP_Y] - my, -mz  # hip relative to the mass centre
         fx, fy, fz = ry * uz - rz * uy, rz * ux - rx * uz, rx * uy - ry * ux
@@ -103,7 +102,7 @@ def neutral_point(s, cx, cy, v0, v1, stance):
     vx = s[VD] + c * s[TRIM] - sn * s[TRIM + 1]
     vy = s[VD + 1] + sn * s[TRIM] + c * s[TRIM + 1]
     k_x = s[K_X]
-    return cx + v0 * stance / 2 + k_x * (v0 - vx), cy + v1 * stance / 2 + k_x * (v1 - vy)
+    return cx + foot_placement(v0, vx, stance, k_x), cy + foot_placement(v1, vy, stance, k_x)
 
 
 @kernel

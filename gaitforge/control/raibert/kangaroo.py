@@ -62,6 +62,7 @@ from dataclasses import fields, replace
 import mujoco
 import numpy as np
 
+from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import entry, slot
 from gaitforge.control.raibert import kangaroo_kernel as kk
 from gaitforge.control.raibert import kangaroo_state as ks
@@ -86,7 +87,7 @@ from gaitforge.control.raibert.kangaroo_kernel import (
 from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
 from gaitforge.control.raibert.kangaroo_state import STAGES
 from gaitforge.control.raibert.scaling import factor, scale_gains
-from gaitforge.control.raibert.toolbox import G
+from gaitforge.control.core.rotations import G
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_time_constant
 from gaitforge.errors import GaitforgeError, UnknownNameError
@@ -286,7 +287,7 @@ class KangarooHop(JumpStages):
         # (At a touchdown the tick already set the rest length; FLIGHT -> LOADING does not read it.)
         phase = self.fsm.update(t, bool(ix[kk.TOUCH]), float(s[kk.LEG]), float(s[kk.RATE]), float(s[kk.REST_LEN]))
         if phase is not _PHASES[code]:
-            raise GaitforgeError(f"kangaroo: the tick's phase {_PHASES[code].value} differs from the "
+            raise InternalError(f"kangaroo: the tick's phase {_PHASES[code].value} differs from the "
                                  f"PhaseMachine's {phase.value}")
         if phase is _LOADING:
             self.last_event = t
@@ -299,7 +300,7 @@ class KangarooHop(JumpStages):
             self.last_event = t
             self.timer.liftoff(t)
             if self.timer.predicted_stance != s[kk.STANCE_PRED]:
-                raise GaitforgeError(f"kangaroo: the tick's stance {s[kk.STANCE_PRED]} s differs from the "
+                raise InternalError(f"kangaroo: the tick's stance {s[kk.STANCE_PRED]} s differs from the "
                                      f"StanceTimer's {self.timer.predicted_stance} s")
 
 

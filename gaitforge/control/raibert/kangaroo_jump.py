@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import mujoco
 
 from gaitforge.control.raibert.kangaroo_gains import _q
-from gaitforge.control.raibert.toolbox import G
+from gaitforge.control.core.rotations import G
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 

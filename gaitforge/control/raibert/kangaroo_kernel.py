@@ -26,6 +26,9 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.laws import foot_placement, posture_torque
+# Phase codes, in ``fsm.Phase`` order, and the Fig. 4 rule: the core's (named here for the kernels).
+from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
 from gaitforge.control.jit import kernel
 
 (SPEED, V_CMD, DV, CONTROL_DT, COMPRESS_EPS, FULL_FRACTION, PREV_LEN, LEG, RATE, REST_LEN, TAIL_STANCE,
@@ -41,8 +44,6 @@ NF = 64
  Q_THIGH, Q_SHIN, Q_FOOT, Q_TAIL, Q_HEAD, M_K_THIGH, M_K_SHIN, M_K_FOOT, M_K_HEAD,
  M_C_THIGH, M_C_SHIN, M_C_FOOT, M_C_HEAD, N_FOOT) = range(30)
 NI = 30
-#: Phase codes, in ``fsm.Phase`` order (FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING).
-FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)
 #: Jump-stage codes (``kangaroo_state.STAGES`` names them).
 ST_NONE, ST_APPROACH, ST_TAKEOFF, ST_FLIGHT, ST_LANDING, ST_DONE = range(6)
 #: ``touch`` code of ``tick`` besides 0 / 1: as the phase (stance phases touch).
@@ -105,25 +106,6 @@ def foot_contact(pairs, ix):
 
 
 @kernel
-def next_phase(phase, touching, length, rate, rest, eps, full):
-    """``fsm.PhaseMachine.update``'s rule on phase codes: the phase after a
-    tick with ``touching`` (0 / 1), leg ``length`` [m] and its ``rate``
-    [m/s], ``rest`` length [m], ``eps`` = compress_eps [m], ``full`` =
-    full_fraction."""
-    if phase == FLIGHT:
-        return LOADING if touching != 0 else FLIGHT
-    if touching == 0:
-        return FLIGHT
-    if phase == LOADING and length < rest - eps:
-        return COMPRESSION
-    if phase == COMPRESSION and rate > 0.0:
-        return THRUST
-    if phase == THRUST and length >= full * rest:
-        return UNLOADING
-    return phase
-
-
-@kernel
 def stance_gains(s, ix, mw, stance):
     """Servo gains of hip, knee, head and ankle (stiffness and damping in
     the model window ``mw``) for stance (``stance`` true) or flight; the
@@ -145,7 +127,7 @@ def flight_targets(s, ix, mw, vx, vz, cx, cz, hx, hz, trunk):
     the leg tucked while rising (vz [m/s] > 0) or over the box. Written to
     the set points in ``mw`` and ``s[ANKLE_REST]``, and returned.
     vx [m/s]: forward COM speed; (hx, hz): hip [m]; trunk: its pitch [rad]."""
-    xf = vx * s[STANCE_AVG] / 2.0 + s[K_X] * (vx - s[V_CMD]) + s[X_OFFSET]
+    xf = foot_placement(vx, s[V_CMD], s[STANCE_AVG], s[K_X]) + s[X_OFFSET]  # Eq. 3 + its integral term
     stage = ix[STAGE]
     if stage == ST_APPROACH and ix[LAST_APPROACH] != 0:  # a take-off foot nearer the COM brakes less
         xf *= s[TAKEOFF_PLACEMENT]
@@ -249,7 +231,7 @@ def act(s, ix, d, mw):
     mw[ix[Q_THIGH]] = thrust_line_thigh_xz(hx, hz, tx, tz, cx, cz, s[L1]) - trunk - s[OFF_THIGH]
     # Eq. 4 with the whole-body pitch rate L / I, so leg and tail swings do not read as trunk rotation.
     rate_body = d[ix[C_ANGMOM] + 1] / s[I_PITCH]
-    tau = -s[POSTURE_KP] * (trunk - s[PITCH_DESIRED]) - s[POSTURE_KV] * rate_body
+    tau = posture_torque(trunk, rate_body, s[PITCH_DESIRED], s[POSTURE_KP], s[POSTURE_KV])  # Eq. 4
     d[ix[C_FRC_KNEE]] = -tau + knee_line_torque(s, ix, d, mw, cx, cz, tx, tz)
     if phase == UNLOADING:  # no more thrust: a foot that kept extending would never leave the ground
         return

@@ -26,12 +26,13 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.laws import foot_placement, posture_torque
+# (phase codes and the phase rule are the core's; the quadruped modules take them from here)
+from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
+from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
 from gaitforge.control.raibert.virtual_legs import torque_allocation_into
-
-G = 9.81  # m/s²
-FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)
 
 # F: gains of the current gait (QuadrupedGains fields; F_LEG_STEP = leg_rate × control_dt [m])
 GAIN_FIELDS = ("touch_height", "min_stance", "retract", "landing", "k_x", "k_y", "clearance", "stagger",
@@ -132,17 +133,17 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
         vx, vy = (q[0] - F[F_TD_X]) / dt, (q[1] - F[F_TD_Y]) / dt
     c, s = F[F_HC], F[F_HS]
     vxh, vyh = c * vx + s * vy, c * vy - s * vx
-    xf = 0.5 * vxh * ts + F[F_KX] * (vxh - F[F_WANT] - F[F_TRIM])
-    yf = 0.5 * vyh * ts + F[F_KY] * vyh
+    xf = foot_placement(vxh, F[F_WANT], ts, F[F_KX], F[F_TRIM])  # Eq. 3 (with the learned speed trim)
+    yf = foot_placement(vyh, 0.0, ts, F[F_KY])
     ell = F[F_LEG] + F[F_LANDING]
     wz = -math.sqrt(max(ell * ell - xf * xf - yf * yf, 0.25 * ell * ell))
     wx, wy = c * xf - s * yf, s * xf + c * yf
     # Into trunk axes (Rᵀ from the quaternion): the foot lands where Eq. 3
     # wants it in the world whatever the trunk's attitude.
-    w, x, y, z = q[3], q[4], q[5], q[6]
-    fx = (1.0 - 2.0 * (y * y + z * z)) * wx + 2.0 * (x * y + w * z) * wy + r6 * wz
-    fy = 2.0 * (x * y - w * z) * wx + (1.0 - 2.0 * (x * x + z * z)) * wy + r7 * wz
-    fz = 2.0 * (x * z + w * y) * wx + 2.0 * (y * z - w * x) * wy + (1.0 - 2.0 * (x * x + y * y)) * wz
+    R0, R1, R2, R3, R4, R5, _, _, R8 = trunk_matrix(q)
+    fx = R0 * wx + R3 * wy + r6 * wz
+    fy = R1 * wx + R4 * wy + r7 * wz
+    fz = R2 * wx + R5 * wy + R8 * wz
     sb = fx / math.sqrt(fx * fx + fy * fy + fz * fz)
     b = -math.asin(sb if -1.0 < sb < 1.0 else math.copysign(1.0, sb))
     a = math.atan2(fy, -fz) if fz < 0.0 else 0.0
@@ -231,9 +232,9 @@ def posture(F, I, q, v, frc, roll, pitch, a0, a1, t0, t1):
     w, x, y, z = q[3], q[4], q[5], q[6]
     e_yaw = math.atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z)) - F[F_HEADING]
     e_yaw = (e_yaw + math.pi) % (2.0 * math.pi) - math.pi
-    tx = -F[F_ROLL_KP] * roll - F[F_ROLL_KV] * v[3]
-    ty = -F[F_PITCH_KP] * (pitch - F[F_PITCH_D]) - F[F_PITCH_KV] * v[4]
-    tz = -F[F_YAW_KP] * e_yaw - F[F_YAW_KV] * v[5]
+    tx = posture_torque(roll, v[3], 0.0, F[F_ROLL_KP], F[F_ROLL_KV])  # Eq. 4 per axis
+    ty = posture_torque(pitch, v[4], F[F_PITCH_D], F[F_PITCH_KP], F[F_PITCH_KV])
+    tz = posture_torque(e_yaw, v[5], 0.0, F[F_YAW_KP], F[F_YAW_KV])
     lim = F[F_MAX_TORQUE]
     for k in range(I[I_ALLOC_N]):
         i = I[I_ALLOC_LEGS + k]

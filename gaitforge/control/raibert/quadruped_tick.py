@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from gaitforge.control.core.rotations import trunk_matrix
 from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.quadruped_kernel import (
     COMPRESSION,
@@ -85,6 +86,7 @@ from gaitforge.control.raibert.quadruped_kernel import (
     UNLOADING,
     idle_legs,
     leg_cycle,
+    next_phase,
     place,
     posture,
     set_mode,
@@ -167,8 +169,7 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
         a0, a1 = I[I_PAIRS + 2 * active], I[I_PAIRS + 2 * active + 1]
         t0 = t1 = False
     else:
-        w, x, y, zq = q[3], q[4], q[5], q[6]
-        r6, r7, r8 = 2.0 * (x * zq - w * y), 2.0 * (y * zq + w * x), 1.0 - 2.0 * (x * x + y * y)
+        _, _, _, _, _, _, r6, r7, r8 = trunk_matrix(q)
         roll = math.atan2(r7, r8)
         pitch = -math.asin(r6) if -1.0 < r6 < 1.0 else -math.copysign(0.5 * math.pi, r6)
 
@@ -189,23 +190,13 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
         t1 = sites[I[I_SITE + a1], 2] < th and x1 < F[F_REST_OUT + a1] - F[F_TOUCH_SLACK]
         before = I[I_PHASE]
         touch = t0 or t1 or (before != FLIGHT and t - F[F_TD_TIME] < F[F_MIN_STANCE])
-        phase = before
         if before == FLIGHT:
-            if touch:
-                phase = LOADING
-        elif not touch:
-            phase = FLIGHT
-        else:
+            phase = next_phase(before, touch, 0.0, 0.0, 0.0, F[F_EPS], F[F_FULL])
+        else:  # the pair's mean leg length, its rate and rest length
             length = F[F_LEG] + 0.5 * (x0 + x1)
             rest_length = F[F_LEG] + 0.5 * (F[F_REST_OUT + a0] + F[F_REST_OUT + a1])
-            if before == LOADING:
-                if length < rest_length - F[F_EPS]:
-                    phase = COMPRESSION
-            elif before == COMPRESSION:
-                if 0.5 * (v[I[I_SLIDE_D + a0]] + v[I[I_SLIDE_D + a1]]) > 0.0:
-                    phase = THRUST
-            elif before == THRUST and length >= F[F_FULL] * rest_length:
-                phase = UNLOADING
+            rate = 0.5 * (v[I[I_SLIDE_D + a0]] + v[I[I_SLIDE_D + a1]])
+            phase = next_phase(before, touch, length, rate, rest_length, F[F_EPS], F[F_FULL])
         if phase != before:
             n = I[I_LOG_N]
             F[F_LOG + n], I[I_LOG + n], I[I_LOG_N] = t, phase, n + 1
