@@ -35,11 +35,19 @@ def neutral_point(speed, stance_time):
 
 
 @kernel
+def foot_point(origin, speed, desired_speed, stance_time, k_x, trim=0.0):
+    """RH91 Eq. 3 as a point [m]: ``origin`` (e.g. the mass centre's
+    coordinate) + ẋ T_s / 2 + k_x (ẋ − ẋ_d − trim), summed in that order;
+    speeds [m/s], T_s and k_x [s]; ``trim`` [m/s]: a learned correction
+    added to the desired speed. Per axis."""
+    return origin + speed * stance_time / 2.0 + k_x * (speed - desired_speed - trim)
+
+
+@kernel
 def foot_placement(speed, desired_speed, stance_time, k_x, trim=0.0):
     """RH91 Eq. 3: foot position [m] relative to the hip projection,
-    x_f = ẋ T_s / 2 + k_x (ẋ − ẋ_d − trim); speeds [m/s], T_s and k_x [s];
-    ``trim`` [m/s]: a learned correction added to the desired speed. Per axis."""
-    return speed * stance_time / 2.0 + k_x * (speed - desired_speed - trim)
+    x_f = ẋ T_s / 2 + k_x (ẋ − ẋ_d − trim) (``foot_point`` from 0)."""
+    return foot_point(0.0, speed, desired_speed, stance_time, k_x, trim)
 
 
 @kernel

@@ -41,7 +41,7 @@ from gaitforge.control.raibert.biped_kernel import (
     YAW_D,
     trunk_matrix,
 )
-from gaitforge.control.core.laws import foot_placement, spring_force
+from gaitforge.control.core.laws import foot_point, spring_force
 from gaitforge.control.core.rotations import G, quat_to_mat
 
 
@@ -102,7 +102,7 @@ def neutral_point(s, cx, cy, v0, v1, stance):
     vx = s[VD] + c * s[TRIM] - sn * s[TRIM + 1]
     vy = s[VD + 1] + sn * s[TRIM] + c * s[TRIM + 1]
     k_x = s[K_X]
-    return cx + foot_placement(v0, vx, stance, k_x), cy + foot_placement(v1, vy, stance, k_x)
+    return foot_point(cx, v0, vx, stance, k_x), foot_point(cy, v1, vy, stance, k_x)
 
 
 @kernel
