@@ -85,7 +85,7 @@ class BipedBase:
         self.k_leg = float(m.jnt_stiffness[self.legs[0].slide_jnt])
         self.b_leg = float(m.dof_damping[self.legs[0].slide_d])
         self.foot_r = float(m.geom_size[self.legs[0].foot, 0])
-        s, g = np.zeros(K.SIZE), gains
+        s, g = K.LAYOUT.new(), gains
         s[K.SLEW] = g.slew * self.control_dt  # [m] largest rest-length change per tick
         s[[K.LEG_LEN, K.DT, K.TOUCH_SLACK, K.SPEED_FLOOR, K.LATE_VZ, K.LATE_T]] = (
             self.leg_length, self.control_dt, g.touch_slack, g.speed_floor, g.late_fall_speed, g.late_time)
@@ -101,6 +101,10 @@ class BipedBase:
                 leg.hip_y, leg.hip_q, leg.hip_d, leg.hip_jnt)
             s[b + K.SLIDE_Q], s[b + K.SLIDE_D], s[b + K.FOOT] = leg.slide_q, leg.slide_d, leg.foot
         self.kstate, self.rest, self.goal = s, s[K.REST:K.REST + 2], s[K.GOAL:K.GOAL + 2]
+
+    def kernel_state(self) -> dict:
+        """The kernel state by field name (``biped_kernel.LAYOUT``)."""
+        return K.LAYOUT.as_dict(self.kstate)
 
     # ------------------------------------------------------------ lifecycle
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 
+from gaitforge.control.core.layout import Field, Layout
 from gaitforge.control.core.laws import hop_height
 # (phase codes, the phase rule and trunk_matrix are the core's; the biped modules take them from here)
 from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
@@ -55,43 +56,71 @@ DONE, DONE_PRE, NEED_VEL, EVENT, FLUSH = 0, 1, 2, 5, 7
 SENSE, LEG1, ACT = 0, 1, 2  # stages
 FRESH, RESET = 4, 8  # flags added to the stage in the ticks' flags argument
 
-# Kernel state slots. Constants, set once: SLEW [m per tick]; BipedGains
-# fields (kp/kv: posture, hip_kp/kv: swing); SPEED [m/s]; MASS [kg], K_LEG
-# [N/m], B_LEG [N s/m], FOOT_R [m]; EPS, FULL (PhaseMachine.compress_eps,
-# full_fraction); GALLOP (1: a gallop, 0: the run); ALTERNATE (1: the
-# alternate gallop); STEER (1: a path follower steers); and per leg (block
-# LEG + LEG_STRIDE * leg) its hip offset y [m] and model indices (as floats).
+# The kernel state: one float64 array laid out by LAYOUT (core.layout: named
+# fields, offsets in order, no overlaps); the slot names below are its offsets
+# (literals to the compiled code). Integers and flags are stored as floats.
+LEG_LAYOUT = Layout("biped leg", [  # one leg's block (model indices as floats)
+    Field("hip_y", unit="m"), Field("hip_q", kind=int), Field("hip_d", kind=int), Field("hip_jnt", kind=int),
+    Field("slide_q", kind=int), Field("slide_d", kind=int), Field("foot", kind=int), Field("spare")])
+LEG_STRIDE = LEG_LAYOUT.size  # floats per leg block
+HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = (LEG_LAYOUT[n] for n in (
+    "hip_y", "hip_q", "hip_d", "hip_jnt", "slide_q", "slide_d", "foot"))
+QITEM, QCAP = 7, 16  # floats per queued phase change; room for this many
+LAYOUT = Layout("biped", [
+    # constants, set once: BipedGains fields (kp/kv: posture, hip_kp/kv: swing)
+    Field("slew", unit="m per tick"), Field("k_x", unit="s"), Field("landing", unit="m"), Field("short", unit="m"),
+    Field("kp", unit="N m/rad"), Field("kv", unit="N m s/rad"), Field("kp_yaw", unit="N m/rad"),
+    Field("kv_yaw", unit="N m s/rad"), Field("lag", unit="s"), Field("apex", unit="m"),
+    Field("thrust_max", unit="m"), Field("share"), Field("hip_kp", unit="N m/rad"),
+    Field("hip_kv", unit="N m s/rad"), Field("loss_gain"), Field("trim_gain"), Field("trim_max", unit="m/s"),
+    Field("roll_lead"), Field("speed", unit="m/s"), Field("mass", unit="kg"), Field("k_leg", unit="N/m"),
+    Field("b_leg", unit="N s/m"), Field("foot_r", unit="m"),
+    # the phase machines' compress_eps [m] and full_fraction; the gait (1: a gallop; 1: the alternate
+    # gallop); 1: a path follower steers
+    Field("eps", unit="m"), Field("full"), Field("gallop", kind=bool), Field("alternate", kind=bool),
+    Field("steer", kind=bool),
+    # per leg (LEG + LEG_STRIDE * leg): LEG_LAYOUT
+    Field("leg", 2 * LEG_STRIDE),
+    # state: rest lengths and their goals (slide coordinates); desired heading, velocity (world),
+    # speed trim (forward, lateral) and roll; the flight's highest mass centre; the flight velocity
+    # measured (vel_ok) at vel_t; the hop loss
+    Field("rest", 2, unit="m"), Field("goal", 2, unit="m"), Field("yaw_d", unit="rad"), Field("vd", 2, unit="m/s"),
+    Field("trim", 2, unit="m/s"), Field("roll_d", unit="rad"), Field("apex_z", unit="m"),
+    Field("vel_ok", kind=bool), Field("vel", 3, unit="m/s"), Field("vel_t", unit="s"), Field("loss", unit="J"),
+    # the phase code of each phase machine (the run has one); per leg the predicted stance and
+    # (gallop) "had its stance"; the trailing foot's touchdown time (NaN: not down); "in support"
+    # (gallop); the run's active leg; per leg its touchdown time (NaN: in the air)
+    Field("phase", 2, kind=int), Field("stance", 2, unit="s"), Field("done_leg", 2, kind=bool),
+    Field("trail_down", unit="s"), Field("in_support", kind=bool), Field("active", kind=int),
+    Field("td_t", 2, unit="s"),
+    # the last learning touchdown (time, NaN: none; mass centre x, y; desired velocity); the last
+    # liftoff's support (lo_kind: leg, -1: none) and roll; per support kind the roll drift and
+    # whether it is known
+    Field("last_t", unit="s"), Field("last_x", unit="m"), Field("last_y", unit="m"),
+    Field("last_vd", 2, unit="m/s"), Field("lo_kind", kind=int), Field("lo_roll", unit="rad"),
+    Field("drift", 2, unit="rad"), Field("has_drift", 2, kind=bool),
+    # where MuJoCo's arrays start in the spans a tick takes (float64 elements; data arrays in D,
+    # model arrays in M, see jit.buffer_window), and the model's sizes
+    Field("qpos", kind=int), Field("qvel", kind=int), Field("gxpos", kind=int), Field("com", kind=int),
+    Field("comvel", kind=int), Field("qfrc", kind=int), Field("spring", kind=int), Field("stiff", kind=int),
+    Field("damp", kind=int), Field("nq", kind=int), Field("nv", kind=int), Field("ngeom", kind=int),
+    Field("nbody", kind=int), Field("njnt", kind=int),
+    # the queue of phase changes: qn entries of QITEM floats (time [s], slot, touching, length [m],
+    # rate [m/s], rest length [m]: the phase machine's inputs; the new phase code), room for QCAP
+    Field("qn", kind=int), Field("queue", QITEM * QCAP),
+    # the creature's leg length (hip to foot tip at slide 0) and the control period; BipedGains
+    # touch_slack, speed_floor, late_fall_speed, late_time
+    Field("leg_len", unit="m"), Field("dt", unit="s"), Field("touch_slack", unit="m"),
+    Field("speed_floor", unit="m/s"), Field("late_vz", unit="m/s"), Field("late_t", unit="s"),
+])
 (SLEW, K_X, LANDING, SHORT, KP, KV, KP_YAW, KV_YAW, LAG, APEX, THRUST_MAX, SHARE, HIP_KP, HIP_KV, LOSS_GAIN,
- TRIM_GAIN, TRIM_MAX, ROLL_LEAD, SPEED, MASS, K_LEG, B_LEG, FOOT_R, EPS, FULL, GALLOP, ALTERNATE, STEER) = range(28)
-LEG, LEG_STRIDE = 28, 8
-HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = range(7)
-# State: rest lengths and their goals (2 each) [m, slide coordinates];
-# desired heading [rad], velocity (2) [m/s], speed trim (forward, lateral)
-# [m/s] and roll [rad]; the flight's highest mass centre [m]; the flight
-# velocity (3) [m/s], measured (VEL_OK) at VEL_T [s]; the hop loss [J]; the
-# phase code of each phase machine (slot; the run has one); per leg the
-# predicted stance [s] and (gallop) "had its stance"; the trailing foot's
-# touchdown time [s] (NaN: not down); "in support" (gallop); the run's
-# active leg; per leg its touchdown time [s] (NaN: in the air); the last
-# learning touchdown (time [s], NaN: none; mass centre x, y [m]; desired
-# velocity (2)); the last liftoff's support (LO_KIND: leg, -1: none) and
-# roll [rad]; per support kind the roll drift [rad] and whether it is known.
-(REST, GOAL, YAW_D, VD, TRIM, ROLL_D, APEX_Z, VEL_OK, VEL, VEL_T, LOSS, PHASE, STANCE, DONE_LEG, TRAIL_DOWN,
- IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT) = (
-    44, 46, 48, 49, 51, 53, 54, 55, 56, 59, 60, 61, 63, 65, 67, 68, 69, 70, 72, 73, 74, 75, 77, 78, 79, 81)
-# Where MuJoCo's arrays start in the spans a tick takes (float64 elements;
-# data arrays in D, model arrays in M, see jit.buffer_window), model sizes.
-QPOS, QVEL, GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP = range(83, 92)
-NQ, NV, NGEOM, NBODY, NJNT = range(92, 97)
-# The queue of phase changes: QN entries of QITEM floats (time [s], slot,
-# touching, length [m], rate [m/s], rest length [m]: the phase machine's
-# inputs; the new phase code), room for QCAP.
-QN, QUEUE, QITEM, QCAP = 97, 98, 7, 16
-# After the queue: the creature's leg length [m] (hip to foot tip at slide 0),
-# the control period [s], and BipedGains thresholds: touch_slack [m],
-# speed_floor [m/s], late_fall_speed [m/s], late_time [s].
-LEG_LEN, DT, TOUCH_SLACK, SPEED_FLOOR, LATE_VZ, LATE_T = range(QUEUE + QITEM * QCAP, QUEUE + QITEM * QCAP + 6)
-SIZE = LATE_T + 1
+ TRIM_GAIN, TRIM_MAX, ROLL_LEAD, SPEED, MASS, K_LEG, B_LEG, FOOT_R, EPS, FULL, GALLOP, ALTERNATE, STEER, LEG,
+ REST, GOAL, YAW_D, VD, TRIM, ROLL_D, APEX_Z, VEL_OK, VEL, VEL_T, LOSS, PHASE, STANCE, DONE_LEG, TRAIL_DOWN,
+ IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT, QPOS, QVEL,
+ GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP, NQ, NV, NGEOM, NBODY, NJNT, QN, QUEUE, LEG_LEN, DT, TOUCH_SLACK,
+ SPEED_FLOOR, LATE_VZ, LATE_T) = (
+    LAYOUT[n] for n in LAYOUT.fields)
+SIZE = LAYOUT.size
 
 
 @kernel

@@ -141,6 +141,13 @@ class KangarooHop(JumpStages):
         self._hot = (None,) * 5  # (data bound, state, data window, model window, tick entry)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
 
+    def kernel_state(self) -> dict:
+        """The compiled tick's state by field name (``kangaroo_kernel.S_LAYOUT``,
+        ``IX_LAYOUT``; the foot geom ids as ``ix.feet``)."""
+        ix = self._ix
+        return {**kk.S_LAYOUT.as_dict(self._s), **{f"ix.{k}": v for k, v in kk.IX_LAYOUT.as_dict(ix).items()},
+                "ix.feet": ix[kk.NI:].tolist()}
+
     # ------------------------------------------------------- run settings
     @property
     def control_dt(self) -> float:

@@ -84,14 +84,14 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_FULL,
     F_HIP,
     F_LEG,
-    F_SIZE,
+    F_LAYOUT,
     FLIGHT,
     I_HIP_D,
     I_HIP_J,
     I_HIP_Q,
     I_PHASE,
     I_SITE,
-    I_SIZE,
+    I_LAYOUT,
     I_SLIDE_D,
     I_SLIDE_Q,
 )
@@ -138,8 +138,8 @@ class QuadrupedRunner(LegEvents):
         self._qf = slice(min(dofs), max(dofs) + 1)
         self._events: list[tuple[float, str]] = []
         # The state the compiled tick reads and writes (layout: quadruped_kernel).
-        self._F = np.zeros(F_SIZE)
-        self._I = I = np.zeros(I_SIZE, np.int64)
+        self._F = F_LAYOUT.new()
+        self._I = I = I_LAYOUT.new()
         self._F[F_HIP:F_HIP + 12] = self.hips.ravel()
         self.leg_length = self._F[F_LEG] = quadruped_leg_length(character)
         # Timing follows the creature's size (RH91 Table 1: times × √L).
@@ -157,6 +157,10 @@ class QuadrupedRunner(LegEvents):
     @property
     def state(self) -> str:
         return f"{self.gait}:{'AB'[self.active]}:{PHASES[self._I[I_PHASE]].value}"
+
+    def kernel_state(self) -> dict:
+        """The compiled tick's state by field name (``quadruped_kernel.F_LAYOUT``, ``I_LAYOUT``)."""
+        return {**F_LAYOUT.as_dict(self._F), **{f"i.{k}": v for k, v in I_LAYOUT.as_dict(self._I).items()}}
 
     @property
     def events(self) -> tuple[tuple[float, str], ...]:

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.layout import Field, Layout
 from gaitforge.control.core.laws import foot_placement, posture_torque
 # (phase codes and the phase rule are the core's; the quadruped modules take them from here)
 from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
@@ -34,48 +35,79 @@ from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
 from gaitforge.control.raibert.virtual_legs import torque_allocation_into
 
-# F: gains of the current gait (QuadrupedGains fields; F_LEG_STEP = leg_rate × control_dt [m])
+# The state: two arrays laid out by core.layout (named fields, offsets in order,
+# no overlaps): F (float64) and I (int64). The F_* and I_* names are the
+# offsets (literals to the compiled code).
+LOG_SIZE = 64  # a liftoff goes to Python (to copy the phase log) before a cycle's 5 changes could overflow it
 GAIN_FIELDS = ("touch_height", "min_stance", "retract", "landing", "k_x", "k_y", "clearance", "stagger",
                "swing_kp", "swing_kv", "stance_kv", "roll_kp", "roll_kv", "pitch_kp", "pitch_kv", "yaw_kp",
                "yaw_kv", "max_torque", "pitch_desired", "ground_match", "match_time", "max_swing", "apex",
-               "apex_gain", "trim_limit", "speed_trim_gain", "stance_guess", "unison_time")  # F[:28]
-(F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP,
- F_SWING_KV, F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV,
- F_MAX_TORQUE, F_PITCH_D, F_MATCH, F_MATCH_TIME, F_MAX_SWING, F_APEX, F_APEX_GAIN, F_TRIM_LIMIT,
- F_SPEED_TRIM_GAIN, F_STANCE_GUESS, F_UNISON, F_LEG_STEP) = range(29)
-F_HIP = 29           # (4, 3) hip positions from the trunk's mass centre, trunk axes [m]
-F_PAIR_HIP = 41      # (2, 2) mean hip x, y of each pair [m]
-F_EPS, F_FULL = 45, 46  # PhaseMachine compress_eps [m], full_fraction
-F_REST = 47          # (4,) leg rest-length targets [m]
-F_REST_OUT = 51      # (4,) rest lengths written, rate limited [m]
-F_HIP_TOP = 55       # (2,) highest mean hip height of each pair since its liftoff [m]
-F_THRUST = 57        # (2,) thrust per virtual leg [m]
-F_W = 59             # (4, 3) allocation rows W of up to two legs [N m per N m]
-# commands; the trunk's time and place at the last touchdown; T_s of Eq. 3 for the active pair
-(F_TRIM, F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS) = range(71, 81)
-F_GAIT_START, F_NEXT_CMD = 81, 82  # when the gait began, when the next schedule entry is due [s]
-F_TIMER = 83         # (2, 4) each pair's StanceTimer: touchdown, liftoff time, last stance, flight [s] (nan: None)
-F_ROLL, F_PITCH, F_R6, F_R7 = range(91, 95)  # a liftoff tick's attitude, kept for its second half
-F_LOG = 95           # (LOG_SIZE,) times [s] of the phase changes not yet copied into the PhaseMachine
-LOG_SIZE = 64        # a liftoff goes to Python (to copy it) before a cycle's 5 changes could overflow it
-F_LEG = F_LOG + LOG_SIZE  # the creature's leg length, hip to foot with the spring relaxed [m]
-# F: more gains of the current gait (QuadrupedGains fields), after F_LEG
+               "apex_gain", "trim_limit", "speed_trim_gain", "stance_guess", "unison_time")  # QuadrupedGains
 MORE_FIELDS = ("trim_floor", "settle_time", "thrust_min", "thrust_max", "touch_slack", "stagger_eps",
-               "full_margin")
-(F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN, F_THRUST_MAX, F_TOUCH_SLACK, F_STAGGER_EPS,
- F_FULL_MARGIN) = range(F_LEG + 1, F_LEG + 8)
-F_SIZE = F_LEG + 8
-
-I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE = 0, 4, 8, 16, 20, 24  # per leg (I_HIP_J: 2 per leg)
-I_PAIRS = 28         # (2, 2) legs of virtual leg 0 and 1, leader first
-(I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR, I_PAIR_ALLOC, I_TD_VALID) = range(32, 38)
-I_STANCE = 38        # (4,) 1: hip limp (stance), 0: position servo (swing)
-I_LEG_PHASE = 42     # (4,) per-leg phase of a staggered pair
-I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS = 46, 47, 48   # W valid; legs in W (-1: reallocate); which (2)
-I_SERVO_N, I_SERVO_LEGS = 50, 51                   # legs the servo last acted through (-1: none yet)
-I_PATTERN_STAGGERED, I_FOLLOW = 53, 54  # the gait staggers its pairs; a path follower steers
-I_LOG_N, I_LOG = 55, 56  # phase changes logged (count, phase codes)
-I_SIZE = I_LOG + LOG_SIZE
+               "full_margin")  # QuadrupedGains, at F_TRIM_FLOOR
+F_LAYOUT = Layout("quadruped F", [
+    # gains of the current gait: GAIN_FIELDS, in order (F[:len(GAIN_FIELDS)] is written at once)
+    Field("touch", unit="m"), Field("min_stance", unit="s"), Field("retract", unit="m"),
+    Field("landing", unit="m"), Field("kx", unit="s"), Field("ky", unit="s"), Field("clearance", unit="m"),
+    Field("stagger", unit="m"), Field("swing_kp", unit="N m/rad"), Field("swing_kv", unit="N m s/rad"),
+    Field("stance_kv", unit="N m s/rad"), Field("roll_kp", unit="N m/rad"), Field("roll_kv", unit="N m s/rad"),
+    Field("pitch_kp", unit="N m/rad"), Field("pitch_kv", unit="N m s/rad"), Field("yaw_kp", unit="N m/rad"),
+    Field("yaw_kv", unit="N m s/rad"), Field("max_torque", unit="N m"), Field("pitch_d", unit="rad"),
+    Field("match"), Field("match_time", unit="s"), Field("max_swing", unit="rad"), Field("apex", unit="m"),
+    Field("apex_gain"), Field("trim_limit"), Field("speed_trim_gain"), Field("stance_guess", unit="s"),
+    Field("unison", unit="s"),
+    # leg_rate × control_dt; hip positions (4, 3) from the trunk's mass centre, trunk axes; mean hip x, y of
+    # each pair (2, 2); PhaseMachine compress_eps and full_fraction
+    Field("leg_step", unit="m"), Field("hip", 12, unit="m"), Field("pair_hip", 4, unit="m"),
+    Field("eps", unit="m"), Field("full"),
+    # leg rest-length targets and the rate-limited ones written; highest mean hip height of each pair since
+    # its liftoff; thrust per virtual leg; allocation rows W (4, 3) of up to two legs [N m per N m]
+    Field("rest", 4, unit="m"), Field("rest_out", 4, unit="m"), Field("hip_top", 2, unit="m"),
+    Field("thrust", 2, unit="m"), Field("w", 12),
+    # commands (speed trim, speed, heading and its cos, sin); the trunk's time and place at the last
+    # touchdown; T_s of Eq. 3 for the active pair; when the gait began and the next schedule entry is due
+    Field("trim", unit="m/s"), Field("want", unit="m/s"), Field("heading", unit="rad"), Field("hc"), Field("hs"),
+    Field("td_time", unit="s"), Field("td_t", unit="s"), Field("td_x", unit="m"), Field("td_y", unit="m"),
+    Field("ts", unit="s"), Field("gait_start", unit="s"), Field("next_cmd", unit="s"),
+    # each pair's StanceTimer (2, 4): touchdown, liftoff time, last stance, flight (nan: None); a liftoff
+    # tick's attitude, kept for its second half; times of the phase changes not yet copied out
+    Field("timer", 8, unit="s"), Field("roll"), Field("pitch"), Field("r6"), Field("r7"),
+    Field("log", LOG_SIZE, unit="s"),
+    # the creature's leg length (hip to foot, spring relaxed); more gains: MORE_FIELDS, in order
+    Field("leg", unit="m"), Field("trim_floor", unit="m/s"), Field("settle", unit="s"),
+    Field("thrust_min", unit="m"), Field("thrust_max", unit="m"), Field("touch_slack", unit="m"),
+    Field("stagger_eps", unit="m"), Field("full_margin", unit="m"),
+])
+(F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP, F_SWING_KV,
+ F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV, F_MAX_TORQUE, F_PITCH_D,
+ F_MATCH, F_MATCH_TIME, F_MAX_SWING, F_APEX, F_APEX_GAIN, F_TRIM_LIMIT, F_SPEED_TRIM_GAIN, F_STANCE_GUESS,
+ F_UNISON, F_LEG_STEP, F_HIP, F_PAIR_HIP, F_EPS, F_FULL, F_REST, F_REST_OUT, F_HIP_TOP, F_THRUST, F_W, F_TRIM,
+ F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS, F_GAIT_START, F_NEXT_CMD, F_TIMER,
+ F_ROLL, F_PITCH, F_R6, F_R7, F_LOG, F_LEG, F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN, F_THRUST_MAX, F_TOUCH_SLACK,
+ F_STAGGER_EPS, F_FULL_MARGIN) = (
+    F_LAYOUT[n] for n in F_LAYOUT.fields)
+F_SIZE = F_LAYOUT.size
+I_LAYOUT = Layout("quadruped I", [
+    # model indices per leg (hip_j: the two hinge joints' flat stiffness index per leg); the legs of
+    # virtual leg 0 and 1, leader first
+    Field("hip_q", 4, kind=int), Field("hip_d", 4, kind=int), Field("hip_j", 8, kind=int),
+    Field("slide_q", 4, kind=int), Field("slide_d", 4, kind=int), Field("site", 4, kind=int),
+    Field("pairs", 4, kind=int),
+    # the active virtual leg, staggered now, its phase code; gait flags; a touchdown is recorded
+    Field("active", kind=int), Field("staggered", kind=int), Field("phase", kind=int),
+    Field("idle_clear", kind=int), Field("pair_alloc", kind=int), Field("td_valid", kind=int),
+    # per leg 1: hip limp (stance), 0: position servo; per-leg phase of a staggered pair; W valid, legs in W
+    # (-1: reallocate) and which; legs the servo last acted through (-1: none yet); flags; the phase log
+    Field("stance", 4, kind=int), Field("leg_phase", 4, kind=int), Field("alloc_on", kind=int),
+    Field("alloc_n", kind=int), Field("alloc_legs", 2, kind=int), Field("servo_n", kind=int),
+    Field("servo_legs", 2, kind=int), Field("pattern_staggered", kind=int), Field("follow", kind=int),
+    Field("log_n", kind=int), Field("log", LOG_SIZE, kind=int),
+], dtype=np.int64)
+(I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE, I_PAIRS, I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR,
+ I_PAIR_ALLOC, I_TD_VALID, I_STANCE, I_LEG_PHASE, I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS, I_SERVO_N, I_SERVO_LEGS,
+ I_PATTERN_STAGGERED, I_FOLLOW, I_LOG_N, I_LOG) = (
+    I_LAYOUT[n] for n in I_LAYOUT.fields)
+I_SIZE = I_LAYOUT.size
 
 
 @kernel

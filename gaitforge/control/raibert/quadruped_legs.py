@@ -38,10 +38,10 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_THRUST,
     F_TIMER,
     F_TRIM,
+    F_TRIM_FLOOR,
     F_TS,
     F_WANT,
     FLIGHT,
-    F_LEG,
     GAIN_FIELDS,
     MORE_FIELDS,
     I_ACTIVE,
@@ -134,7 +134,7 @@ class LegEvents:
         self.g = g = self.gains[gait]
         F, I = self._F, self._I
         F[:len(GAIN_FIELDS)] = [getattr(g, f) for f in GAIN_FIELDS]
-        F[F_LEG + 1:F_LEG + 1 + len(MORE_FIELDS)] = [getattr(g, f) for f in MORE_FIELDS]
+        F[F_TRIM_FLOOR:F_TRIM_FLOOR + len(MORE_FIELDS)] = [getattr(g, f) for f in MORE_FIELDS]
         F[F_LEG_STEP] = g.leg_rate * self.control_dt
         I[I_PAIRS:I_PAIRS + 4] = self.pairs[0] + self.pairs[1]
         I[I_IDLE_CLEAR], I[I_PAIR_ALLOC] = bool(g.idle_clearance), bool(g.pair_alloc)
