@@ -134,7 +134,8 @@ def _speed_and_height(key: str, gait: str, speed: float, Lf: float, seconds: flo
     return v, float(np.mean(tops))
 
 
-SCALED = [("quadruped", "trot", 1.5), ("quadruped", "bound", 2.0), ("biped", "run", 1.5), ("kangaroo", "hop", 3.0)]
+SCALED = [("quadruped", "trot", 1.5), ("quadruped", "bound", 2.0), ("biped", "run", 1.5),
+          ("kangaroo", "hop", 3.0)]
 
 
 @pytest.mark.slow

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import mujoco
-import numpy as np
 
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import block, buffer_window, slot

@@ -273,8 +273,8 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     fields = {f.name for f in dataclasses.fields(QuadrupedGains)}
     unknown = sorted(set(options) - fields)
     if unknown:
-        raise GaitforgeError(f"unknown quadruped option {unknown[0]!r} (valid: schedule, path, lookahead, gains, scale, "
-                             f"or a QuadrupedGains field)")
+        raise GaitforgeError(f"unknown quadruped option {unknown[0]!r} (valid: schedule, path, lookahead, gains, "
+                             f"scale, or a QuadrupedGains field)")
     if options:
         gains[gait] = dataclasses.replace(gains.get(gait, GAIT_GAINS[gait]), **options)
     return QuadrupedRunner(character, checked, path=path, gains=gains, lookahead=lookahead)

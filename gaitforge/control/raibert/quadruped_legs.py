@@ -32,9 +32,7 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_PAIR_HIP,
     F_REST,
     F_REST_OUT,
-    F_TD_T,
     F_TD_TIME,
-    F_TD_Y,
     F_THRUST,
     F_TIMER,
     F_TRIM,
@@ -83,16 +81,6 @@ class LegEvents:
     hip_top = block("_F", F_HIP_TOP, 2)           # highest mean hip height of each pair since its liftoff [m]
     thrust = block("_F", F_THRUST, 2)             # per virtual leg [m]
     stance = block("_I", I_STANCE, 4)             # 1: hip limp (stance), 0: position servo (swing)
-
-    @property
-    def leg_phase(self) -> tuple[Phase, ...]:
-        """Per-leg cycle of a staggered pair (4,)."""
-        return tuple(PHASES[k] for k in self._I[I_LEG_PHASE:I_LEG_PHASE + 4])
-
-    @property
-    def td_xy(self) -> tuple[float, float, float] | None:
-        """(time [s], x, y [m]) of the trunk at the last touchdown, or None."""
-        return tuple(float(c) for c in self._F[F_TD_T:F_TD_Y + 1]) if self._I[I_TD_VALID] else None
 
     def _copy_phase_log(self) -> PhaseMachine:
         """The active pair's Fig. 4 state machine, its record brought up to
