@@ -14,9 +14,10 @@ import pytest
 
 from gaitforge.control.jit import JIT_ENABLED, buffer_window
 from gaitforge.control.raibert import biped
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_servo, biped_tick
-from gaitforge.control.raibert.biped_base import PHASES
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import servo as biped_servo
+from gaitforge.control.raibert.biped import tick as biped_tick
+from gaitforge.control.raibert.biped.base import PHASES
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character

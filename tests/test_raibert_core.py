@@ -10,8 +10,13 @@ from gaitforge.control.core import G, InternalError, laws
 from gaitforge.control.core.layout import Field, Layout
 from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase
 from gaitforge.control.core.rotations import quat_to_mat, roll_pitch_yaw
-from gaitforge.control.raibert import biped_kernel, biped_servo, catalog, kangaroo_kernel, quadruped_kernel
-from gaitforge.control.raibert import quadruped_tick, toolbox
+from gaitforge.control.raibert import catalog
+from gaitforge.control.raibert.biped import kernel as biped_kernel
+from gaitforge.control.raibert.biped import servo as biped_servo
+from gaitforge.control.raibert.kangaroo import kernel as kangaroo_kernel
+from gaitforge.control.raibert.quadruped import kernel as quadruped_kernel
+from gaitforge.control.raibert import toolbox
+from gaitforge.control.raibert.quadruped import tick as quadruped_tick
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine
 from gaitforge.errors import GaitforgeError
 

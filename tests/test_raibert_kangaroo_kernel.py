@@ -12,11 +12,11 @@ import pytest
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import buffer_window, entry
 from gaitforge.control.raibert import kangaroo as K
-from gaitforge.control.raibert import kangaroo_geometry
-from gaitforge.control.raibert import kangaroo_kernel as kk
+from gaitforge.control.raibert.kangaroo import geometry as kangaroo_geometry
+from gaitforge.control.raibert.kangaroo import kernel as kk
 from gaitforge.control.raibert.footmodel import hop_on_foot_model
 from gaitforge.control.raibert.fsm import Phase
-from gaitforge.control.raibert.kangaroo_state import STAGES, WINDOW
+from gaitforge.control.raibert.kangaroo.state import STAGES, WINDOW
 from gaitforge.creatures.builders.raibert import raibert_kangaroo
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError

@@ -12,8 +12,8 @@ import pytest
 
 from gaitforge.control.raibert import quadruped
 from gaitforge.control.raibert.paths import WaypointPath, distance_to_path
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH, SPEED_RANGES
-from gaitforge.control.raibert.virtual_legs import GAITS, torque_allocation, torque_map
+from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH, SPEED_RANGES
+from gaitforge.control.raibert.quadruped.virtual_legs import GAITS, torque_allocation, torque_map
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
 from gaitforge.errors import GaitforgeError

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 
-import mujoco
 import numpy as np
 import pytest
 
 from gaitforge.control.jit import JIT_ENABLED
 from gaitforge.control.raibert import quadruped as Q
-from gaitforge.control.raibert import quadruped_kernel as K
-from gaitforge.control.raibert import quadruped_legs, quadruped_tick, virtual_legs
+from gaitforge.control.raibert.quadruped import kernel as K
+from gaitforge.control.raibert.quadruped import legs as quadruped_legs
+from gaitforge.control.raibert.quadruped import tick as quadruped_tick
+from gaitforge.control.raibert.quadruped import virtual_legs as virtual_legs
 from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures.character import Character
@@ -48,17 +49,17 @@ def recorded(quad):
     qfrc_applied, jnt_stiffness, dof_damping, t) of a 3 s trot-bound-gallop
     run, copied before the tick."""
     snaps = []
-    real = Q.tick
+    real = Q.compiled_tick
 
     def spy(*args):
         if not args[-1]:  # the first call of a tick
             snaps.append(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args[:-1]))
         return real(*args)
-    Q.tick = spy
+    Q.compiled_tick = spy
     try:
         rollout(quad, 3.0, schedule=SCHEDULE)
     finally:
-        Q.tick = real
+        Q.compiled_tick = real
     return snaps
 
 
@@ -137,7 +138,7 @@ def test_rollout_unchanged_with_every_kernel_interpreted(quad, monkeypatch):
         for name, obj in list(vars(module).items()):
             if hasattr(obj, "py_func"):
                 monkeypatch.setattr(module, name, obj.py_func)
-    assert not hasattr(Q.tick, "py_func") and not hasattr(quadruped_tick.place, "py_func")
+    assert not hasattr(Q.compiled_tick, "py_func") and not hasattr(quadruped_tick.place, "py_func")
     q_py, s_py, c_py = rollout(quad, 3.0, schedule=SCHEDULE)
     assert np.max(np.abs(q_jit - q_py)) < 1e-9
     assert s_jit == s_py and c_jit.events == c_py.events

@@ -8,7 +8,8 @@ a package and one entry here.
 """
 from __future__ import annotations
 
-from gaitforge.control.raibert import biped, kangaroo, quadruped, quadruped_gains
+from gaitforge.control.raibert import biped, kangaroo, quadruped
+from gaitforge.control.raibert.quadruped import gains as quadruped_gains
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.control.raibert.scaled import scale_model_contacts, scale_spec
 from gaitforge.control.raibert.scaling import factor

@@ -1,6 +1,6 @@
 """Compiled control of the RH91 biped (run and gallops): the kernel state's
 layout, the return codes, and the phase and leg-event kernels. The servo
-kernels are in :mod:`biped_servo`, the gaits' ticks in :mod:`biped_tick`.
+kernels are in :mod:`biped.servo`, the gaits' ticks in :mod:`biped.tick`.
 
 Every control tick the biped controllers sense the feet, step each leg's
 phase machine and act on its phase changes (touchdown, thrust, unloading,

@@ -45,11 +45,11 @@ of a stance (the shortest real stance is ~64 ms, the jump's take-off). With
 The runs start in flight at ``start_speed`` and ramp the desired speed.
 
 Modules: this one holds the hop controller and its factory; the gains are in
-:mod:`kangaroo_gains`, the leg geometry in :mod:`kangaroo_geometry`, the jump
-in :mod:`kangaroo_jump` and the Fig. 6 helpers in :mod:`kangaroo_fig6` (all
+:mod:`kangaroo.gains`, the leg geometry in :mod:`kangaroo.geometry`, the jump
+in :mod:`kangaroo.jump` and the Fig. 6 helpers in :mod:`kangaroo.fig6` (all
 re-exported here). Each tick runs the compiled ``tick`` of
-:mod:`kangaroo_kernel` on the state array and the ``MjData`` / ``MjModel``
-windows set up by :mod:`kangaroo_state`; this class feeds it the time and the
+:mod:`kangaroo.kernel` on the state array and the ``MjData`` / ``MjModel``
+windows set up by :mod:`kangaroo.state`; this class feeds it the time and the
 foot's contact, records phase changes in the PhaseMachine and StanceTimer and
 plans the jump.
 """
@@ -64,28 +64,28 @@ import numpy as np
 
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import entry, slot
-from gaitforge.control.raibert import kangaroo_kernel as kk
-from gaitforge.control.raibert import kangaroo_state as ks
+from gaitforge.control.raibert.kangaroo import kernel as kk
+from gaitforge.control.raibert.kangaroo import state as ks
 from gaitforge.control.raibert.common import trunk_fall_check
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
-from gaitforge.control.raibert.kangaroo_fig6 import fig6_data, leg_angles
-from gaitforge.control.raibert.kangaroo_gains import SPEED_RANGES, KangarooGains
-from gaitforge.control.raibert.kangaroo_geometry import (
+from gaitforge.control.raibert.kangaroo.fig6 import fig6_data, leg_angles
+from gaitforge.control.raibert.kangaroo.gains import SPEED_RANGES, KangarooGains
+from gaitforge.control.raibert.kangaroo.geometry import (
     PARENT,
     landing_pose,
     pitch,
     thrust_line_thigh,
 )
-from gaitforge.control.raibert.kangaroo_jump import JumpPlan, JumpStages, with_obstacle
-from gaitforge.control.raibert.kangaroo_kernel import (
+from gaitforge.control.raibert.kangaroo.jump import JumpPlan, JumpStages, with_obstacle
+from gaitforge.control.raibert.kangaroo.kernel import (
     flight_targets,
     resume,
     stance_gains,
     tick,
     tick_contacts,
 )
-from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
-from gaitforge.control.raibert.kangaroo_state import STAGES
+from gaitforge.control.raibert.kangaroo.setup import pitch_inertia, tune_tail
+from gaitforge.control.raibert.kangaroo.state import STAGES
 from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.core.rotations import G
 from gaitforge.creatures.character import Character
@@ -106,7 +106,7 @@ class KangarooHop(JumpStages):
     ``speed`` [m/s] is the desired forward speed; ``touch_sensor(data) -> bool``
     replaces MuJoCo's foot contacts (used with ``footmodel``). The quantities
     the tick updates live in the state array ``_st`` (see
-    :mod:`kangaroo_kernel`: floats ``_s``, ints ``_ix``); the attributes
+    :mod:`kangaroo.kernel`: floats ``_s``, ints ``_ix``); the attributes
     below and ``stage`` read and write it."""
 
     speed, v_cmd = slot("_s", kk.SPEED), slot("_s", kk.V_CMD)                  # desired, commanded [m/s]
@@ -142,7 +142,7 @@ class KangarooHop(JumpStages):
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
 
     def kernel_state(self) -> dict:
-        """The compiled tick's state by field name (``kangaroo_kernel.S_LAYOUT``,
+        """The compiled tick's state by field name (``kangaroo.kernel.S_LAYOUT``,
         ``IX_LAYOUT``; the foot geom ids as ``ix.feet``)."""
         ix = self._ix
         return {**kk.S_LAYOUT.as_dict(self._s), **{f"ix.{k}": v for k, v in kk.IX_LAYOUT.as_dict(ix).items()},
@@ -161,7 +161,7 @@ class KangarooHop(JumpStages):
     # ------------------------------------------------------------- protocol
     @property
     def stage(self) -> str | None:
-        """Jump stage (None when not jumping; see :mod:`kangaroo_jump`)."""
+        """Jump stage (None when not jumping; see :mod:`kangaroo.jump`)."""
         return STAGES[self._ix[kk.STAGE]]
 
     @stage.setter

@@ -3,7 +3,7 @@ biped gaits (Raibert & Hodgins 1991, §4 "Gaits"), gait changes on a time
 schedule, and steering along waypoints.
 
 Two virtual legs, each a pair of physical legs (diagonal pairs in the trot,
-front and rear pairs in the bound and gallop; :mod:`virtual_legs`), run the
+front and rear pairs in the bound and gallop; :mod:`quadruped.virtual_legs`), run the
 biped state machine of Fig. 4 (``fsm.PhaseMachine`` on the active pair):
 
 - FLIGHT: each leg of the pair about to land is swung to the Eq. 3 foot
@@ -17,7 +17,7 @@ biped state machine of Fig. 4 (``fsm.PhaseMachine`` on the active pair):
 - LOADING: the landed legs' hips go limp (zero position gain).
 - COMPRESSION, THRUST: the Eq. 4 servo on roll, pitch and heading acts
   through the stance hips, spread by least effort over the hip hinges of the
-  legs that touch (``virtual_legs.torque_allocation``; a planted foot cannot
+  legs that touch (``quadruped.virtual_legs.torque_allocation``; a planted foot cannot
   twist, so heading is turned by unequal sideways foot forces); THRUST
   raises the leg springs' rest lengths by the pair's thrust.
 - UNLOADING: the pair is shortened; liftoff interchanges the virtual legs.
@@ -51,9 +51,9 @@ Heading: without a path it is held at 0 (x forward); with one,
 heading command turns toward it at most ``turn_rate``.
 
 Computation: the whole tick, touchdown and liftoff included, is compiled
-(:mod:`quadruped_tick`, :mod:`quadruped_kernel`) over two state arrays the
+(:mod:`quadruped.tick`, :mod:`quadruped.kernel`) over two state arrays the
 runner owns; Python only refreshes the schedule and path commands at a
-liftoff that needs them (:mod:`quadruped_legs`) and keeps the public views
+liftoff that needs them (:mod:`quadruped.legs`) and keeps the public views
 (``fsm``, ``timers``, ``rest``, ...).
 """
 from __future__ import annotations
@@ -70,7 +70,7 @@ import numpy as np
 from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
-from gaitforge.control.raibert.quadruped_gains import (
+from gaitforge.control.raibert.quadruped.gains import (
     CONTROL_DT,
     FALL_HEIGHT,
     GAIT_GAINS,
@@ -79,7 +79,7 @@ from gaitforge.control.raibert.quadruped_gains import (
     TIMESTEP,
     QuadrupedGains,
 )
-from gaitforge.control.raibert.quadruped_kernel import (
+from gaitforge.control.raibert.quadruped.kernel import (
     F_EPS,
     F_FULL,
     F_HIP,
@@ -95,10 +95,10 @@ from gaitforge.control.raibert.quadruped_kernel import (
     I_SLIDE_D,
     I_SLIDE_Q,
 )
-from gaitforge.control.raibert.quadruped_legs import PHASES, LegEvents
-from gaitforge.control.raibert.quadruped_tick import tick
+from gaitforge.control.raibert.quadruped.legs import PHASES, LegEvents
+from gaitforge.control.raibert.quadruped.tick import tick as compiled_tick
 from gaitforge.control.raibert.scaling import factor, scale_gains
-from gaitforge.control.raibert.virtual_legs import LEG_NAMES
+from gaitforge.control.raibert.quadruped.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
@@ -137,7 +137,7 @@ class QuadrupedRunner(LegEvents):
         dofs = [k for i in range(4) for k in (self.hip_d[i], self.hip_d[i] + 1)]
         self._qf = slice(min(dofs), max(dofs) + 1)
         self._events: list[tuple[float, str]] = []
-        # The state the compiled tick reads and writes (layout: quadruped_kernel).
+        # The state the compiled tick reads and writes (layout: quadruped.kernel).
         self._F = F_LAYOUT.new()
         self._I = I = I_LAYOUT.new()
         self._F[F_HIP:F_HIP + 12] = self.hips.ravel()
@@ -159,7 +159,7 @@ class QuadrupedRunner(LegEvents):
         return f"{self.gait}:{'AB'[self.active]}:{PHASES[self._I[I_PHASE]].value}"
 
     def kernel_state(self) -> dict:
-        """The compiled tick's state by field name (``quadruped_kernel.F_LAYOUT``, ``I_LAYOUT``)."""
+        """The compiled tick's state by field name (``quadruped.kernel.F_LAYOUT``, ``I_LAYOUT``)."""
         return {**F_LAYOUT.as_dict(self._F), **{f"i.{k}": v for k, v in I_LAYOUT.as_dict(self._I).items()}}
 
     @property
@@ -225,14 +225,14 @@ class QuadrupedRunner(LegEvents):
 
     # ---------------------------------------------------------------- control
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """One control tick (compiled: ``quadruped_tick``): sense contacts and
+        """One control tick (compiled: ``quadruped.tick``): sense contacts and
         attitude, advance the active pair's state machine, write the spring
         set points (``qpos_spring``) and stance torques (``qfrc_applied``)."""
         if data is not self._data or model is not self._model:
             self._bind(model, data)
-        if tick(*self._tick_args, data.time, False):
+        if compiled_tick(*self._tick_args, data.time, False):
             self._commands(data.time)
-            tick(*self._tick_args, data.time, True)
+            compiled_tick(*self._tick_args, data.time, True)
 
 
 def make_controller(character: Character, gait: str, speed: float, **options) -> QuadrupedRunner:

@@ -1,13 +1,13 @@
 """Step-level logic of the RH91 quadruped controller (see
 :mod:`gaitforge.control.raibert.quadruped`) that stays in Python: the
 schedule and path commands refreshed at a liftoff, and views of the state
-the compiled tick keeps (:mod:`quadruped_kernel`, :mod:`quadruped_tick`:
+the compiled tick keeps (:mod:`quadruped.kernel`, :mod:`quadruped.tick`:
 the state machine, touchdown and liftoff, placement by RH91 Eq. 3, the Eq. 4
 posture servo, the idle pair, the hip servo modes).
 
 :class:`LegEvents` is a mixin of :class:`~gaitforge.control.raibert.quadruped.QuadrupedRunner`.
 That state lives in the runner's arrays ``_F`` (float64) and ``_I`` (int64),
-laid out in :mod:`quadruped_kernel`; the properties below name its slots.
+laid out in :mod:`quadruped.kernel`; the properties below name its slots.
 Leg indices: 0 front-left, 1 front-right, 2 rear-left, 3 rear-right. Leg
 rest lengths are in metres from the full (relaxed) length ``LEG_LENGTH``.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 from gaitforge.control.jit import block, slot
 from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
-from gaitforge.control.raibert.quadruped_kernel import (
+from gaitforge.control.raibert.quadruped.kernel import (
     F_GAIT_START,
     F_HC,
     F_HEADING,
@@ -59,7 +59,7 @@ from gaitforge.control.raibert.quadruped_kernel import (
     I_TD_VALID,
     set_mode,
 )
-from gaitforge.control.raibert.virtual_legs import GAITS
+from gaitforge.control.raibert.quadruped.virtual_legs import GAITS
 
 PHASES = tuple(Phase)  # index = the compiled tick's phase code
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
@@ -132,7 +132,7 @@ class LegEvents:
                                         for k in (0, 1)]
 
     def _set_mode(self, model: mujoco.MjModel, leg: int, stance: bool) -> None:
-        """Hip servo gains of one leg (``quadruped_kernel.set_mode``) in the
+        """Hip servo gains of one leg (``quadruped.kernel.set_mode``) in the
         model bound at reset."""
         set_mode(self._F, self._I, self._stiff, self._damp, self._frc, leg, 1 if stance else 0)
 
@@ -177,7 +177,7 @@ class LegEvents:
         self._cmd_time = t
 
     def _commands(self, t: float) -> None:
-        """At a liftoff the compiled tick hands over (see ``quadruped_tick``):
+        """At a liftoff the compiled tick hands over (see ``quadruped.tick``):
         copy out its phase log and refresh the commands (a due gait change,
         the path's heading and speed)."""
         self._copy_phase_log()

@@ -2,14 +2,14 @@
 gallops' bodies (phases, posture, swing, slew, from a resume stage) and the
 entry points the controllers call with the ``MjData`` / ``MjModel`` windows.
 Arguments, return codes and the kernel state ``s`` are described in
-:mod:`biped_kernel`; the servo kernels are in :mod:`biped_servo`.
+:mod:`biped.kernel`; the servo kernels are in :mod:`biped.servo`.
 """
 from __future__ import annotations
 
 import math
 
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.biped_kernel import (
+from gaitforge.control.raibert.biped.kernel import (
     ACT,
     ACTIVE,
     ALTERNATE,
@@ -56,12 +56,12 @@ from gaitforge.control.raibert.biped_kernel import (
     leg_step,
     trunk_matrix,
 )
-from gaitforge.control.raibert.biped_servo import aim_foot, flight_com, posture, slew
+from gaitforge.control.raibert.biped.servo import aim_foot, flight_com, posture, slew
 
 
 @kernel
 def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
-    """One control tick of the run (``biped_run.BipedRun``) from ``stage``:
+    """One control tick of the run (``biped.run.BipedRun``) from ``stage``:
     the active leg's (``s[ACTIVE]``) phase; in FLIGHT it is lengthened for
     landing and aimed (Eq. 3) and the idle leg is short; in COMPRESSION and
     THRUST its hip servoes posture. The idle hip mirrors the active one in
@@ -92,7 +92,7 @@ def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, sti
 
 @kernel
 def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
-    """One control tick of the gallops (``biped_gallop.BipedGallop``) from
+    """One control tick of the gallops (``biped.gallop.BipedGallop``) from
     ``stage``: the trailing leg's (0) then the leading leg's (1) phase,
     posture through the stance hips in COMPRESSION and THRUST (unless the
     leg is already short), the swing of the legs in the air by style and

@@ -6,7 +6,7 @@ a call's cost); ``s = st[:NF]`` holds gains, geometry and the quantities the
 tick updates (NaN: "not known yet"), ``ix = st[NF:]`` viewed as int64 holds
 phase and stage codes, offsets, and after ``NI`` the foot's geom ids.
 ``MjData`` and ``MjModel`` are reached through one float64 window over each
-one's buffer (``kangaroo_state``): ``d`` (trunk subtree COM, velocity and
+one's buffer (``kangaroo.state``): ``d`` (trunk subtree COM, velocity and
 angular momentum, hip, knee, ankle, trunk orientation, toe site, ankle
 angle, knee applied torque) and ``mw`` (spring set points, stiffness and
 damping of the servoed joints), at the offsets in ``ix`` (C_*: first element
@@ -68,7 +68,7 @@ IX_LAYOUT = Layout("kangaroo ix", [
  M_K_HEAD, M_C_THIGH, M_C_SHIN, M_C_FOOT, M_C_HEAD, N_FOOT) = (
     IX_LAYOUT[n] for n in IX_LAYOUT.fields)
 NI = IX_LAYOUT.size
-#: Jump-stage codes (``kangaroo_state.STAGES`` names them).
+#: Jump-stage codes (``kangaroo.state.STAGES`` names them).
 ST_NONE, ST_APPROACH, ST_TAKEOFF, ST_FLIGHT, ST_LANDING, ST_DONE = range(6)
 #: ``touch`` code of ``tick`` besides 0 / 1: as the phase (stance phases touch).
 HOLD = -2

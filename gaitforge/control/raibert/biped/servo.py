@@ -2,15 +2,15 @@
 stance hips (Eq. 4), foot aiming for the swing legs (Eq. 3 and the kinematic
 transformation), the ballistic mass-centre estimate in flight and the slew
 of the legs' rest lengths. Arguments and the kernel state ``s`` are those of
-:mod:`biped_kernel`, which also holds the phase and leg-event kernels;
-:mod:`biped_tick` puts them together into the gaits' ticks.
+:mod:`biped.kernel`, which also holds the phase and leg-event kernels;
+:mod:`biped.tick` puts them together into the gaits' ticks.
 """
 from __future__ import annotations
 
 import math
 
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.biped_kernel import (
+from gaitforge.control.raibert.biped.kernel import (
     APEX_Z,
     B_LEG,
     DT,

@@ -17,8 +17,8 @@ compiled foot contact has none (``condim`` 3), so ``reset`` gives the feet
 ``condim`` 4 with torsional friction ``gains.torsion`` [m] on the run's model
 copy: without it a yaw torque at the hip only spins the leg about its axis.
 
-The controllers (``biped_run``, ``biped_gallop``, on ``biped_base``) run
-their control law compiled (``biped_kernel``): the physics runs in C
+The controllers (``biped.run``, ``biped.gallop``, on ``biped.base``) run
+their control law compiled (``biped.kernel``): the physics runs in C
 between ticks, and the controller must stay cheap next to it.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import mujoco
 
 from gaitforge.control.core.rotations import quat_to_mat  # noqa: F401 (re-exported)
-from gaitforge.control.raibert.biped_kernel import CONTROL_DT, LEG_LENGTH
+from gaitforge.control.raibert.biped.kernel import CONTROL_DT, LEG_LENGTH
 from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
 from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.raibert.paths import WaypointPath
@@ -157,7 +157,7 @@ def make_controller(character: Character, gait: str, speed: float, *, gains: Bip
     if scale != 1.0:
         gains = scale_gains(gains, scale)
     if gait == "run":
-        from gaitforge.control.raibert.biped_run import BipedRun
+        from gaitforge.control.raibert.biped.run import BipedRun
         return BipedRun(character, speed, gains, heading, path, lookahead)
-    from gaitforge.control.raibert.biped_gallop import BipedGallop
+    from gaitforge.control.raibert.biped.gallop import BipedGallop
     return BipedGallop(character, speed, gains, heading, path, lookahead, style=gait.split("_")[1])

@@ -1,6 +1,6 @@
 """The compiled control tick of the RH91 quadruped (see
 :mod:`gaitforge.control.raibert.quadruped`; state layout and leg actions in
-:mod:`gaitforge.control.raibert.quadruped_kernel`).
+:mod:`gaitforge.control.raibert.quadruped.kernel`).
 
 :func:`tick` reads the trunk attitude and the feet, tracks each pair's top
 hip height, runs the active pair's Fig. 4 state machine (logging each phase
@@ -19,7 +19,7 @@ import math
 
 from gaitforge.control.core.rotations import trunk_matrix
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.quadruped_kernel import (
+from gaitforge.control.raibert.quadruped.kernel import (
     COMPRESSION,
     F_APEX,
     F_APEX_GAIN,
@@ -157,7 +157,7 @@ def start_flight(F, I, stiff, damp, frc, t):
 @kernel
 def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
     """A control tick at time t [s]; sites: data.site_xpos (nsite, 3), other
-    arrays as in ``quadruped_kernel``. Returns 0 when the tick is done, 1 at a
+    arrays as in ``quadruped.kernel``. Returns 0 when the tick is done, 1 at a
     liftoff that needs Python (new commands, or the phase log copied out);
     Python then calls it again with ``after_liftoff`` True to finish the tick
     (the attitude sensed is kept in F for that)."""

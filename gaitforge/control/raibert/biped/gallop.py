@@ -33,16 +33,16 @@ Two styles of swinging the legs forward (RH91 describes both):
 
 Legs swing short: less inertia about the hip, less trunk pitching.
 
-The control law runs compiled (``biped_kernel.gallop_body``); this module
+The control law runs compiled (``biped.kernel.gallop_body``); this module
 holds the controller object.
 """
 from __future__ import annotations
 
 
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_tick
-from gaitforge.control.raibert.biped_base import BipedBase
-from gaitforge.control.raibert.biped_run import Support
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import tick as biped_tick
+from gaitforge.control.raibert.biped.base import BipedBase
+from gaitforge.control.raibert.biped.run import Support
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer
 
 TRAIL, LEAD = 0, 1  # roles; the left leg trails, the right leg leads

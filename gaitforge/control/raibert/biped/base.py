@@ -1,7 +1,7 @@
 """What the biped gaits share: where the legs are in the model, the start
 state, the kernel state, and the Python side of a control tick.
 
-A tick is one call of the gait's compiled kernel (``biped_tick``), which
+A tick is one call of the gait's compiled kernel (``biped.tick``), which
 does the whole control law. Python only serves and follows it: when the
 kernel needs the mass-centre velocity (``mj_subtreeVel``) or a path follower
 must steer, it stops, Python does that and resumes it (``_resume``); the
@@ -17,8 +17,8 @@ import mujoco
 
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import block, buffer_window, slot
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_servo
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import servo as biped_servo
 from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.raibert.fsm import Phase
@@ -55,7 +55,7 @@ class BipedBase:
     heading [rad]: direction of travel without a path; path: a
     :class:`WaypointPath` to follow instead.
 
-    ``kstate`` (``biped_kernel.SIZE``,) holds the gains and leg indices the
+    ``kstate`` (``biped.kernel.SIZE``,) holds the gains and leg indices the
     kernel needs and the control state; ``rest`` and ``goal`` (2,) [m] are
     views of it (slide rest lengths now, and where they are slewing to)."""
 
@@ -102,7 +102,7 @@ class BipedBase:
         self.kstate, self.rest, self.goal = s, s[K.REST:K.REST + 2], s[K.GOAL:K.GOAL + 2]
 
     def kernel_state(self) -> dict:
-        """The kernel state by field name (``biped_kernel.LAYOUT``)."""
+        """The kernel state by field name (``biped.kernel.LAYOUT``)."""
         return K.LAYOUT.as_dict(self.kstate)
 
     # ------------------------------------------------------------ lifecycle
@@ -168,7 +168,7 @@ class BipedBase:
         self._flags = code * K.FRESH  # DONE or DONE_PRE
 
     def _tick_kernel(self):
-        """The gait's tick kernel (a ``biped_tick`` function)."""
+        """The gait's tick kernel (a ``biped.tick`` function)."""
         raise NotImplementedError(f"{type(self).__name__} does not name its tick kernel")
 
     def _start(self, stage: int) -> None:
@@ -269,7 +269,7 @@ class BipedBase:
 
     def neutral_target(self, com: list[float], vel: list[float], stance: float) -> tuple[float, float]:
         """Eq. 3 in x and y: world foot point [m] for the next support (the
-        compiled ``biped_servo.neutral_point`` the swing legs aim at)."""
+        compiled ``biped.servo.neutral_point`` the swing legs aim at)."""
         return biped_servo.neutral_point(self.kstate, com[0], com[1], vel[0], vel[1], stance)
 
     def steer(self, com) -> None:

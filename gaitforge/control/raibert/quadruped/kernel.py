@@ -2,7 +2,7 @@
 :mod:`gaitforge.control.raibert.quadruped`): the landing legs' placement
 (RH91 Eq. 3), the stance posture servo (Eq. 4), the idle pair, the per-leg
 cycle of a staggered pair and the hip servo modes. The tick that calls them
-is :mod:`gaitforge.control.raibert.quadruped_tick`.
+is :mod:`gaitforge.control.raibert.quadruped.tick`.
 
 All controller state the tick touches lives in two arrays owned by the
 runner: ``F`` (float64, layout ``F_*`` below: gains of the current gait, hip
@@ -32,8 +32,8 @@ from gaitforge.control.core.laws import foot_placement, posture_torque
 from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
 from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
-from gaitforge.control.raibert.virtual_legs import torque_allocation_into
+from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
+from gaitforge.control.raibert.quadruped.virtual_legs import torque_allocation_into
 
 # The state: two arrays laid out by core.layout (named fields, offsets in order,
 # no overlaps): F (float64) and I (int64). The F_* and I_* names are the
@@ -219,7 +219,7 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
 
 @kernel
 def allocate(F, I, q, n, l0, l1):
-    """Fresh least-effort allocation rows (``virtual_legs``) over the first
+    """Fresh least-effort allocation rows (``quadruped.virtual_legs``) over the first
     n of legs (l0, l1), at their present hip angles and leg lengths."""
     I[I_ALLOC_N], I[I_ALLOC_LEGS], I[I_ALLOC_LEGS + 1] = n, l0, l1
     I[I_ALLOC_ON] = 0
