@@ -155,7 +155,7 @@ def test_phase_machine_record_and_timers_follow_the_tick(quad):
     assert fsm.phase is phases[-1] and fsm.phase.value == states[-1].split(":")[2]
     assert fsm.steps == phases.count(Phase.FLIGHT) > 15
     times = [t for t, _ in fsm.history]
-    assert times == sorted(times) and int(ctl._I[K.I_LOG_N]) == 0
+    assert times == sorted(times) and int(ctl._F[K.F_LOG_N]) == 0
     cycle = [Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING]
     for a, b in zip(phases, phases[1:]):  # each change is the next phase, or a liftoff
         assert b is cycle[(cycle.index(a) + 1) % 5] or b is Phase.FLIGHT

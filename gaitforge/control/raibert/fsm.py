@@ -72,6 +72,15 @@ class PhaseMachine:
             self.phase = p
         return p
 
+    def record(self, t: float, phase: Phase) -> None:
+        """Take a phase change a compiled tick made at t [s] (the machine as a
+        view of the tick's phase log)."""
+        if phase is not self.phase:
+            if phase is _FLIGHT:
+                self.steps += 1
+            self.history.append((t, phase))
+            self.phase = phase
+
 
 @dataclass
 class StanceTimer:
@@ -98,3 +107,21 @@ class StanceTimer:
     @property
     def predicted_stance(self) -> float:
         return self.default if self.last_stance is None else self.last_stance
+
+    def record(self, t: float, phase: Phase) -> None:
+        """Take a phase change at t [s]: a touchdown (LOADING) or a liftoff (FLIGHT)."""
+        if phase is Phase.LOADING:
+            self.touchdown(t)
+        elif phase is _FLIGHT:
+            self.liftoff(t)
+
+
+def replay(entries, machines, timers=()) -> None:
+    """Feed the changes drained from a compiled tick's phase log
+    (``core.phase.drain``: (t [s], slot, code)) to the phase machines and
+    stance timers of each slot (sequences indexed by slot; no timers: none)."""
+    for t, slot, code in entries:
+        phase = PHASES[code]
+        machines[slot].record(t, phase)
+        if timers:
+            timers[slot].record(t, phase)

@@ -29,7 +29,16 @@ import numpy as np
 from gaitforge.control.core.layout import Field, Layout
 from gaitforge.control.core.laws import foot_placement, posture_torque
 # (phase codes and the phase rule are the core's; the quadruped modules take them from here)
-from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
+from gaitforge.control.core.phase import (  # noqa: F401
+    COMPRESSION,
+    FLIGHT,
+    LOADING,
+    THRUST,
+    UNLOADING,
+    log_fields,
+    log_phase,
+    next_phase,
+)
 from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
@@ -70,9 +79,9 @@ F_LAYOUT = Layout("quadruped F", [
     Field("td_time", unit="s"), Field("td_t", unit="s"), Field("td_x", unit="m"), Field("td_y", unit="m"),
     Field("ts", unit="s"), Field("gait_start", unit="s"), Field("next_cmd", unit="s"),
     # each pair's StanceTimer (2, 4): touchdown, liftoff time, last stance, flight (nan: None); a liftoff
-    # tick's attitude, kept for its second half; times of the phase changes not yet copied out
+    # tick's attitude, kept for its second half; the phase log (core.phase)
     Field("timer", 8, unit="s"), Field("roll"), Field("pitch"), Field("r6"), Field("r7"),
-    Field("log", LOG_SIZE, unit="s"),
+    *log_fields(LOG_SIZE),
     # the creature's leg length (hip to foot, spring relaxed); more gains: MORE_FIELDS, in order
     Field("leg", unit="m"), Field("trim_floor", unit="m/s"), Field("settle", unit="s"),
     Field("thrust_min", unit="m"), Field("thrust_max", unit="m"), Field("touch_slack", unit="m"),
@@ -83,8 +92,8 @@ F_LAYOUT = Layout("quadruped F", [
  F_MATCH, F_MATCH_TIME, F_MAX_SWING, F_APEX, F_APEX_GAIN, F_TRIM_LIMIT, F_SPEED_TRIM_GAIN, F_STANCE_GUESS,
  F_UNISON, F_LEG_STEP, F_HIP, F_PAIR_HIP, F_EPS, F_FULL, F_REST, F_REST_OUT, F_HIP_TOP, F_THRUST, F_W, F_TRIM,
  F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS, F_GAIT_START, F_NEXT_CMD, F_TIMER,
- F_ROLL, F_PITCH, F_R6, F_R7, F_LOG, F_LEG, F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN, F_THRUST_MAX, F_TOUCH_SLACK,
- F_STAGGER_EPS, F_FULL_MARGIN) = (
+ F_ROLL, F_PITCH, F_R6, F_R7, F_LOG_N, F_LOG_T, F_LOG_CODE, F_LEG, F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN,
+ F_THRUST_MAX, F_TOUCH_SLACK, F_STAGGER_EPS, F_FULL_MARGIN) = (
     F_LAYOUT[n] for n in F_LAYOUT.fields)
 F_SIZE = F_LAYOUT.size
 I_LAYOUT = Layout("quadruped I", [
@@ -97,15 +106,15 @@ I_LAYOUT = Layout("quadruped I", [
     Field("active", kind=int), Field("staggered", kind=int), Field("phase", kind=int),
     Field("idle_clear", kind=int), Field("pair_alloc", kind=int), Field("td_valid", kind=int),
     # per leg 1: hip limp (stance), 0: position servo; per-leg phase of a staggered pair; W valid, legs in W
-    # (-1: reallocate) and which; legs the servo last acted through (-1: none yet); flags; the phase log
+    # (-1: reallocate) and which; legs the servo last acted through (-1: none yet); flags
     Field("stance", 4, kind=int), Field("leg_phase", 4, kind=int), Field("alloc_on", kind=int),
     Field("alloc_n", kind=int), Field("alloc_legs", 2, kind=int), Field("servo_n", kind=int),
     Field("servo_legs", 2, kind=int), Field("pattern_staggered", kind=int), Field("follow", kind=int),
-    Field("log_n", kind=int), Field("log", LOG_SIZE, kind=int),
+
 ], dtype=np.int64)
 (I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE, I_PAIRS, I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR,
  I_PAIR_ALLOC, I_TD_VALID, I_STANCE, I_LEG_PHASE, I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS, I_SERVO_N, I_SERVO_LEGS,
- I_PATTERN_STAGGERED, I_FOLLOW, I_LOG_N, I_LOG) = (
+ I_PATTERN_STAGGERED, I_FOLLOW) = (
     I_LAYOUT[n] for n in I_LAYOUT.fields)
 I_SIZE = I_LAYOUT.size
 

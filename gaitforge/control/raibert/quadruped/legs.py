@@ -19,7 +19,8 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.jit import block, slot
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
+from gaitforge.control.core.phase import drain
+from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer, replay
 from gaitforge.control.raibert.quadruped.kernel import (
     F_GAIT_START,
     F_HC,
@@ -27,7 +28,7 @@ from gaitforge.control.raibert.quadruped.kernel import (
     F_HIP_TOP,
     F_HS,
     F_LEG_STEP,
-    F_LOG,
+    F_LOG_N,
     F_NEXT_CMD,
     F_PAIR_HIP,
     F_REST,
@@ -48,8 +49,6 @@ from gaitforge.control.raibert.quadruped.kernel import (
     I_FOLLOW,
     I_IDLE_CLEAR,
     I_LEG_PHASE,
-    I_LOG,
-    I_LOG_N,
     I_PAIR_ALLOC,
     I_PAIRS,
     I_PATTERN_STAGGERED,
@@ -57,6 +56,7 @@ from gaitforge.control.raibert.quadruped.kernel import (
     I_STAGGERED,
     I_STANCE,
     I_TD_VALID,
+    LOG_SIZE,
     set_mode,
 )
 from gaitforge.control.raibert.quadruped.virtual_legs import GAITS
@@ -85,15 +85,8 @@ class LegEvents:
     def _copy_phase_log(self) -> PhaseMachine:
         """The active pair's Fig. 4 state machine, its record brought up to
         date: the compiled tick logs phase changes, copied in here."""
-        F, I, m = self._F, self._I, self._fsm
-        for k in range(I[I_LOG_N]):
-            p = PHASES[I[I_LOG + k]]
-            m.history.append((float(F[F_LOG + k]), p))
-            m.phase = p
-            if p is Phase.FLIGHT:
-                m.steps += 1
-        I[I_LOG_N] = 0
-        return m
+        replay(drain(self._F, F_LOG_N, LOG_SIZE), (self._fsm,))
+        return self._fsm
 
     fsm = property(_copy_phase_log)
 
@@ -200,7 +193,7 @@ class LegEvents:
         I[I_SERVO_N] = -1
         self.td_time = -1.0
         I[I_TD_VALID] = 0
-        I[I_LOG_N] = 0
+        self._F[F_LOG_N] = 0
         self.heading, self._cmd_time = 0.0, None
         I[I_FOLLOW] = self.path is not None
         self._next_cmd = 1

@@ -31,7 +31,7 @@ from gaitforge.control.raibert.quadruped.kernel import (
     F_HS,
     F_LEG,
     F_LEG_STEP,
-    F_LOG,
+    F_LOG_N,
     F_MIN_STANCE,
     F_NEXT_CMD,
     F_PAIR_HIP,
@@ -68,8 +68,6 @@ from gaitforge.control.raibert.quadruped.kernel import (
     I_FOLLOW,
     I_HIP_D,
     I_LEG_PHASE,
-    I_LOG,
-    I_LOG_N,
     I_PAIRS,
     I_PATTERN_STAGGERED,
     I_PHASE,
@@ -86,6 +84,7 @@ from gaitforge.control.raibert.quadruped.kernel import (
     UNLOADING,
     idle_legs,
     leg_cycle,
+    log_phase,
     next_phase,
     place,
     posture,
@@ -198,12 +197,11 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
             rate = 0.5 * (v[I[I_SLIDE_D + a0]] + v[I[I_SLIDE_D + a1]])
             phase = next_phase(before, touch, length, rate, rest_length, F[F_EPS], F[F_FULL])
         if phase != before:
-            n = I[I_LOG_N]
-            F[F_LOG + n], I[I_LOG + n], I[I_LOG_N] = t, phase, n + 1
+            room = log_phase(F, F_LOG_N, LOG_SIZE, t, 0, phase)
             I[I_PHASE] = phase
             if phase == FLIGHT:
                 liftoff(F, I, t)
-                if t >= F[F_NEXT_CMD] or I[I_FOLLOW] != 0 or n + 6 > LOG_SIZE:
+                if t >= F[F_NEXT_CMD] or I[I_FOLLOW] != 0 or room < 5:
                     F[F_ROLL], F[F_PITCH], F[F_R6], F[F_R7] = roll, pitch, r6, r7
                     return 1
                 start_flight(F, I, stiff, damp, frc, t)
