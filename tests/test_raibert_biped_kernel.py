@@ -2,7 +2,7 @@
 compiled form against its interpreted original on inputs recorded from real
 runs, rollouts with every kernel interpreted against the compiled ones, the
 kernel state layout, the memory spans the ticks take, and the bookkeeping
-left to Python (the phase machines and stance timers fed from the queue)."""
+left to Python (the phase machines and stance timers fed from the phase log)."""
 from __future__ import annotations
 
 import copy
@@ -114,7 +114,7 @@ def test_kernel_state_slots_are_the_layout_offsets():
     for name in K.LAYOUT.fields:
         assert getattr(K, name.upper()) == K.LAYOUT[name], name
     assert K.SIZE == K.LAYOUT.size == sum(f.size for f in K.LAYOUT.fields.values())
-    assert K.LAYOUT.fields["queue"].size == K.QITEM * K.QCAP and K.LAYOUT.fields["leg"].size == 2 * K.LEG_STRIDE
+    assert K.LAYOUT.fields["log_t"].size == K.QCAP and K.LAYOUT.fields["leg"].size == 2 * K.LEG_STRIDE
     assert max(K.HIP_Y, K.HIP_Q, K.HIP_D, K.HIP_JNT, K.SLIDE_Q, K.SLIDE_D, K.FOOT) < K.LEG_STRIDE
     assert [PHASES.index(p) for p in PHASES] == [K.FLIGHT, K.LOADING, K.COMPRESSION, K.THRUST, K.UNLOADING]
 
@@ -205,10 +205,10 @@ def test_rollout_is_unchanged_with_every_kernel_interpreted(case, monkeypatch):
 def test_phase_machines_and_timers_follow_the_kernel(case):
     _, states, c = rollout(case, 6.0)
     s = c.kstate
-    # six seconds make more phase changes than the queue holds: it was flushed on the way
-    assert 0 < s[K.QN] <= K.QCAP
+    # six seconds make more phase changes than the log holds: it was flushed on the way
+    assert 0 < s[K.LOG_N] <= K.QCAP
     machines, timers = c.machines()
-    assert s[K.QN] == 0
+    assert s[K.LOG_N] == 0
     for slot, m in enumerate(machines):
         assert m.phase is PHASES[int(s[K.PHASE + slot])]
         assert m.steps == sum(p is PHASES[K.FLIGHT] for _, p in m.history)
@@ -229,7 +229,7 @@ def test_a_tick_usually_stays_compiled():
     calls = []
     rollout("together", 3.0, spy=lambda c: setattr(c, "_resume", _counting(c._resume, calls)))
     # Python serves the kernel only for the velocity at thrusts and liftoffs and
-    # for full queues: about one tick in ten of a gallop.
+    # for full logs: about one tick in ten of a gallop.
     assert 0 < len(calls) < 0.15 * 300
 
 

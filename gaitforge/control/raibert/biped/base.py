@@ -5,9 +5,9 @@ A tick is one call of the gait's compiled kernel (``biped.tick``), which
 does the whole control law. Python only serves and follows it: when the
 kernel needs the mass-centre velocity (``mj_subtreeVel``) or a path follower
 must steer, it stops, Python does that and resumes it (``_resume``); the
-phase changes the kernel queues are fed to the gait's ``PhaseMachine`` and
+phase changes the kernel logs are fed to the gait's ``PhaseMachine`` and
 ``StanceTimer`` objects (``_flush``) before these are looked at (the gaits'
-``fsm``, ``timer``... properties) or when the queue is full.
+``fsm``, ``timer``... properties) or when the log is full.
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ import math
 
 import mujoco
 
-from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo
 from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
 from gaitforge.control.raibert.scaling import factor
-from gaitforge.control.raibert.fsm import Phase
+from gaitforge.control.core.phase import drain
+from gaitforge.control.raibert.fsm import Phase, replay
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_torsional_friction
@@ -152,7 +152,7 @@ class BipedBase:
         s[[K.DONE_LEG, K.DONE_LEG + 1, K.TRAIL_DOWN, K.IN_SUPPORT, K.ACTIVE]] = 0.0, 0.0, nan, 0.0, 0.0
         s[[K.TD_T, K.TD_T + 1, K.LAST_T, K.LO_KIND]] = nan, nan, nan, -1.0
         s[K.DRIFT:K.DRIFT + 2] = s[K.HAS_DRIFT:K.HAS_DRIFT + 2] = 0.0
-        s[K.QN] = 0  # no phase change queued
+        s[K.LOG_N] = 0  # no phase change logged
         self._flags = self._fresh = 0
         mujoco.mj_forward(model, data)
         self._sense()
@@ -179,7 +179,7 @@ class BipedBase:
 
     def _resume(self, code: int, t: float, flags: int, reset: int) -> int:
         """Serve the kernel until the tick at time t [s] is done: make room in
-        its queue, measure the velocity or steer when it asks, and resume it.
+        its phase log, measure the velocity or steer when it asks, and resume it.
         flags: of its first call; reset: ``RESET`` or 0. Returns the final
         code (``DONE`` or ``DONE_PRE``)."""
         self._fresh = flags & K.FRESH
@@ -197,25 +197,10 @@ class BipedBase:
         return code
 
     def _flush(self) -> None:
-        """Feed the queued phase changes to the phase machines (the inputs
-        that made each) and the stance timers (at touchdowns and liftoffs)."""
-        s = self.kstate
-        n = int(s[K.QN])
-        if not n:
-            return
-        queue = s[K.QUEUE:K.QUEUE + K.QITEM * n].tolist()
-        s[K.QN] = 0
-        for e in range(0, K.QITEM * n, K.QITEM):
-            t, slot, touching, length, rate, rest_length, code = queue[e:e + K.QITEM]
-            slot = int(slot)
-            phase = self._machines[slot].update(t, touching != 0.0, length, rate, rest_length)
-            if phase is not PHASES[int(code)]:
-                raise InternalError(f"biped kernel and phase machine {slot} disagree at t = {t} s: "
-                                   f"{PHASES[int(code)]} vs {phase}")
-            if phase is Phase.LOADING:
-                self._timers[slot].touchdown(t)
-            elif phase is Phase.FLIGHT:
-                self._timers[slot].liftoff(t)
+        """Feed the phase changes the kernel logged to the phase machines and
+        the stance timers (at touchdowns and liftoffs): ``fsm.replay``."""
+        if self.kstate[K.LOG_N]:
+            replay(drain(self.kstate, K.LOG_N, K.QCAP), self._machines, self._timers)
 
     def machines(self) -> tuple:
         """The gait's phase machines and stance timers (tuples, by slot), fed

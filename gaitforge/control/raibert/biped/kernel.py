@@ -11,8 +11,8 @@ over MuJoCo's own arrays and one float64 array, the *kernel state* ``s``
 (``SIZE``,), whose slots are named below. (Kernels call each other across
 these modules; ``jit.cache_dir`` keeps the disk cache consistent.)
 
-The gait's Python objects follow: each phase change is queued with the
-inputs that made it (``QUEUE``), and Python feeds the queue to the gait's
+The gait's Python objects follow: each phase change is logged
+(``core.phase.log_phase``), and Python feeds the log to the gait's
 ``fsm.PhaseMachine`` and ``StanceTimer`` objects before anyone looks at
 them, or when it is full (the tick returns ``FLUSH`` first). When a path
 follower must steer (after a touchdown that learns, or a liftoff into
@@ -41,7 +41,16 @@ import math
 from gaitforge.control.core.layout import Field, Layout
 from gaitforge.control.core.laws import hop_height
 # (phase codes, the phase rule and trunk_matrix are the core's; the biped modules take them from here)
-from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
+from gaitforge.control.core.phase import (  # noqa: F401
+    COMPRESSION,
+    FLIGHT,
+    LOADING,
+    THRUST,
+    UNLOADING,
+    log_fields,
+    log_phase,
+    next_phase,
+)
 from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
 
@@ -65,7 +74,7 @@ LEG_LAYOUT = Layout("biped leg", [  # one leg's block (model indices as floats)
 LEG_STRIDE = LEG_LAYOUT.size  # floats per leg block
 HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = (LEG_LAYOUT[n] for n in (
     "hip_y", "hip_q", "hip_d", "hip_jnt", "slide_q", "slide_d", "foot"))
-QITEM, QCAP = 7, 16  # floats per queued phase change; room for this many
+QCAP = 16  # room in the phase log (a tick flushes it to Python when it has less than 2)
 LAYOUT = Layout("biped", [
     # constants, set once: BipedGains fields (kp/kv: posture, hip_kp/kv: swing)
     Field("slew", unit="m per tick"), Field("k_x", unit="s"), Field("landing", unit="m"), Field("short", unit="m"),
@@ -105,9 +114,8 @@ LAYOUT = Layout("biped", [
     Field("comvel", kind=int), Field("qfrc", kind=int), Field("spring", kind=int), Field("stiff", kind=int),
     Field("damp", kind=int), Field("nq", kind=int), Field("nv", kind=int), Field("ngeom", kind=int),
     Field("nbody", kind=int), Field("njnt", kind=int),
-    # the queue of phase changes: qn entries of QITEM floats (time [s], slot, touching, length [m],
-    # rate [m/s], rest length [m]: the phase machine's inputs; the new phase code), room for QCAP
-    Field("qn", kind=int), Field("queue", QITEM * QCAP),
+    # the phase log (core.phase: count, times, slot × SLOT + phase codes), room for QCAP
+    *log_fields(QCAP),
     # the creature's leg length (hip to foot tip at slide 0) and the control period; BipedGains
     # touch_slack, speed_floor, late_fall_speed, late_time
     Field("leg_len", unit="m"), Field("dt", unit="s"), Field("touch_slack", unit="m"),
@@ -117,8 +125,8 @@ LAYOUT = Layout("biped", [
  TRIM_GAIN, TRIM_MAX, ROLL_LEAD, SPEED, MASS, K_LEG, B_LEG, FOOT_R, EPS, FULL, GALLOP, ALTERNATE, STEER, LEG,
  REST, GOAL, YAW_D, VD, TRIM, ROLL_D, APEX_Z, VEL_OK, VEL, VEL_T, LOSS, PHASE, STANCE, DONE_LEG, TRAIL_DOWN,
  IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT, QPOS, QVEL,
- GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP, NQ, NV, NGEOM, NBODY, NJNT, QN, QUEUE, LEG_LEN, DT, TOUCH_SLACK,
- SPEED_FLOOR, LATE_VZ, LATE_T) = (
+ GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP, NQ, NV, NGEOM, NBODY, NJNT, LOG_N, LOG_T, LOG_CODE, LEG_LEN, DT,
+ TOUCH_SLACK, SPEED_FLOOR, LATE_VZ, LATE_T) = (
     LAYOUT[n] for n in LAYOUT.fields)
 SIZE = LAYOUT.size
 
@@ -253,7 +261,7 @@ def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, q
     if ph == FLIGHT:
         if not touch:
             return -1
-        new, touching, length, rate, rest_length = LOADING, True, 0.0, 0.0, 0.0  # (lengths unused)
+        new = LOADING
     else:
         x, rest = qpos[int(s[b + SLIDE_Q])], s[REST + i]
         touching = touch or rest - x > s[TOUCH_SLACK]
@@ -264,11 +272,9 @@ def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, q
     thrusting = new == THRUST and (not gallop or s[GOAL + i] != s[SHORT])
     if thrusting and not fresh:
         return NEED_VEL
-    n, steer = int(s[QN]), False
-    q = QUEUE + QITEM * n
-    s[q], s[q + 1], s[q + 2], s[q + 3], s[q + 4], s[q + 5], s[q + 6] = (
-        t, slot, 1.0 if touching else 0.0, length, rate, rest_length, new)
-    s[QN], s[PHASE + slot] = n + 1, new
+    steer = False
+    log_phase(s, LOG_N, QCAP, t, slot, new)
+    s[PHASE + slot] = new
     if new == LOADING:
         steer = touchdown(i, t, qpos, com, stiff, damp, qfrc, s)
     elif new == FLIGHT:

@@ -42,7 +42,7 @@ from gaitforge.control.raibert.biped.kernel import (
     PHASE,
     QCAP,
     QFRC,
-    QN,
+    LOG_N,
     QPOS,
     QVEL,
     SENSE,
@@ -68,7 +68,7 @@ def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, sti
     the trunk's sagittal plane (Rx(a) Ry(b) -> Rx(-a) Ry(-b) flips x and y),
     so the legs' reaction torques on the trunk cancel. Then the slew."""
     if stage == SENSE:
-        if s[QN] > QCAP - 2:  # no room to queue this tick's phase changes
+        if s[LOG_N] > QCAP - 2:  # no room to log this tick's phase changes
             return FLUSH
         r = leg_step(int(s[ACTIVE]), t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s)
         if r > 0:
@@ -98,7 +98,7 @@ def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, 
     leg is already short), the swing of the legs in the air by style and
     role, and the slew. Returns ``DONE_PRE`` while a support goes on with a
     leg swinging: such ticks aim at the measured mass-centre velocity."""
-    if stage == SENSE and s[QN] > QCAP - 2:  # no room to queue this tick's phase changes
+    if stage == SENSE and s[LOG_N] > QCAP - 2:  # no room to log this tick's phase changes
         return FLUSH
     for i in range(stage, 2):  # (stage SENSE: from leg 0, LEG1: leg 1, ACT: none)
         r = leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s)
