@@ -250,12 +250,12 @@ def test_attributes_live_in_the_state_array(roo):
     assert ctrl._s[kk.TD_COM_Z] == 0.41 and isinstance(K.KangarooHop.td_com_z, property)
 
 
-def test_a_phase_the_phase_machine_disagrees_with_is_an_error(roo):
+def test_the_phase_machine_records_the_ticks_changes(roo):
     ctrl, _, _ = start(roo)
-    ctrl.fsm.phase = Phase.THRUST  # out of step with the kernel: without touch the machine goes to FLIGHT
-    with pytest.raises(InternalError, match=r"^kangaroo: the tick's phase loading differs from the "
-                                             r"PhaseMachine's flight$"):
-        ctrl._phase_change(0.5, kk.LOADING)
+    steps = ctrl.fsm.steps
+    ctrl._phase_change(0.5, kk.LOADING)
+    assert ctrl.fsm.phase is Phase.LOADING and ctrl.fsm.history[-1] == (0.5, Phase.LOADING)
+    assert ctrl.timer.touchdown_time == 0.5 and ctrl.fsm.steps == steps
 
 
 def test_a_stance_the_timer_disagrees_with_is_an_error(roo):

@@ -221,17 +221,14 @@ class KangarooHop(JumpStages):
 
     def _phase_change(self, t: float, code: int) -> None:
         """The tick entered phase ``code`` (+ PLAN: a touchdown that plans the
-        jump before acting): the PhaseMachine records it (same inputs, same
-        rule), the StanceTimer marks touchdown and liftoff (both checked
-        against the kernel's), and the jump is planned."""
-        s, ix = self._s, self._ix
+        jump before acting): the PhaseMachine and the StanceTimer record it
+        (views of the tick's phase changes; the timer's stance is checked
+        against the kernel's own), and the jump is planned."""
+        s = self._s
         plan = code >= kk.PLAN
         code -= kk.PLAN if plan else 0
-        # (At a touchdown the tick already set the rest length; FLIGHT -> LOADING does not read it.)
-        phase = self.fsm.update(t, bool(ix[kk.TOUCH]), float(s[kk.LEG]), float(s[kk.RATE]), float(s[kk.REST_LEN]))
-        if phase is not _PHASES[code]:
-            raise InternalError(f"kangaroo: the tick's phase {_PHASES[code].value} differs from the "
-                                 f"PhaseMachine's {phase.value}")
+        phase = _PHASES[code]
+        self.fsm.record(t, phase)
         if phase is _LOADING:
             self.last_event = t
             self.timer.touchdown(t)
