@@ -8,6 +8,7 @@ from typing import Callable, NamedTuple
 import mujoco
 import numpy as np
 
+from gaitforge.control.core.rotations import quat_to_mat
 from gaitforge.errors import GaitforgeError
 
 
@@ -25,9 +26,8 @@ class Attitude(NamedTuple):
 def attitude(quat_wxyz: np.ndarray, omega_body: np.ndarray) -> Attitude:
     """Attitude of a free body from its quaternion (w, x, y, z) and its
     angular velocity in body axes (MuJoCo's free-joint ``qvel[3:6]``)."""
-    R = np.zeros(9)
-    mujoco.mju_quat2Mat(R, np.asarray(quat_wxyz, float))
-    R = R.reshape(3, 3)
+    w, x, y, z = (float(c) for c in quat_wxyz)
+    R = np.array(quat_to_mat(w, x, y, z)).reshape(3, 3)
     pitch = math.asin(max(-1.0, min(1.0, -R[2, 0])))
     roll = math.atan2(R[2, 1], R[2, 2])
     yaw = math.atan2(R[1, 0], R[0, 0])

@@ -270,8 +270,8 @@ def posture(F, I, q, v, frc, roll, pitch, a0, a1, t0, t1):
             allocate(F, I, q, sn, s0, s1)
     if I[I_ALLOC_ON] == 0:
         return
-    w, x, y, z = q[3], q[4], q[5], q[6]
-    e_yaw = math.atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z)) - F[F_HEADING]
+    R0, _, _, R3, _, _, _, _, _ = trunk_matrix(q)
+    e_yaw = math.atan2(R3, R0) - F[F_HEADING]
     e_yaw = (e_yaw + math.pi) % (2.0 * math.pi) - math.pi
     tx = posture_torque(roll, v[3], 0.0, F[F_ROLL_KP], F[F_ROLL_KV])  # Eq. 4 per axis
     ty = posture_torque(pitch, v[4], F[F_PITCH_D], F[F_PITCH_KP], F[F_PITCH_KV])
