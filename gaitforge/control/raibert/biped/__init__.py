@@ -1,5 +1,6 @@
 """Biped running and galloping after Raibert & Hodgins 1991 (RH91 §4): gains,
-supported speeds, the factory, and a quaternion-to-matrix helper.
+supported speeds, the leg geometry read from the creature, the factory and
+the fall check.
 
 The creature is ``raibert_biped`` (trunk, ball hips, telescoping sprung legs).
 Each leg is driven the way RH91 drives its robot legs:
@@ -20,13 +21,18 @@ copy: without it a yaw torque at the hip only spins the leg about its axis.
 The controllers (``biped.run``, ``biped.gallop``, on ``biped.base``) run
 their control law compiled (``biped.kernel``): the physics runs in C
 between ticks, and the controller must stay cheap next to it.
+
+Geometry and timing come from the creature: hip offsets and the leg length
+(``leg_geometries``), the fall height and the control interval scale with
+its size (leg length / 0.83 m), so a creature scaled by L (``--scale``) runs
+with its gains scaled by ``make_controller(..., scale=L)``.
 """
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Callable
 from dataclasses import dataclass, field
+from typing import Callable
 
 import mujoco
 
