@@ -21,14 +21,14 @@ from gaitforge.control.raibert.biped import servo as biped_servo
 from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.core.phase import drain
-from gaitforge.control.raibert.fsm import Phase, replay
+from gaitforge.control.raibert.fsm import PHASES as fsm_phases
+from gaitforge.control.raibert.fsm import replay
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_torsional_friction
 
 # the kernels' phase codes -> fsm.Phase
-PHASES = (Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
-assert [PHASES.index(p) for p in PHASES] == [K.FLIGHT, K.LOADING, K.COMPRESSION, K.THRUST, K.UNLOADING]
+PHASES = fsm_phases  # fsm.Phase by the kernels' phase code (core.phase)
 
 
 class _Leg:

@@ -13,7 +13,7 @@ from gaitforge.control.core.errors import InternalError
 from gaitforge.control.core.rotations import G
 from gaitforge.control.jit import entry, slot
 from gaitforge.control.raibert.common import trunk_fall_check
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
+from gaitforge.control.raibert.fsm import PHASES, Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.kangaroo import kernel as kk
 from gaitforge.control.raibert.kangaroo import state as ks
 from gaitforge.control.raibert.kangaroo.gains import KangarooGains
@@ -33,7 +33,7 @@ from gaitforge.creatures.contacts import set_time_constant
 
 _FLIGHT, _LOADING, _HOLD = Phase.FLIGHT, Phase.LOADING, kk.HOLD
 _subtree_vel = mujoco.mj_subtreeVel
-_PHASES = (Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)  # by kernel code
+_PHASES = PHASES  # fsm.Phase by kernel code
 
 
 class KangarooHop(JumpStages):

@@ -20,7 +20,7 @@ import numpy as np
 
 from gaitforge.control.jit import block, slot
 from gaitforge.control.core.phase import drain
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer, replay
+from gaitforge.control.raibert.fsm import PHASES, PhaseMachine, StanceTimer, replay  # noqa: F401 (PHASES re-exported)
 from gaitforge.control.raibert.quadruped.kernel import (
     F_GAIT_START,
     F_HC,
@@ -61,7 +61,6 @@ from gaitforge.control.raibert.quadruped.kernel import (
 )
 from gaitforge.control.raibert.quadruped.virtual_legs import GAITS
 
-PHASES = tuple(Phase)  # index = the compiled tick's phase code
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
 
 
