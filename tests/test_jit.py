@@ -43,7 +43,7 @@ def test_a_source_change_moves_the_cache(tmp_path):
     run = lambda: subprocess.run([sys.executable, "-c", code, str(copy / "jit.py")], env=env,  # noqa: E731
                                  capture_output=True, text=True, check=True).stdout.strip()
     before = run()
-    (copy / "raibert" / "biped_kernel.py").write_text((copy / "raibert" / "biped_kernel.py").read_text() + "\n")
+    (copy / "raibert" / "biped" / "kernel.py").write_text((copy / "raibert" / "biped" / "kernel.py").read_text() + "\n")
     assert run() != before
 
 

@@ -2,7 +2,7 @@
 compiled form against its interpreted original on inputs recorded from real
 runs, rollouts with every kernel interpreted against the compiled ones, the
 kernel state layout, the memory spans the ticks take, and the bookkeeping
-left to Python (the phase machines and stance timers fed from the queue)."""
+left to Python (the phase machines and stance timers fed from the phase log)."""
 from __future__ import annotations
 
 import copy
@@ -14,13 +14,15 @@ import pytest
 
 from gaitforge.control.jit import JIT_ENABLED, buffer_window
 from gaitforge.control.raibert import biped
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_servo, biped_tick
-from gaitforge.control.raibert.biped_base import PHASES
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import servo as biped_servo
+from gaitforge.control.raibert.biped import tick as biped_tick
+from gaitforge.control.raibert.biped.base import PHASES
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
+from gaitforge.sim import run
 
 BIPED = Character.from_spec(registry.build("raibert_biped"))
 SQUARE = WaypointPath([[0, 0], [4, 0], [4, 4], [0, 4]], loop=True)
@@ -35,23 +37,21 @@ jit_only = pytest.mark.skipif(not JIT_ENABLED, reason="kernels are interpreted (
 
 
 def rollout(case: str, seconds: float, spy=None):
-    """qpos (T, nq) and state after each tick of ``CASES[case]``, and the
-    controller; ``spy(controller)`` is called after its reset."""
+    """qpos (T, nq) and state after each tick of ``CASES[case]`` (run by
+    ``sim.run``, recording every tick), and the controller; ``spy(controller)``
+    is called after its reset."""
     gait, speed, path = CASES[case]
-    m = copy.copy(BIPED.model)
-    d = mujoco.MjData(m)
-    d.qpos[:] = BIPED.rest_qpos
     c = biped.make_controller(BIPED, gait, speed, path=path)
-    c.reset(m, d)
     if spy is not None:
-        spy(c)
-    qs, states = [], []
-    for _ in range(round(seconds / biped.CONTROL_DT)):
-        c.compute(m, d)
-        mujoco.mj_step(m, d, nstep=3)
-        qs.append(d.qpos.copy())
-        states.append(c.state)
-    return np.array(qs), states, c
+        reset = c.reset
+
+        def reset_then_spy(m, d):
+            reset(m, d)
+            spy(c)
+        c.reset = reset_then_spy
+    r = run(BIPED, c, seconds, record_fps=1.0 / c.control_dt, fall_check=None)
+    # (sim.run records before each tick: the first frame is the start)
+    return r.clip.qpos[1:], list(r.states[1:]), c
 
 
 @functools.cache
@@ -108,20 +108,13 @@ def check(name, args, monkeypatch):
 
 
 # ------------------------------------------------------------------ layout
-def test_kernel_state_slots_do_not_overlap():
-    sizes = {"LEG": 2 * K.LEG_STRIDE, "REST": 2, "GOAL": 2, "VD": 2, "TRIM": 2, "VEL": 3, "PHASE": 2, "STANCE": 2,
-             "DONE_LEG": 2, "TD_T": 2, "LAST_VD": 2, "DRIFT": 2, "HAS_DRIFT": 2, "QUEUE": K.QITEM * K.QCAP}
-    names = ["SLEW", "K_X", "LANDING", "SHORT", "KP", "KV", "KP_YAW", "KV_YAW", "LAG", "APEX", "THRUST_MAX", "SHARE",
-             "HIP_KP", "HIP_KV", "LOSS_GAIN", "TRIM_GAIN", "TRIM_MAX", "ROLL_LEAD", "SPEED", "MASS", "K_LEG", "B_LEG",
-             "FOOT_R", "EPS", "FULL", "GALLOP", "ALTERNATE", "STEER", "LEG", "REST", "GOAL", "YAW_D", "VD", "TRIM", "ROLL_D",
-             "APEX_Z", "VEL_OK", "VEL", "VEL_T", "LOSS", "PHASE", "STANCE", "DONE_LEG", "TRAIL_DOWN", "IN_SUPPORT",
-             "ACTIVE", "TD_T", "LAST_T", "LAST_X", "LAST_Y", "LAST_VD", "LO_KIND", "LO_ROLL", "DRIFT", "HAS_DRIFT",
-             "QPOS", "QVEL", "GXPOS", "COM", "COMVEL", "QFRC", "SPRING", "STIFF", "DAMP", "NQ", "NV", "NGEOM",
-             "NBODY", "NJNT", "QN", "QUEUE"]
-    used = np.zeros(K.SIZE, int)
-    for n in names:
-        used[getattr(K, n):getattr(K, n) + sizes.get(n, 1)] += 1
-    assert used.max() == 1 and used.sum() == K.SIZE  # every slot used once, none beyond SIZE
+def test_kernel_state_slots_are_the_layout_offsets():
+    # core.layout lays the fields out in order (no overlaps by construction);
+    # every slot constant is its field's offset, and the state is SIZE long.
+    for name in K.LAYOUT.fields:
+        assert getattr(K, name.upper()) == K.LAYOUT[name], name
+    assert K.SIZE == K.LAYOUT.size == sum(f.size for f in K.LAYOUT.fields.values())
+    assert K.LAYOUT.fields["log_t"].size == K.QCAP and K.LAYOUT.fields["leg"].size == 2 * K.LEG_STRIDE
     assert max(K.HIP_Y, K.HIP_Q, K.HIP_D, K.HIP_JNT, K.SLIDE_Q, K.SLIDE_D, K.FOOT) < K.LEG_STRIDE
     assert [PHASES.index(p) for p in PHASES] == [K.FLIGHT, K.LOADING, K.COMPRESSION, K.THRUST, K.UNLOADING]
 
@@ -212,10 +205,10 @@ def test_rollout_is_unchanged_with_every_kernel_interpreted(case, monkeypatch):
 def test_phase_machines_and_timers_follow_the_kernel(case):
     _, states, c = rollout(case, 6.0)
     s = c.kstate
-    # six seconds make more phase changes than the queue holds: it was flushed on the way
-    assert 0 < s[K.QN] <= K.QCAP
+    # six seconds make more phase changes than the log holds: it was flushed on the way
+    assert 0 < s[K.LOG_N] <= K.QCAP
     machines, timers = c.machines()
-    assert s[K.QN] == 0
+    assert s[K.LOG_N] == 0
     for slot, m in enumerate(machines):
         assert m.phase is PHASES[int(s[K.PHASE + slot])]
         assert m.steps == sum(p is PHASES[K.FLIGHT] for _, p in m.history)
@@ -236,7 +229,7 @@ def test_a_tick_usually_stays_compiled():
     calls = []
     rollout("together", 3.0, spy=lambda c: setattr(c, "_resume", _counting(c._resume, calls)))
     # Python serves the kernel only for the velocity at thrusts and liftoffs and
-    # for full queues: about one tick in ten of a gallop.
+    # for full logs: about one tick in ten of a gallop.
     assert 0 < len(calls) < 0.15 * 300
 
 

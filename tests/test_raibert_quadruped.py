@@ -12,8 +12,8 @@ import pytest
 
 from gaitforge.control.raibert import quadruped
 from gaitforge.control.raibert.paths import WaypointPath, distance_to_path
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH, SPEED_RANGES
-from gaitforge.control.raibert.virtual_legs import GAITS, torque_allocation, torque_map
+from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH, SPEED_RANGES
+from gaitforge.control.raibert.quadruped.virtual_legs import GAITS, torque_allocation, torque_map
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
 from gaitforge.errors import GaitforgeError
@@ -277,7 +277,7 @@ def test_speed_outside_the_range_is_clamped_with_a_warning(quad):
 def test_bad_options_are_refused(quad):
     with pytest.raises(GaitforgeError) as err:
         quadruped.make_controller(quad, "trot", 1.0, k_z=0.1)
-    assert str(err.value) == ("unknown quadruped option 'k_z' (valid: schedule, path, lookahead, gains, "
+    assert str(err.value) == ("unknown quadruped option 'k_z' (valid: schedule, path, lookahead, gains, scale, "
                               "or a QuadrupedGains field)")
     with pytest.raises(GaitforgeError) as err:
         quadruped.make_controller(quad, "trot", 1.0, schedule=[(0.0, "bound", 2.0)])

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import math
 
-import mujoco
 import numpy as np
 import pytest
 
 from gaitforge.control.jit import JIT_ENABLED
 from gaitforge.control.raibert import quadruped as Q
-from gaitforge.control.raibert import quadruped_kernel as K
-from gaitforge.control.raibert import quadruped_legs, quadruped_tick, virtual_legs
+from gaitforge.control.raibert.quadruped import kernel as K
+from gaitforge.control.raibert.quadruped import legs as quadruped_legs
+from gaitforge.control.raibert.quadruped import tick as quadruped_tick
+from gaitforge.control.raibert.quadruped import virtual_legs as virtual_legs
 from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
+from gaitforge.sim import run
 
 jit_only = pytest.mark.skipif(not JIT_ENABLED, reason="kernels are interpreted (GAITFORGE_NO_JIT)")
 MODULES = (virtual_legs, K, quadruped_tick, quadruped_legs, Q)
@@ -33,21 +35,12 @@ def quad() -> Character:
 
 
 def rollout(quad, seconds, gait="trot", speed=2.0, spy=None, **options):
-    """qpos (T, nq) and state labels after each tick, and the controller."""
+    """qpos (T, nq) and state labels after each tick (run by ``sim.run``,
+    recording every tick), and the controller."""
     ctl = Q.make_controller(quad, gait, speed, **options)
-    m = ctl.simulation_model()
-    d = mujoco.MjData(m)
-    d.qpos[:] = quad.rest_qpos
-    ctl.reset(m, d)
-    mujoco.mj_forward(m, d)
-    nstep = round(ctl.control_dt / m.opt.timestep)
-    qs, states = [], []
-    for _ in range(round(seconds / ctl.control_dt)):
-        ctl.compute(m, d)
-        mujoco.mj_step(m, d, nstep=nstep)
-        qs.append(d.qpos.copy())
-        states.append(ctl.state)
-    return np.array(qs), states, ctl
+    r = run(quad, ctl, seconds, record_fps=1.0 / ctl.control_dt, fall_check=None)
+    # (sim.run records before each tick: the first frame is the start)
+    return r.clip.qpos[1:], list(r.states[1:]), ctl
 
 
 @pytest.fixture(scope="module")
@@ -56,17 +49,17 @@ def recorded(quad):
     qfrc_applied, jnt_stiffness, dof_damping, t) of a 3 s trot-bound-gallop
     run, copied before the tick."""
     snaps = []
-    real = Q.tick
+    real = Q.compiled_tick
 
     def spy(*args):
         if not args[-1]:  # the first call of a tick
             snaps.append(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args[:-1]))
         return real(*args)
-    Q.tick = spy
+    Q.compiled_tick = spy
     try:
         rollout(quad, 3.0, schedule=SCHEDULE)
     finally:
-        Q.tick = real
+        Q.compiled_tick = real
     return snaps
 
 
@@ -145,7 +138,7 @@ def test_rollout_unchanged_with_every_kernel_interpreted(quad, monkeypatch):
         for name, obj in list(vars(module).items()):
             if hasattr(obj, "py_func"):
                 monkeypatch.setattr(module, name, obj.py_func)
-    assert not hasattr(Q.tick, "py_func") and not hasattr(quadruped_tick.place, "py_func")
+    assert not hasattr(Q.compiled_tick, "py_func") and not hasattr(quadruped_tick.place, "py_func")
     q_py, s_py, c_py = rollout(quad, 3.0, schedule=SCHEDULE)
     assert np.max(np.abs(q_jit - q_py)) < 1e-9
     assert s_jit == s_py and c_jit.events == c_py.events
@@ -162,7 +155,7 @@ def test_phase_machine_record_and_timers_follow_the_tick(quad):
     assert fsm.phase is phases[-1] and fsm.phase.value == states[-1].split(":")[2]
     assert fsm.steps == phases.count(Phase.FLIGHT) > 15
     times = [t for t, _ in fsm.history]
-    assert times == sorted(times) and int(ctl._I[K.I_LOG_N]) == 0
+    assert times == sorted(times) and int(ctl._F[K.F_LOG_N]) == 0
     cycle = [Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING]
     for a, b in zip(phases, phases[1:]):  # each change is the next phase, or a liftoff
         assert b is cycle[(cycle.index(a) + 1) % 5] or b is Phase.FLIGHT

@@ -8,6 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from gaitforge.control.raibert import catalog
 from gaitforge.control.raibert import kangaroo as K
 from gaitforge.control.raibert.footmodel import KANGAROO_PAD
 from gaitforge.control.raibert.scaled import scale_gains, scale_model_contacts, scale_spec, scaled_hop
@@ -103,3 +104,54 @@ def test_kangaroo_scaled_by_two_hops_twice_as_high_root_two_as_fast():
     assert f2 / f1 == pytest.approx(1.0 / math.sqrt(L), rel=0.1)
     # Everything with units is scaled, so the similarity is exact up to rounding.
     assert (h2 / h1, v2 / v1, f2 / f1) == pytest.approx((L, math.sqrt(L), 1 / math.sqrt(L)), rel=1e-6)
+
+
+def _com_track(character, rollout) -> np.ndarray:
+    """Mass centre (T, 3) [m] of every recorded frame."""
+    m = character.model
+    d = mujoco.MjData(m)
+    out = np.empty((len(rollout.clip.qpos), 3))
+    for k, q in enumerate(rollout.clip.qpos):
+        d.qpos[:] = q
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        out[k] = d.subtree_com[0]
+    return out
+
+
+def _speed_and_height(key: str, gait: str, speed: float, Lf: float, seconds: float = 60.0):
+    """Mean forward speed [m/s] of the mass centre over the last half of a
+    ``seconds`` run (× √L: scaled time), and its hop height [m]: the mean
+    of its highest point in each window of √L × 1 s."""
+    character, r = catalog.simulate(key, gait, speed, seconds * math.sqrt(Lf), scale=Lf, record_fps=100.0)
+    assert r.fall is None, f"{key} {gait} at L = {Lf}: {r.fall}"
+    com, t = _com_track(character, r), r.times
+    half = t >= t[-1] / 2
+    c, th = com[half], t[half]
+    v = np.linalg.norm(c[-1, :2] - c[0, :2]) / (th[-1] - th[0])
+    window = np.floor((th - th[0]) / math.sqrt(Lf)).astype(int)
+    tops = [c[window == w, 2].max() for w in np.unique(window)[:-1]]
+    return v, float(np.mean(tops))
+
+
+SCALED = [("quadruped", "trot", 1.5), ("quadruped", "bound", 2.0), ("biped", "run", 1.5),
+          ("kangaroo", "hop", 3.0)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key, gait, speed", SCALED, ids=[f"{k}-{g}" for k, g, _ in SCALED])
+def test_scaled_creatures_hold_sixty_seconds_root_l_as_fast_l_as_high(key, gait, speed):
+    v1, h1 = _speed_and_height(key, gait, speed, 1.0)
+    for Lf in (0.5, 2.0):
+        v, h = _speed_and_height(key, gait, speed, Lf)
+        assert v / v1 == pytest.approx(math.sqrt(Lf), rel=0.1), (Lf, v, v1)
+        assert h / h1 == pytest.approx(Lf, rel=0.1), (Lf, h, h1)
+
+
+@pytest.mark.parametrize("key", ["biped", "quadruped"])
+def test_scaled_robots_read_their_geometry_from_the_creature(key):
+    _, small, model, dt = catalog.prepare(key, catalog.runner(key).default_gait, 1.0, scale=0.5)
+    _, base, base_model, base_dt = catalog.prepare(key, catalog.runner(key).default_gait, 1.0)
+    assert small.leg_length == pytest.approx(0.5 * base.leg_length, rel=1e-12)
+    assert dt == pytest.approx(base_dt * math.sqrt(0.5), rel=1e-12)
+    assert model.opt.timestep == pytest.approx(base_model.opt.timestep * math.sqrt(0.5), rel=1e-12)

@@ -50,8 +50,7 @@ def cmd_run(args) -> int:
 
     r = catalog.runner(args.creature)
     gait = args.gait or r.default_gait
-    if gait not in r.speed_ranges:
-        raise GaitforgeError(f"{r.key} has no gait {gait!r} (valid gaits: {', '.join(r.speed_ranges)})")
+    r.check_gait(gait)
     speed = r.default_speed if args.speed is None else args.speed
     if args.seconds <= 0:
         raise GaitforgeError(f"--seconds must be positive, got {args.seconds}")

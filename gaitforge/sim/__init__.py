@@ -1,6 +1,9 @@
-"""Simulation: the controller protocol and the runner that steps MuJoCo,
+"""Simulation: the controller protocol (with the run settings a controller
+may carry), catalogue entries for runners, and the runner that steps MuJoCo,
 records the motion, foot contacts and ground forces, and detects falls."""
-from gaitforge.sim.controller import Controller
+from gaitforge.sim.catalog import Runner
+from gaitforge.sim.controller import DEFAULT_CONTROL_DT, Controller, RunSettings, run_settings
 from gaitforge.sim.runner import FallEvent, Rollout, run
 
-__all__ = ["Controller", "FallEvent", "Rollout", "run"]
+__all__ = ["DEFAULT_CONTROL_DT", "Controller", "FallEvent", "Rollout", "RunSettings", "Runner", "run",
+           "run_settings"]

@@ -1,9 +1,14 @@
-"""The controller protocol every simulated behaviour implements."""
+"""The controller protocol every simulated behaviour implements, and the
+optional attributes through which a controller tells the runner how it must
+be run."""
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+import copy
+from typing import Callable, NamedTuple, Protocol, runtime_checkable
 
 import mujoco
+
+DEFAULT_CONTROL_DT = 0.002  # s: the control interval of a controller that names none
 
 
 @runtime_checkable
@@ -19,6 +24,13 @@ class Controller(Protocol):
 
     ``state`` is a short label of the controller's current phase (for logs
     and fall reports).
+
+    A controller may also carry what the runner needs to run it (see
+    :class:`RunSettings`; each is optional, with the default in brackets):
+    ``control_dt`` [s] its control interval (0.002 s), ``prepare_model(model)``
+    to configure the run's model copy in place, e.g. the physics step it is
+    tuned for (nothing), and ``fall_check(data) -> str | None`` the reason
+    the creature has fallen, or None (no fall check).
     """
 
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None: ...
@@ -27,3 +39,23 @@ class Controller(Protocol):
 
     @property
     def state(self) -> str: ...
+
+
+class RunSettings(NamedTuple):
+    """How a controller is run: control interval [s], the run's model copy
+    (prepared) and the fall check (None: none)."""
+
+    control_dt: float
+    model: mujoco.MjModel
+    fall_check: Callable[[mujoco.MjData], str | None] | None
+
+
+def run_settings(controller: Controller, model: mujoco.MjModel) -> RunSettings:
+    """The controller's own settings (``Controller`` lists them) for a run on
+    a copy of ``model`` (never changed)."""
+    m = copy.copy(model)
+    prepare = getattr(controller, "prepare_model", None)
+    if prepare is not None:
+        prepare(m)
+    return RunSettings(float(getattr(controller, "control_dt", DEFAULT_CONTROL_DT)), m,
+                       getattr(controller, "fall_check", None))

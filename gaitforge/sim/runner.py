@@ -17,7 +17,9 @@ import numpy as np
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.sim.controller import Controller
+from gaitforge.sim.controller import Controller, run_settings
+
+_OWN = object()  # the default of ``run``'s settings: the controller's own
 
 
 @dataclass(frozen=True)
@@ -90,21 +92,29 @@ def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, 
     return touching, grf
 
 
-def run(character: Character, controller: Controller, seconds: float, *, control_dt: float = 0.002,
-        record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = None,
+def run(character: Character, controller: Controller, seconds: float, *, control_dt: float | None = None,
+        record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = _OWN,
         stop_on_fall: bool = True, perturb: Callable[[float, mujoco.MjData], None] | None = None,
         model: mujoco.MjModel | None = None) -> Rollout:
-    """Simulate ``seconds`` of ``controller`` driving ``character``.
+    """Simulate ``seconds`` of ``controller`` driving ``character``: the one
+    run loop of the library.
 
     control_dt [s] must be a multiple of the model's timestep; record_fps the
     sampling rate of the recorded clip. ``fall_check(data)`` returns a reason
-    string when the creature has fallen. ``perturb(t, data)`` may apply
-    external forces (``xfrc_applied``) each tick. ``model`` overrides the
-    character's model (e.g. a scaled copy); it is copied, never changed.
+    string when the creature has fallen (None: no check). ``perturb(t,
+    data)`` may apply external forces (``xfrc_applied``) each tick.
+    ``model`` overrides the character's model (e.g. a scaled copy); it is
+    copied, never changed. Left out, ``control_dt``, the model's preparation
+    and ``fall_check`` are the controller's own (``sim.controller``: its
+    ``control_dt``, ``prepare_model``, ``fall_check``, else 0.002 s, none,
+    none); a ``model`` given is used as it is.
     """
     import time as _time
 
-    m = copy.copy(model if model is not None else character.model)
+    own = run_settings(controller, character.model if model is None else model)
+    m = own.model if model is None else copy.copy(model)
+    control_dt = own.control_dt if control_dt is None else control_dt
+    fall_check = own.fall_check if fall_check is _OWN else fall_check
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos
     nstep = int(round(control_dt / m.opt.timestep))

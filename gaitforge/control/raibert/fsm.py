@@ -11,11 +11,17 @@ One cycle per step of the *active* leg (or virtual leg):
 
 The machine only tracks phases from sensed events; the actions of each phase
 (lengthen the leg, servo pitch, ...) belong to the creature's controller.
+The rule is the compiled ``core.phase.next_phase`` that every controller's
+tick runs; the controllers feed these Python machines the inputs of each
+phase change their ticks made, so they follow the compiled state.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+
+from gaitforge.control.core.errors import InternalError
+from gaitforge.control.core.phase import NAMES, next_phase
 
 
 class Phase(Enum):
@@ -25,15 +31,12 @@ class Phase(Enum):
     THRUST = "thrust"
     UNLOADING = "unloading"
 
-    @property
-    def in_stance(self) -> bool:
-        return self is not _FLIGHT
 
-
-# Members as module constants: in Python 3.11 ``Phase.FLIGHT`` is a slow
-# descriptor lookup (~0.2 µs), and ``update`` runs every control tick.
-_FLIGHT, _LOADING, _COMPRESSION, _THRUST, _UNLOADING = (
-    Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
+PHASES = tuple(Phase)  # index: the compiled phase code (core.phase)
+_CODE = {p: i for i, p in enumerate(PHASES)}
+if tuple(p.value for p in PHASES) != NAMES:
+    raise InternalError(f"fsm.Phase {[p.value for p in PHASES]} is not in core.phase order {NAMES}")
+_FLIGHT = Phase.FLIGHT
 
 
 @dataclass
@@ -60,25 +63,23 @@ class PhaseMachine:
         active leg's spring length [m] and its rate [m/s] (or angle and rate for
         a torsional spring); rest_length: the spring's current rest length.
         """
-        p = self.phase
-        if p is _FLIGHT:
-            if touching:
-                p = _LOADING
-        elif not touching:  # every other phase is a stance phase
-            p = _FLIGHT
+        p = PHASES[next_phase(_CODE[self.phase], bool(touching), float(length), float(length_rate),
+                              float(rest_length), float(self.compress_eps), float(self.full_fraction))]
+        if p is _FLIGHT and self.phase is not _FLIGHT:  # a liftoff
             self.steps += 1
-        elif p is _LOADING:
-            if length < rest_length - self.compress_eps:
-                p = _COMPRESSION
-        elif p is _COMPRESSION:
-            if length_rate > 0.0:
-                p = _THRUST
-        elif p is _THRUST and length >= self.full_fraction * rest_length:
-            p = _UNLOADING
         if p is not self.phase:
             self.history.append((t, p))
             self.phase = p
         return p
+
+    def record(self, t: float, phase: Phase) -> None:
+        """Take a phase change a compiled tick made at t [s] (the machine as a
+        view of the tick's phase log)."""
+        if phase is not self.phase:
+            if phase is _FLIGHT:
+                self.steps += 1
+            self.history.append((t, phase))
+            self.phase = phase
 
 
 @dataclass
@@ -106,3 +107,21 @@ class StanceTimer:
     @property
     def predicted_stance(self) -> float:
         return self.default if self.last_stance is None else self.last_stance
+
+    def record(self, t: float, phase: Phase) -> None:
+        """Take a phase change at t [s]: a touchdown (LOADING) or a liftoff (FLIGHT)."""
+        if phase is Phase.LOADING:
+            self.touchdown(t)
+        elif phase is _FLIGHT:
+            self.liftoff(t)
+
+
+def replay(entries, machines, timers=()) -> None:
+    """Feed the changes drained from a compiled tick's phase log
+    (``core.phase.drain``: (t [s], slot, code)) to the phase machines and
+    stance timers of each slot (sequences indexed by slot; no timers: none)."""
+    for t, slot, code in entries:
+        phase = PHASES[code]
+        machines[slot].record(t, phase)
+        if timers:
+            timers[slot].record(t, phase)

@@ -32,12 +32,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from gaitforge.control.core.rotations import G
 from gaitforge.control.raibert.common import attitude
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.runner import Rollout
 
-G = 9.81
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import math
 import mujoco
 
 from gaitforge.control.raibert.kangaroo import KangarooGains, KangarooHop
-from gaitforge.control.raibert.scaling import factor
+from gaitforge.control.raibert.scaling import factor, scale_gains  # noqa: F401 (re-exported)
 from gaitforge.creatures.builders.raibert import raibert_kangaroo
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import scale_contact_lengths
@@ -89,18 +89,6 @@ def scale_model_contacts(model: mujoco.MjModel, L: float) -> None:
     solref time constants (× √L), the solimp transition width, margins and
     gaps, and the torsional and rolling friction lengths (× L)."""
     scale_contact_lengths(model, L, factor("time", L))
-
-
-def scale_gains(gains, L: float):
-    """A copy of the dataclass ``gains`` with every field whose metadata names
-    a Table 1 quantity scaled by that quantity's factor (None: unchanged)."""
-    changes = {}
-    for f in dataclasses.fields(gains):
-        quantity = f.metadata.get("quantity")
-        value = getattr(gains, f.name)
-        if quantity is not None and value is not None:
-            changes[f.name] = value * factor(quantity, L)
-    return dataclasses.replace(gains, **changes)
 
 
 def scaled_kangaroo(L: float, gains: KangarooGains | None = None) -> tuple[Character, KangarooGains]:

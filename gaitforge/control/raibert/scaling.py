@@ -7,6 +7,8 @@ travels √L times as fast, at 1/√L the cadence).
 """
 from __future__ import annotations
 
+import dataclasses
+
 EXPONENTS: dict[str, float] = {
     "length": 1.0, "time": 0.5, "force": 3.0, "torque": 4.0,
     "displacement": 1.0, "velocity": 0.5, "acceleration": 0.0, "angle": 0.0,
@@ -22,3 +24,15 @@ def factor(quantity: str, L: float) -> float:
         return L ** EXPONENTS[quantity]
     except KeyError:
         raise KeyError(f"unknown quantity {quantity!r} (known: {', '.join(EXPONENTS)})") from None
+
+
+def scale_gains(gains, L: float):
+    """A copy of the dataclass ``gains`` with every field whose metadata names
+    a Table 1 quantity scaled by that quantity's factor (None: unchanged)."""
+    changes = {}
+    for f in dataclasses.fields(gains):
+        quantity = f.metadata.get("quantity")
+        value = getattr(gains, f.name)
+        if quantity is not None and value is not None:
+            changes[f.name] = value * factor(quantity, L)
+    return dataclasses.replace(gains, **changes)

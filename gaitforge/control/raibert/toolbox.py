@@ -2,64 +2,45 @@
 
 Notation follows RH91 (Raibert & Hodgins 1991, §4): x spring length, x_r its
 rest length, ẋ forward speed, T_s stance duration, φ body pitch (or roll).
-All functions are pure and accept numpy arrays where it makes sense.
+The laws (Eqs. 1-6) are the compiled functions of
+:mod:`gaitforge.control.core.laws` that the controllers' ticks call,
+applied here elementwise over numpy arrays as well.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-G = 9.81  # m/s^2
+from gaitforge.control.core import laws
+from gaitforge.control.core.rotations import G
+
+__all__ = ["G", "foot_placement", "hop_height", "joint_servo", "neutral_point", "paw_pad_force",
+           "posture_torque", "required_friction", "spring_force"]
 
 
-def spring_force(x, x_dot, x_rest, k: float, b: float):
-    """Actuator force of a spring-damper with adjustable rest length (RH91 Eq. 1),
-    written as the force *pushing the leg longer* (positive when compressed):
-    f = k (x_r − x) − b ẋ. x, x_rest in m (or rad), k in N/m (N m/rad), b in N s/m."""
-    return k * (np.asarray(x_rest) - x) - b * np.asarray(x_dot)
+def _over_arrays(law):
+    """``law`` (a compiled scalar function of ``core.laws``) applied
+    elementwise over array arguments (broadcast); floats for scalars."""
+    vectorized = np.vectorize(law, otypes=[float])
+
+    @functools.wraps(getattr(law, "py_func", law))
+    def apply(*args):
+        if all(np.ndim(a) == 0 for a in args):
+            return float(law(*(float(a) for a in args)))
+        return vectorized(*args)
+    apply.law = law  # the compiled function the controllers call
+    return apply
 
 
-def hop_height(strain_energy: float, elevation: float, kinetic_energy: float, mass: float) -> float:
-    """Predicted apex altitude [m] of a hop (RH91 Eq. 2) for a massless leg:
-    h = (PE_strain + PE_elevation + KE) / (M g), with the energies in J and
-    PE_elevation = M g z measured from the ground."""
-    return (strain_energy + mass * G * elevation + kinetic_energy) / (mass * G)
-
-
-def neutral_point(speed, stance_time: float):
-    """Foot displacement [m] ahead of the centre of mass that leaves forward
-    speed unchanged over a stance of ``stance_time`` seconds: ẋ T_s / 2."""
-    return np.asarray(speed) * stance_time / 2.0
-
-
-def foot_placement(speed, desired_speed, stance_time: float, k_x: float):
-    """Desired forward foot position relative to the hip projection (RH91 Eq. 3):
-    x_fh,d = ẋ T_s / 2 + k_x (ẋ − ẋ_d). Works per axis (pass 2-vectors for
-    x and y). Speeds in m/s, T_s in s, k_x in s; returns metres."""
-    speed = np.asarray(speed, float)
-    return neutral_point(speed, stance_time) + k_x * (speed - np.asarray(desired_speed, float))
-
-
-def posture_torque(angle, rate, desired_angle, k_p: float, k_v: float):
-    """Attitude servo torque applied to the body through the stance hip
-    (RH91 Eq. 4): τ = −k_p (φ − φ_d) − k_v φ̇. Angles in rad, τ in N m acting
-    on the body (the hip exerts its negative on the leg)."""
-    return -k_p * (np.asarray(angle) - desired_angle) - k_v * np.asarray(rate)
-
-
-def joint_servo(q, q_dot, q_desired, k_p, k_v):
-    """Joint-level linear servo (RH91 Eq. 5): f = −k_p (θ − θ_d) − k_v θ̇;
-    a spring-damper with a programmable rest value."""
-    return -np.asarray(k_p) * (np.asarray(q) - q_desired) - np.asarray(k_v) * np.asarray(q_dot)
-
-
-def paw_pad_force(z, k_gz: float, k_r: float):
-    """Vertical force [N] of the kangaroo's nonlinear paw pad (RH91 Eq. 6)
-    for penetration depth given by altitude z < 0 [m]: stiffening as the pad
-    (thickness k_r [m]) compresses, f_z = k_gz (k_r / (k_r + z) − 1) — zero at
-    touchdown and growing without bound as z → −k_r. Zero above the ground."""
-    z = np.asarray(z, float)
-    depth = np.clip(z, -0.999 * k_r, None)
-    return np.where(z < 0.0, k_gz * (k_r / (k_r + depth) - 1.0), 0.0)
+# RH91 Eqs. 1-6: the controllers' own compiled laws (``core.laws``).
+spring_force = _over_arrays(laws.spring_force)            # Eq. 1
+hop_height = _over_arrays(laws.hop_height)                # Eq. 2
+neutral_point = _over_arrays(laws.neutral_point)          # ẋ T_s / 2
+foot_placement = _over_arrays(laws.foot_placement)        # Eq. 3
+posture_torque = _over_arrays(laws.posture_torque)        # Eq. 4
+joint_servo = _over_arrays(laws.joint_servo)              # Eq. 5
+paw_pad_force = _over_arrays(laws.paw_pad_force)          # Eq. 6
 
 
 def required_friction(tangential, normal, min_normal: float = 1.0):

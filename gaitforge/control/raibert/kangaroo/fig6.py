@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gaitforge.control.raibert.kangaroo_geometry import pitch as _pitch
+from gaitforge.control.raibert.kangaroo.geometry import pitch as _pitch
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 

@@ -2,7 +2,7 @@
 :mod:`gaitforge.control.raibert.quadruped`): the landing legs' placement
 (RH91 Eq. 3), the stance posture servo (Eq. 4), the idle pair, the per-leg
 cycle of a staggered pair and the hip servo modes. The tick that calls them
-is :mod:`gaitforge.control.raibert.quadruped_tick`.
+is :mod:`gaitforge.control.raibert.quadruped.tick`.
 
 All controller state the tick touches lives in two arrays owned by the
 runner: ``F`` (float64, layout ``F_*`` below: gains of the current gait, hip
@@ -16,7 +16,7 @@ hip angle set points [rad] and leg rest lengths [m]), ``frc``
 (model.jnt_stiffness flat) and ``damp`` (model.dof_damping (nv,)).
 
 Leg indices: 0 front-left, 1 front-right, 2 rear-left, 3 rear-right. Leg
-rest lengths are metres from the full length ``LEG_LENGTH``. Phase codes are
+rest lengths are metres from the full length ``F[F_LEG]`` (the creature's own). Phase codes are
 the order of :class:`~gaitforge.control.raibert.fsm.Phase`: 0 flight,
 1 loading, 2 compression, 3 thrust, 4 unloading.
 """
@@ -26,49 +26,97 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.layout import Field, Layout
+from gaitforge.control.core.laws import foot_placement, posture_torque
+# (phase codes and the phase rule are the core's; the quadruped modules take them from here)
+from gaitforge.control.core.phase import (  # noqa: F401
+    COMPRESSION,
+    FLIGHT,
+    LOADING,
+    THRUST,
+    UNLOADING,
+    log_fields,
+    log_phase,
+    next_phase,
+)
+from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH
-from gaitforge.control.raibert.virtual_legs import torque_allocation_into
+from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
+from gaitforge.control.raibert.quadruped.virtual_legs import torque_allocation_into
 
-G = 9.81  # m/s²
-FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)
-
-# F: gains of the current gait (QuadrupedGains fields; F_LEG_STEP = leg_rate × control_dt [m])
+# The state: two arrays laid out by core.layout (named fields, offsets in order,
+# no overlaps): F (float64) and I (int64). The F_* and I_* names are the
+# offsets (literals to the compiled code).
+LOG_SIZE = 64  # a liftoff goes to Python (to copy the phase log) before a cycle's 5 changes could overflow it
 GAIN_FIELDS = ("touch_height", "min_stance", "retract", "landing", "k_x", "k_y", "clearance", "stagger",
                "swing_kp", "swing_kv", "stance_kv", "roll_kp", "roll_kv", "pitch_kp", "pitch_kv", "yaw_kp",
                "yaw_kv", "max_torque", "pitch_desired", "ground_match", "match_time", "max_swing", "apex",
-               "apex_gain", "trim_limit", "speed_trim_gain", "stance_guess", "unison_time")  # F[:28]
-(F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP,
- F_SWING_KV, F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV,
- F_MAX_TORQUE, F_PITCH_D, F_MATCH, F_MATCH_TIME, F_MAX_SWING, F_APEX, F_APEX_GAIN, F_TRIM_LIMIT,
- F_SPEED_TRIM_GAIN, F_STANCE_GUESS, F_UNISON, F_LEG_STEP) = range(29)
-F_HIP = 29           # (4, 3) hip positions from the trunk's mass centre, trunk axes [m]
-F_PAIR_HIP = 41      # (2, 2) mean hip x, y of each pair [m]
-F_EPS, F_FULL = 45, 46  # PhaseMachine compress_eps [m], full_fraction
-F_REST = 47          # (4,) leg rest-length targets [m]
-F_REST_OUT = 51      # (4,) rest lengths written, rate limited [m]
-F_HIP_TOP = 55       # (2,) highest mean hip height of each pair since its liftoff [m]
-F_THRUST = 57        # (2,) thrust per virtual leg [m]
-F_W = 59             # (4, 3) allocation rows W of up to two legs [N m per N m]
-# commands; the trunk's time and place at the last touchdown; T_s of Eq. 3 for the active pair
-(F_TRIM, F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS) = range(71, 81)
-F_GAIT_START, F_NEXT_CMD = 81, 82  # when the gait began, when the next schedule entry is due [s]
-F_TIMER = 83         # (2, 4) each pair's StanceTimer: touchdown, liftoff time, last stance, flight [s] (nan: None)
-F_ROLL, F_PITCH, F_R6, F_R7 = range(91, 95)  # a liftoff tick's attitude, kept for its second half
-F_LOG = 95           # (LOG_SIZE,) times [s] of the phase changes not yet copied into the PhaseMachine
-LOG_SIZE = 64        # a liftoff goes to Python (to copy it) before a cycle's 5 changes could overflow it
-F_SIZE = F_LOG + LOG_SIZE
+               "apex_gain", "trim_limit", "speed_trim_gain", "stance_guess", "unison_time")  # QuadrupedGains
+MORE_FIELDS = ("trim_floor", "settle_time", "thrust_min", "thrust_max", "touch_slack", "stagger_eps",
+               "full_margin")  # QuadrupedGains, at F_TRIM_FLOOR
+F_LAYOUT = Layout("quadruped F", [
+    # gains of the current gait: GAIN_FIELDS, in order (F[:len(GAIN_FIELDS)] is written at once)
+    Field("touch", unit="m"), Field("min_stance", unit="s"), Field("retract", unit="m"),
+    Field("landing", unit="m"), Field("kx", unit="s"), Field("ky", unit="s"), Field("clearance", unit="m"),
+    Field("stagger", unit="m"), Field("swing_kp", unit="N m/rad"), Field("swing_kv", unit="N m s/rad"),
+    Field("stance_kv", unit="N m s/rad"), Field("roll_kp", unit="N m/rad"), Field("roll_kv", unit="N m s/rad"),
+    Field("pitch_kp", unit="N m/rad"), Field("pitch_kv", unit="N m s/rad"), Field("yaw_kp", unit="N m/rad"),
+    Field("yaw_kv", unit="N m s/rad"), Field("max_torque", unit="N m"), Field("pitch_d", unit="rad"),
+    Field("match"), Field("match_time", unit="s"), Field("max_swing", unit="rad"), Field("apex", unit="m"),
+    Field("apex_gain"), Field("trim_limit"), Field("speed_trim_gain"), Field("stance_guess", unit="s"),
+    Field("unison", unit="s"),
+    # leg_rate × control_dt; hip positions (4, 3) from the trunk's mass centre, trunk axes; mean hip x, y of
+    # each pair (2, 2); PhaseMachine compress_eps and full_fraction
+    Field("leg_step", unit="m"), Field("hip", 12, unit="m"), Field("pair_hip", 4, unit="m"),
+    Field("eps", unit="m"), Field("full"),
+    # leg rest-length targets and the rate-limited ones written; highest mean hip height of each pair since
+    # its liftoff; thrust per virtual leg; allocation rows W (4, 3) of up to two legs [N m per N m]
+    Field("rest", 4, unit="m"), Field("rest_out", 4, unit="m"), Field("hip_top", 2, unit="m"),
+    Field("thrust", 2, unit="m"), Field("w", 12),
+    # commands (speed trim, speed, heading and its cos, sin); the trunk's time and place at the last
+    # touchdown; T_s of Eq. 3 for the active pair; when the gait began and the next schedule entry is due
+    Field("trim", unit="m/s"), Field("want", unit="m/s"), Field("heading", unit="rad"), Field("hc"), Field("hs"),
+    Field("td_time", unit="s"), Field("td_t", unit="s"), Field("td_x", unit="m"), Field("td_y", unit="m"),
+    Field("ts", unit="s"), Field("gait_start", unit="s"), Field("next_cmd", unit="s"),
+    # each pair's StanceTimer (2, 4): touchdown, liftoff time, last stance, flight (nan: None); a liftoff
+    # tick's attitude, kept for its second half; the phase log (core.phase)
+    Field("timer", 8, unit="s"), Field("roll"), Field("pitch"), Field("r6"), Field("r7"),
+    *log_fields(LOG_SIZE),
+    # the creature's leg length (hip to foot, spring relaxed); more gains: MORE_FIELDS, in order
+    Field("leg", unit="m"), Field("trim_floor", unit="m/s"), Field("settle", unit="s"),
+    Field("thrust_min", unit="m"), Field("thrust_max", unit="m"), Field("touch_slack", unit="m"),
+    Field("stagger_eps", unit="m"), Field("full_margin", unit="m"),
+])
+(F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP, F_SWING_KV,
+ F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV, F_MAX_TORQUE, F_PITCH_D,
+ F_MATCH, F_MATCH_TIME, F_MAX_SWING, F_APEX, F_APEX_GAIN, F_TRIM_LIMIT, F_SPEED_TRIM_GAIN, F_STANCE_GUESS,
+ F_UNISON, F_LEG_STEP, F_HIP, F_PAIR_HIP, F_EPS, F_FULL, F_REST, F_REST_OUT, F_HIP_TOP, F_THRUST, F_W, F_TRIM,
+ F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS, F_GAIT_START, F_NEXT_CMD, F_TIMER,
+ F_ROLL, F_PITCH, F_R6, F_R7, F_LOG_N, F_LOG_T, F_LOG_CODE, F_LEG, F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN,
+ F_THRUST_MAX, F_TOUCH_SLACK, F_STAGGER_EPS, F_FULL_MARGIN) = (
+    F_LAYOUT[n] for n in F_LAYOUT.fields)
+F_SIZE = F_LAYOUT.size
+I_LAYOUT = Layout("quadruped I", [
+    # model indices per leg (hip_j: the two hinge joints' flat stiffness index per leg); the legs of
+    # virtual leg 0 and 1, leader first
+    Field("hip_q", 4, kind=int), Field("hip_d", 4, kind=int), Field("hip_j", 8, kind=int),
+    Field("slide_q", 4, kind=int), Field("slide_d", 4, kind=int), Field("site", 4, kind=int),
+    Field("pairs", 4, kind=int),
+    # the active virtual leg, staggered now, its phase code; gait flags; a touchdown is recorded
+    Field("active", kind=int), Field("staggered", kind=int), Field("phase", kind=int),
+    Field("idle_clear", kind=int), Field("pair_alloc", kind=int), Field("td_valid", kind=int),
+    # per leg 1: hip limp (stance), 0: position servo; per-leg phase of a staggered pair; W valid, legs in W
+    # (-1: reallocate) and which; legs the servo last acted through (-1: none yet); flags
+    Field("stance", 4, kind=int), Field("leg_phase", 4, kind=int), Field("alloc_on", kind=int),
+    Field("alloc_n", kind=int), Field("alloc_legs", 2, kind=int), Field("servo_n", kind=int),
+    Field("servo_legs", 2, kind=int), Field("pattern_staggered", kind=int), Field("follow", kind=int),
 
-I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE = 0, 4, 8, 16, 20, 24  # per leg (I_HIP_J: 2 per leg)
-I_PAIRS = 28         # (2, 2) legs of virtual leg 0 and 1, leader first
-(I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR, I_PAIR_ALLOC, I_TD_VALID) = range(32, 38)
-I_STANCE = 38        # (4,) 1: hip limp (stance), 0: position servo (swing)
-I_LEG_PHASE = 42     # (4,) per-leg phase of a staggered pair
-I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS = 46, 47, 48   # W valid; legs in W (-1: reallocate); which (2)
-I_SERVO_N, I_SERVO_LEGS = 50, 51                   # legs the servo last acted through (-1: none yet)
-I_PATTERN_STAGGERED, I_FOLLOW = 53, 54  # the gait staggers its pairs; a path follower steers
-I_LOG_N, I_LOG = 55, 56  # phase changes logged (count, phase codes)
-I_SIZE = I_LOG + LOG_SIZE
+], dtype=np.int64)
+(I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE, I_PAIRS, I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR,
+ I_PAIR_ALLOC, I_TD_VALID, I_STANCE, I_LEG_PHASE, I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS, I_SERVO_N, I_SERVO_LEGS,
+ I_PATTERN_STAGGERED, I_FOLLOW) = (
+    I_LAYOUT[n] for n in I_LAYOUT.fields)
+I_SIZE = I_LAYOUT.size
 
 
 @kernel
@@ -98,10 +146,10 @@ def leg_cycle(F, I, q, spring, frc, stiff, damp, i, xdot, touching):
     x = q[I[I_SLIDE_Q + i]]
     if p == FLIGHT and touching:
         I[I_LEG_PHASE + i] = COMPRESSION
-    elif p == COMPRESSION and x < F[F_REST + i] - 0.005 and xdot > 0.0:
+    elif p == COMPRESSION and x < F[F_REST + i] - F[F_STAGGER_EPS] and xdot > 0.0:
         I[I_LEG_PHASE + i] = THRUST
         F[F_REST + i] += F[F_THRUST + I[I_ACTIVE]]
-    elif p == THRUST and x > F[F_REST + i] - 0.01:
+    elif p == THRUST and x > F[F_REST + i] - F[F_FULL_MARGIN]:
         I[I_LEG_PHASE + i] = UNLOADING
         F[F_REST + i] = -F[F_RETRACT]
     elif p == UNLOADING and not touching:
@@ -119,24 +167,24 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
     ``trail_short``. t [s]; r6, r7: the trunk's rotation matrix entries
     R[2,0], R[2,1]."""
     ts = F[F_TS]
-    if I[I_TD_VALID] == 0 or t - F[F_TD_T] < 0.05:
+    if I[I_TD_VALID] == 0 or t - F[F_TD_T] < F[F_SETTLE]:
         vx, vy = v[0], v[1]
     else:  # mean velocity since the last touchdown: the trunk's own swings average out
         dt = t - F[F_TD_T]
         vx, vy = (q[0] - F[F_TD_X]) / dt, (q[1] - F[F_TD_Y]) / dt
     c, s = F[F_HC], F[F_HS]
     vxh, vyh = c * vx + s * vy, c * vy - s * vx
-    xf = 0.5 * vxh * ts + F[F_KX] * (vxh - F[F_WANT] - F[F_TRIM])
-    yf = 0.5 * vyh * ts + F[F_KY] * vyh
-    ell = LEG_LENGTH + F[F_LANDING]
+    xf = foot_placement(vxh, F[F_WANT], ts, F[F_KX], F[F_TRIM])  # Eq. 3 (with the learned speed trim)
+    yf = foot_placement(vyh, 0.0, ts, F[F_KY])
+    ell = F[F_LEG] + F[F_LANDING]
     wz = -math.sqrt(max(ell * ell - xf * xf - yf * yf, 0.25 * ell * ell))
     wx, wy = c * xf - s * yf, s * xf + c * yf
     # Into trunk axes (Rᵀ from the quaternion): the foot lands where Eq. 3
     # wants it in the world whatever the trunk's attitude.
-    w, x, y, z = q[3], q[4], q[5], q[6]
-    fx = (1.0 - 2.0 * (y * y + z * z)) * wx + 2.0 * (x * y + w * z) * wy + r6 * wz
-    fy = 2.0 * (x * y - w * z) * wx + (1.0 - 2.0 * (x * x + z * z)) * wy + r7 * wz
-    fz = 2.0 * (x * z + w * y) * wx + 2.0 * (y * z - w * x) * wy + (1.0 - 2.0 * (x * x + y * y)) * wz
+    R0, R1, R2, R3, R4, R5, _, _, R8 = trunk_matrix(q)
+    fx = R0 * wx + R3 * wy + r6 * wz
+    fy = R1 * wx + R4 * wy + r7 * wz
+    fz = R2 * wx + R5 * wy + R8 * wz
     sb = fx / math.sqrt(fx * fx + fy * fy + fz * fz)
     b = -math.asin(sb if -1.0 < sb < 1.0 else math.copysign(1.0, sb))
     a = math.atan2(fy, -fz) if fz < 0.0 else 0.0
@@ -161,7 +209,7 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
     # the hip's height allows: a leg swung forward at full length would
     # scuff the ground.
     half = 0.5 * (hz0 - hz1)
-    top = -F[F_CLEARANCE] - LEG_LENGTH
+    top = -F[F_CLEARANCE] - F[F_LEG]
     if I[I_STANCE + a0] == 0:
         h = I[I_HIP_Q + a0]
         spring[h], spring[h + 1] = a, b
@@ -180,7 +228,7 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
 
 @kernel
 def allocate(F, I, q, n, l0, l1):
-    """Fresh least-effort allocation rows (``virtual_legs``) over the first
+    """Fresh least-effort allocation rows (``quadruped.virtual_legs``) over the first
     n of legs (l0, l1), at their present hip angles and leg lengths."""
     I[I_ALLOC_N], I[I_ALLOC_LEGS], I[I_ALLOC_LEGS + 1] = n, l0, l1
     I[I_ALLOC_ON] = 0
@@ -193,7 +241,7 @@ def allocate(F, I, q, n, l0, l1):
             P[k, c] = F[F_HIP + 3 * i + c]
         h = I[I_HIP_Q + i]
         ang[k, 0], ang[k, 1] = q[h], q[h + 1]
-        ell[k] = LEG_LENGTH + q[I[I_SLIDE_Q + i]]
+        ell[k] = F[F_LEG] + q[I[I_SLIDE_Q + i]]
     torque_allocation_into(P, ang, ell, 1e-3, W)
     for r in range(2 * n):
         for c in range(3):
@@ -222,12 +270,12 @@ def posture(F, I, q, v, frc, roll, pitch, a0, a1, t0, t1):
             allocate(F, I, q, sn, s0, s1)
     if I[I_ALLOC_ON] == 0:
         return
-    w, x, y, z = q[3], q[4], q[5], q[6]
-    e_yaw = math.atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z)) - F[F_HEADING]
+    R0, _, _, R3, _, _, _, _, _ = trunk_matrix(q)
+    e_yaw = math.atan2(R3, R0) - F[F_HEADING]
     e_yaw = (e_yaw + math.pi) % (2.0 * math.pi) - math.pi
-    tx = -F[F_ROLL_KP] * roll - F[F_ROLL_KV] * v[3]
-    ty = -F[F_PITCH_KP] * (pitch - F[F_PITCH_D]) - F[F_PITCH_KV] * v[4]
-    tz = -F[F_YAW_KP] * e_yaw - F[F_YAW_KV] * v[5]
+    tx = posture_torque(roll, v[3], 0.0, F[F_ROLL_KP], F[F_ROLL_KV])  # Eq. 4 per axis
+    ty = posture_torque(pitch, v[4], F[F_PITCH_D], F[F_PITCH_KP], F[F_PITCH_KV])
+    tz = posture_torque(e_yaw, v[5], 0.0, F[F_YAW_KP], F[F_YAW_KV])
     lim = F[F_MAX_TORQUE]
     for k in range(I[I_ALLOC_N]):
         i = I[I_ALLOC_LEGS + k]
@@ -253,7 +301,7 @@ def idle_legs(F, I, q, spring, roll, pitch, r6, r7, a0, a1, shorten):
         h = I[I_HIP_Q + I[I_PAIRS + 2 * idle + k]]
         spring[h], spring[h + 1] = -roll, b
     if I[I_IDLE_CLEAR] != 0 and shorten:
-        lo, hi, top = -F[F_RETRACT], F[F_LANDING], q[2] - F[F_CLEARANCE] - LEG_LENGTH
+        lo, hi, top = -F[F_RETRACT], F[F_LANDING], q[2] - F[F_CLEARANCE] - F[F_LEG]
         for k in range(2):
             i = I[I_PAIRS + 2 * idle + k]
             if I[I_STANCE + i] == 0:

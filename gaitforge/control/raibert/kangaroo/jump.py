@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import mujoco
 
-from gaitforge.control.raibert.kangaroo_gains import _q
-from gaitforge.control.raibert.toolbox import G
+from gaitforge.control.raibert.kangaroo.gains import _q
+from gaitforge.control.core.rotations import G
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 
@@ -44,7 +44,7 @@ class JumpStages:
     """The jump's decisions, a mixin of ``KangarooHop`` (which owns the state:
     ``jump``, ``stage``, ``stance_avg``, ``apex_target``, ``t_approach``, ...).
     The apex each stance aims at is computed in the compiled tick
-    (``kangaroo_kernel.apex_wanted``) from the values planned here."""
+    (``kangaroo.kernel.apex_wanted``) from the values planned here."""
 
     def _plan_jump(self, toe_x: float, vx: float, com_z: float) -> None:
         """At a touchdown before the box. Up to four strides early

@@ -16,7 +16,9 @@ SPEED_RANGES: dict[str, tuple[float, float]] = {
     "bound": (1.0, 2.8),  # RH91 Table 2 pace: 60 s and 180 s runs hold 2.8 m/s within 6 %
     "gallop": (1.0, 1.9),
 }
-LEG_LENGTH = 0.81  # m, hip to foot with the leg spring relaxed (Table 3: 0.41 + 0.40)
+LEG_LENGTH = 0.81  # m, hip to foot with the leg spring relaxed (Table 3: 0.41 + 0.40); the
+# controller reads its creature's own (common.leg_geometry); this is the unscaled robot's
+FALL_HEIGHT = 0.4  # m, trunk height of a fall for the unscaled robot (scaled with the leg length)
 TIMESTEP = 0.004  # s, the physics step the gains are tuned for
 CONTROL_DT = 0.012  # s, three physics steps per control tick
 
@@ -61,7 +63,16 @@ class QuadrupedGains:
     min_stance: float = _q("time", default=0.03)       # a stance lasts at least this long [s]
     leg_rate: float = _q("velocity", default=3.0)      # top speed of the leg rest-length set point [m/s]
     speed_trim_gain: float = _q("angle", default=0.1)  # integral speed trim per step [1]
-    trim_limit: float = _q("angle", default=0.25)      # trim bound: this share of the speed + 0.1 m/s [1]
+    trim_limit: float = _q("angle", default=0.25)      # trim bound: this share of the speed + trim_floor [1]
+    trim_floor: float = _q("velocity", default=0.1)    # ... plus this [m/s]
+    settle_time: float = _q("time", default=0.05)      # a stance this young has no mean speed yet [s]
+    thrust_min: float = _q("displacement", default=-0.03)  # bounds of the thrust trimmed by apex errors [m]
+    thrust_max: float = _q("displacement", default=0.08)
+    touch_slack: float = _q("displacement", default=0.002)  # a touching leg is shortened by this [m]
+    compress_eps: float = _q("displacement", default=0.005)  # LOADING -> COMPRESSION shortening [m]
+    full_margin: float = _q("displacement", default=0.01)    # THRUST ends this short of the rest length [m]
+    stagger_eps: float = _q("displacement", default=0.005)   # a staggered leg's compression before thrust [m]
+    start_clearance: float = _q("displacement", default=0.03)  # feet above the ground at the start [m]
 
 
 GAIT_GAINS: dict[str, QuadrupedGains] = {

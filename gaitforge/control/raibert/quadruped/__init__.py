@@ -3,7 +3,7 @@ biped gaits (Raibert & Hodgins 1991, §4 "Gaits"), gait changes on a time
 schedule, and steering along waypoints.
 
 Two virtual legs, each a pair of physical legs (diagonal pairs in the trot,
-front and rear pairs in the bound and gallop; :mod:`virtual_legs`), run the
+front and rear pairs in the bound and gallop; :mod:`quadruped.virtual_legs`), run the
 biped state machine of Fig. 4 (``fsm.PhaseMachine`` on the active pair):
 
 - FLIGHT: each leg of the pair about to land is swung to the Eq. 3 foot
@@ -17,7 +17,7 @@ biped state machine of Fig. 4 (``fsm.PhaseMachine`` on the active pair):
 - LOADING: the landed legs' hips go limp (zero position gain).
 - COMPRESSION, THRUST: the Eq. 4 servo on roll, pitch and heading acts
   through the stance hips, spread by least effort over the hip hinges of the
-  legs that touch (``virtual_legs.torque_allocation``; a planted foot cannot
+  legs that touch (``quadruped.virtual_legs.torque_allocation``; a planted foot cannot
   twist, so heading is turned by unequal sideways foot forces); THRUST
   raises the leg springs' rest lengths by the pair's thrust.
 - UNLOADING: the pair is shortened; liftoff interchanges the virtual legs.
@@ -51,9 +51,9 @@ Heading: without a path it is held at 0 (x forward); with one,
 heading command turns toward it at most ``turn_rate``.
 
 Computation: the whole tick, touchdown and liftoff included, is compiled
-(:mod:`quadruped_tick`, :mod:`quadruped_kernel`) over two state arrays the
+(:mod:`quadruped.tick`, :mod:`quadruped.kernel`) over two state arrays the
 runner owns; Python only refreshes the schedule and path commands at a
-liftoff that needs them (:mod:`quadruped_legs`) and keeps the public views
+liftoff that needs them (:mod:`quadruped.legs`) and keeps the public views
 (``fsm``, ``timers``, ``rest``, ...).
 """
 from __future__ import annotations
@@ -67,37 +67,40 @@ from typing import Callable, Sequence
 import mujoco
 import numpy as np
 
-from gaitforge.control.raibert.common import trunk_fall_check
+from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
-from gaitforge.control.raibert.quadruped_gains import (
+from gaitforge.control.raibert.quadruped.gains import (
     CONTROL_DT,
+    FALL_HEIGHT,
     GAIT_GAINS,
     LEG_LENGTH,
     SPEED_RANGES,
     TIMESTEP,
     QuadrupedGains,
 )
-from gaitforge.control.raibert.quadruped_kernel import (
+from gaitforge.control.raibert.quadruped.kernel import (
     F_EPS,
     F_FULL,
     F_HIP,
-    F_SIZE,
+    F_LEG,
+    F_LAYOUT,
     FLIGHT,
     I_HIP_D,
     I_HIP_J,
     I_HIP_Q,
     I_PHASE,
     I_SITE,
-    I_SIZE,
+    I_LAYOUT,
     I_SLIDE_D,
     I_SLIDE_Q,
 )
-from gaitforge.control.raibert.quadruped_legs import PHASES, LegEvents
-from gaitforge.control.raibert.quadruped_tick import tick
-from gaitforge.control.raibert.virtual_legs import LEG_NAMES
+from gaitforge.control.raibert.quadruped.legs import PHASES, LegEvents
+from gaitforge.control.raibert.quadruped.tick import tick as compiled_tick
+from gaitforge.control.raibert.scaling import factor, scale_gains
+from gaitforge.control.raibert.quadruped.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, UnknownNameError
 
 
 class QuadrupedRunner(LegEvents):
@@ -110,8 +113,6 @@ class QuadrupedRunner(LegEvents):
     ``GAIT_GAINS``. ``control_dt`` [s] and :meth:`simulation_model` give the
     control period and physics step it is tuned for.
     """
-
-    control_dt = CONTROL_DT
 
     def __init__(self, character: Character, schedule: Sequence[tuple[float, str, float]],
                  path: WaypointPath | None = None, gains: dict[str, QuadrupedGains] | None = None,
@@ -136,10 +137,16 @@ class QuadrupedRunner(LegEvents):
         dofs = [k for i in range(4) for k in (self.hip_d[i], self.hip_d[i] + 1)]
         self._qf = slice(min(dofs), max(dofs) + 1)
         self._events: list[tuple[float, str]] = []
-        # The state the compiled tick reads and writes (layout: quadruped_kernel).
-        self._F = np.zeros(F_SIZE)
-        self._I = I = np.zeros(I_SIZE, np.int64)
+        # The state the compiled tick reads and writes (layout: quadruped.kernel).
+        self._F = F_LAYOUT.new()
+        self._I = I = I_LAYOUT.new()
         self._F[F_HIP:F_HIP + 12] = self.hips.ravel()
+        self.leg_length = self._F[F_LEG] = quadruped_leg_length(character)
+        # Timing follows the creature's size (RH91 Table 1: times × √L).
+        self.size = self.leg_length / LEG_LENGTH
+        self.control_dt = CONTROL_DT * factor("time", self.size)
+        self.timestep = TIMESTEP * factor("time", self.size)
+        self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
         for i in range(4):
             I[I_HIP_Q + i], I[I_HIP_D + i], I[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
@@ -151,15 +158,23 @@ class QuadrupedRunner(LegEvents):
     def state(self) -> str:
         return f"{self.gait}:{'AB'[self.active]}:{PHASES[self._I[I_PHASE]].value}"
 
+    def kernel_state(self) -> dict:
+        """The compiled tick's state by field name (``quadruped.kernel.F_LAYOUT``, ``I_LAYOUT``)."""
+        return {**F_LAYOUT.as_dict(self._F), **{f"i.{k}": v for k, v in I_LAYOUT.as_dict(self._I).items()}}
+
     @property
     def events(self) -> tuple[tuple[float, str], ...]:
         """(time [s], gait) of the start and of every gait change applied."""
         return tuple(self._events)
 
+    def prepare_model(self, model: mujoco.MjModel) -> None:
+        """Give the run's model copy the physics step this controller is tuned for."""
+        model.opt.timestep = self.timestep
+
     def simulation_model(self) -> mujoco.MjModel:
         """A copy of the creature's model with the physics step this controller is tuned for."""
         m = copy.copy(self.character.model)
-        m.opt.timestep = TIMESTEP
+        self.prepare_model(m)
         return m
 
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -172,7 +187,7 @@ class QuadrupedRunner(LegEvents):
         self._set_gait(gait, speed)
         self._gait_start = 0.0
         g = self.g
-        self._fsm = PhaseMachine(compress_eps=0.005, full_fraction=1.0 - 0.01 / LEG_LENGTH)
+        self._fsm = PhaseMachine(compress_eps=g.compress_eps, full_fraction=1.0 - g.full_margin / self.leg_length)
         self._F[F_EPS], self._F[F_FULL] = self._fsm.compress_eps, self._fsm.full_fraction
         self._I[I_PHASE] = FLIGHT
         self._reset_state()
@@ -188,7 +203,7 @@ class QuadrupedRunner(LegEvents):
         for i in self.pairs[1]:
             data.qpos[self.slide_q[i]] = -g.retract
         self.rest_out = self.rest
-        data.qpos[2] = LEG_LENGTH + g.landing + 0.03
+        data.qpos[2] = self.leg_length + g.landing + g.start_clearance
         self._update_command(0.0, data.qpos)
         half = 0.5 * self.heading
         data.qpos[3:7] = (math.cos(half), 0.0, 0.0, math.sin(half))
@@ -210,33 +225,36 @@ class QuadrupedRunner(LegEvents):
 
     # ---------------------------------------------------------------- control
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """One control tick (compiled: ``quadruped_tick``): sense contacts and
+        """One control tick (compiled: ``quadruped.tick``): sense contacts and
         attitude, advance the active pair's state machine, write the spring
         set points (``qpos_spring``) and stance torques (``qfrc_applied``)."""
         if data is not self._data or model is not self._model:
             self._bind(model, data)
-        if tick(*self._tick_args, data.time, False):
+        if compiled_tick(*self._tick_args, data.time, False):
             self._commands(data.time)
-            tick(*self._tick_args, data.time, True)
+            compiled_tick(*self._tick_args, data.time, True)
 
 
 def make_controller(character: Character, gait: str, speed: float, **options) -> QuadrupedRunner:
     """A running controller for the RH91 quadruped.
 
     gait: one of ``SPEED_RANGES`` ("trot", "bound", "gallop"); speed [m/s],
-    clamped into ``SPEED_RANGES[gait]`` with a warning. options:
+    clamped into ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning. options:
     ``schedule`` (later ``(t_start [s], gait, speed [m/s])`` changes, applied at
     the next liftoff), ``path`` (a :class:`WaypointPath` to follow),
     ``lookahead`` [m] (the path follower's), ``gains`` (gait →
-    :class:`QuadrupedGains`), or any :class:`QuadrupedGains` field, which then
-    overrides it for ``gait``. Run it with ``control_dt=controller.control_dt``
-    and ``model=controller.simulation_model()``.
+    :class:`QuadrupedGains`), ``scale`` (the factor L the creature was scaled
+    by: the gains, given or default, are scaled by it, RH91 Table 1), or any
+    :class:`QuadrupedGains` field, which then overrides it for ``gait``.
+    ``gaitforge.sim.run`` takes its control interval, physics step and fall
+    check from the controller.
     """
     checked = []
+    speed_factor = factor("velocity", quadruped_leg_length(character) / LEG_LENGTH)
     for t, g, s in [(0.0, gait, speed), *options.pop("schedule", ())]:
         if g not in SPEED_RANGES:
-            raise GaitforgeError(f"unknown quadruped gait {g!r} (valid gaits: {', '.join(SPEED_RANGES)})")
-        lo, hi = SPEED_RANGES[g]
+            raise UnknownNameError(f"unknown quadruped gait {g!r} (valid gaits: {', '.join(SPEED_RANGES)})")
+        lo, hi = (v * speed_factor for v in SPEED_RANGES[g])
         if not lo <= s <= hi:
             warnings.warn(f"desired speed {s} m/s is outside the quadruped {g} range [{lo}, {hi}] m/s; "
                           f"clamped", stacklevel=2)
@@ -247,16 +265,29 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     path = options.pop("path", None)
     lookahead = options.pop("lookahead", 2.0)
     gains = dict(options.pop("gains", None) or {})
+    scale = options.pop("scale", 1.0)
+    if not scale > 0:
+        raise GaitforgeError(f"scale must be positive, got {scale!r}")
+    if scale != 1.0:
+        gains = {g: scale_gains(gains.get(g, GAIT_GAINS[g]), scale) for g in {**GAIT_GAINS, **gains}}
     fields = {f.name for f in dataclasses.fields(QuadrupedGains)}
     unknown = sorted(set(options) - fields)
     if unknown:
         raise GaitforgeError(f"unknown quadruped option {unknown[0]!r} (valid: schedule, path, lookahead, gains, "
-                             f"or a QuadrupedGains field)")
+                             f"scale, or a QuadrupedGains field)")
     if options:
         gains[gait] = dataclasses.replace(gains.get(gait, GAIT_GAINS[gait]), **options)
     return QuadrupedRunner(character, checked, path=path, gains=gains, lookahead=lookahead)
 
 
+def quadruped_leg_length(character: Character) -> float:
+    """The creature's leg length [m], hip to foot with the spring relaxed
+    (front-left leg; the four are alike)."""
+    return leg_geometry(character, "front_left_upper_leg", "front_left_lower_leg", "front_left_foot").length
+
+
 def fall_check(character: Character) -> Callable[[mujoco.MjData], str | None]:
-    """Trunk below 0.4 m or tilted beyond 60°: a fall."""
-    return trunk_fall_check(0.4, math.radians(60.0), character.model.body("trunk").id)
+    """Trunk below 0.4 m (the unscaled robot's; × the leg length's scale) or
+    tilted beyond 60°: a fall."""
+    height = FALL_HEIGHT * (quadruped_leg_length(character) / LEG_LENGTH)
+    return trunk_fall_check(height, math.radians(60.0), character.model.body("trunk").id)

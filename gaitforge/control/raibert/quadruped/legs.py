@@ -1,13 +1,13 @@
 """Step-level logic of the RH91 quadruped controller (see
 :mod:`gaitforge.control.raibert.quadruped`) that stays in Python: the
 schedule and path commands refreshed at a liftoff, and views of the state
-the compiled tick keeps (:mod:`quadruped_kernel`, :mod:`quadruped_tick`:
+the compiled tick keeps (:mod:`quadruped.kernel`, :mod:`quadruped.tick`:
 the state machine, touchdown and liftoff, placement by RH91 Eq. 3, the Eq. 4
 posture servo, the idle pair, the hip servo modes).
 
 :class:`LegEvents` is a mixin of :class:`~gaitforge.control.raibert.quadruped.QuadrupedRunner`.
 That state lives in the runner's arrays ``_F`` (float64) and ``_I`` (int64),
-laid out in :mod:`quadruped_kernel`; the properties below name its slots.
+laid out in :mod:`quadruped.kernel`; the properties below name its slots.
 Leg indices: 0 front-left, 1 front-right, 2 rear-left, 3 rear-right. Leg
 rest lengths are in metres from the full (relaxed) length ``LEG_LENGTH``.
 """
@@ -19,37 +19,36 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.jit import block, slot
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
-from gaitforge.control.raibert.quadruped_kernel import (
+from gaitforge.control.core.phase import drain
+from gaitforge.control.raibert.fsm import PHASES, PhaseMachine, StanceTimer, replay  # noqa: F401 (PHASES re-exported)
+from gaitforge.control.raibert.quadruped.kernel import (
     F_GAIT_START,
     F_HC,
     F_HEADING,
     F_HIP_TOP,
     F_HS,
     F_LEG_STEP,
-    F_LOG,
+    F_LOG_N,
     F_NEXT_CMD,
     F_PAIR_HIP,
     F_REST,
     F_REST_OUT,
-    F_TD_T,
     F_TD_TIME,
-    F_TD_Y,
     F_THRUST,
     F_TIMER,
     F_TRIM,
+    F_TRIM_FLOOR,
     F_TS,
     F_WANT,
     FLIGHT,
     GAIN_FIELDS,
+    MORE_FIELDS,
     I_ACTIVE,
     I_ALLOC_N,
     I_ALLOC_ON,
     I_FOLLOW,
     I_IDLE_CLEAR,
     I_LEG_PHASE,
-    I_LOG,
-    I_LOG_N,
     I_PAIR_ALLOC,
     I_PAIRS,
     I_PATTERN_STAGGERED,
@@ -57,11 +56,11 @@ from gaitforge.control.raibert.quadruped_kernel import (
     I_STAGGERED,
     I_STANCE,
     I_TD_VALID,
+    LOG_SIZE,
     set_mode,
 )
-from gaitforge.control.raibert.virtual_legs import GAITS
+from gaitforge.control.raibert.quadruped.virtual_legs import GAITS
 
-PHASES = tuple(Phase)  # index = the compiled tick's phase code
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
 
 
@@ -82,28 +81,11 @@ class LegEvents:
     thrust = block("_F", F_THRUST, 2)             # per virtual leg [m]
     stance = block("_I", I_STANCE, 4)             # 1: hip limp (stance), 0: position servo (swing)
 
-    @property
-    def leg_phase(self) -> tuple[Phase, ...]:
-        """Per-leg cycle of a staggered pair (4,)."""
-        return tuple(PHASES[k] for k in self._I[I_LEG_PHASE:I_LEG_PHASE + 4])
-
-    @property
-    def td_xy(self) -> tuple[float, float, float] | None:
-        """(time [s], x, y [m]) of the trunk at the last touchdown, or None."""
-        return tuple(float(c) for c in self._F[F_TD_T:F_TD_Y + 1]) if self._I[I_TD_VALID] else None
-
     def _copy_phase_log(self) -> PhaseMachine:
         """The active pair's Fig. 4 state machine, its record brought up to
         date: the compiled tick logs phase changes, copied in here."""
-        F, I, m = self._F, self._I, self._fsm
-        for k in range(I[I_LOG_N]):
-            p = PHASES[I[I_LOG + k]]
-            m.history.append((float(F[F_LOG + k]), p))
-            m.phase = p
-            if p is Phase.FLIGHT:
-                m.steps += 1
-        I[I_LOG_N] = 0
-        return m
+        replay(drain(self._F, F_LOG_N, LOG_SIZE), (self._fsm,))
+        return self._fsm
 
     fsm = property(_copy_phase_log)
 
@@ -132,6 +114,7 @@ class LegEvents:
         self.g = g = self.gains[gait]
         F, I = self._F, self._I
         F[:len(GAIN_FIELDS)] = [getattr(g, f) for f in GAIN_FIELDS]
+        F[F_TRIM_FLOOR:F_TRIM_FLOOR + len(MORE_FIELDS)] = [getattr(g, f) for f in MORE_FIELDS]
         F[F_LEG_STEP] = g.leg_rate * self.control_dt
         I[I_PAIRS:I_PAIRS + 4] = self.pairs[0] + self.pairs[1]
         I[I_IDLE_CLEAR], I[I_PAIR_ALLOC] = bool(g.idle_clearance), bool(g.pair_alloc)
@@ -141,7 +124,7 @@ class LegEvents:
                                         for k in (0, 1)]
 
     def _set_mode(self, model: mujoco.MjModel, leg: int, stance: bool) -> None:
-        """Hip servo gains of one leg (``quadruped_kernel.set_mode``) in the
+        """Hip servo gains of one leg (``quadruped.kernel.set_mode``) in the
         model bound at reset."""
         set_mode(self._F, self._I, self._stiff, self._damp, self._frc, leg, 1 if stance else 0)
 
@@ -186,7 +169,7 @@ class LegEvents:
         self._cmd_time = t
 
     def _commands(self, t: float) -> None:
-        """At a liftoff the compiled tick hands over (see ``quadruped_tick``):
+        """At a liftoff the compiled tick hands over (see ``quadruped.tick``):
         copy out its phase log and refresh the commands (a due gait change,
         the path's heading and speed)."""
         self._copy_phase_log()
@@ -209,7 +192,7 @@ class LegEvents:
         I[I_SERVO_N] = -1
         self.td_time = -1.0
         I[I_TD_VALID] = 0
-        I[I_LOG_N] = 0
+        self._F[F_LOG_N] = 0
         self.heading, self._cmd_time = 0.0, None
         I[I_FOLLOW] = self.path is not None
         self._next_cmd = 1

@@ -1,6 +1,6 @@
 """The compiled control tick of the RH91 quadruped (see
 :mod:`gaitforge.control.raibert.quadruped`; state layout and leg actions in
-:mod:`gaitforge.control.raibert.quadruped_kernel`).
+:mod:`gaitforge.control.raibert.quadruped.kernel`).
 
 :func:`tick` reads the trunk attitude and the feet, tracks each pair's top
 hip height, runs the active pair's Fig. 4 state machine (logging each phase
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 
+from gaitforge.control.core.rotations import trunk_matrix
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.quadruped_gains import LEG_LENGTH
-from gaitforge.control.raibert.quadruped_kernel import (
+from gaitforge.control.raibert.quadruped.kernel import (
     COMPRESSION,
     F_APEX,
     F_APEX_GAIN,
@@ -29,8 +29,9 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_HC,
     F_HIP_TOP,
     F_HS,
+    F_LEG,
     F_LEG_STEP,
-    F_LOG,
+    F_LOG_N,
     F_MIN_STANCE,
     F_NEXT_CMD,
     F_PAIR_HIP,
@@ -46,11 +47,16 @@ from gaitforge.control.raibert.quadruped_kernel import (
     F_TD_T,
     F_TD_TIME,
     F_TD_X,
+    F_SETTLE,
     F_TD_Y,
     F_THRUST,
+    F_THRUST_MAX,
+    F_THRUST_MIN,
     F_TIMER,
     F_TOUCH,
+    F_TOUCH_SLACK,
     F_TRIM,
+    F_TRIM_FLOOR,
     F_TRIM_LIMIT,
     F_TS,
     F_UNISON,
@@ -62,8 +68,6 @@ from gaitforge.control.raibert.quadruped_kernel import (
     I_FOLLOW,
     I_HIP_D,
     I_LEG_PHASE,
-    I_LOG,
-    I_LOG_N,
     I_PAIRS,
     I_PATTERN_STAGGERED,
     I_PHASE,
@@ -80,6 +84,8 @@ from gaitforge.control.raibert.quadruped_kernel import (
     UNLOADING,
     idle_legs,
     leg_cycle,
+    log_phase,
+    next_phase,
     place,
     posture,
     set_mode,
@@ -95,13 +101,14 @@ def touchdown(F, I, q, t):
     k = I[I_ACTIVE]
     top = F[F_HIP_TOP + k]
     if top > 0.0:
-        F[F_THRUST + k] = min(max(F[F_THRUST + k] + F[F_APEX_GAIN] * (F[F_APEX] - top), -0.03), 0.08)
-    if I[I_TD_VALID] != 0 and t - F[F_TD_T] > 0.05:
+        F[F_THRUST + k] = min(max(F[F_THRUST + k] + F[F_APEX_GAIN] * (F[F_APEX] - top), F[F_THRUST_MIN]),
+                                F[F_THRUST_MAX])
+    if I[I_TD_VALID] != 0 and t - F[F_TD_T] > F[F_SETTLE]:
         t0, x0, y0 = F[F_TD_T], F[F_TD_X], F[F_TD_Y]
         c, s = F[F_HC], F[F_HS]
         got = (c * (q[0] - x0) + s * (q[1] - y0)) / (t - t0)
         want = F[F_WANT]
-        bound = F[F_TRIM_LIMIT] * want + 0.1
+        bound = F[F_TRIM_LIMIT] * want + F[F_TRIM_FLOOR]
         F[F_TRIM] = min(max(F[F_TRIM] + F[F_SPEED_TRIM_GAIN] * (want - got), -bound), bound)
     F[F_TD_TIME] = F[F_TD_T] = t
     F[F_TD_X], F[F_TD_Y] = q[0], q[1]
@@ -149,7 +156,7 @@ def start_flight(F, I, stiff, damp, frc, t):
 @kernel
 def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
     """A control tick at time t [s]; sites: data.site_xpos (nsite, 3), other
-    arrays as in ``quadruped_kernel``. Returns 0 when the tick is done, 1 at a
+    arrays as in ``quadruped.kernel``. Returns 0 when the tick is done, 1 at a
     liftoff that needs Python (new commands, or the phase log copied out);
     Python then calls it again with ``after_liftoff`` True to finish the tick
     (the attitude sensed is kept in F for that)."""
@@ -161,8 +168,7 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
         a0, a1 = I[I_PAIRS + 2 * active], I[I_PAIRS + 2 * active + 1]
         t0 = t1 = False
     else:
-        w, x, y, zq = q[3], q[4], q[5], q[6]
-        r6, r7, r8 = 2.0 * (x * zq - w * y), 2.0 * (y * zq + w * x), 1.0 - 2.0 * (x * x + y * y)
+        _, _, _, _, _, _, r6, r7, r8 = trunk_matrix(q)
         roll = math.atan2(r7, r8)
         pitch = -math.asin(r6) if -1.0 < r6 < 1.0 else -math.copysign(0.5 * math.pi, r6)
 
@@ -179,34 +185,23 @@ def tick(F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff):
         a0, a1 = I[I_PAIRS + 2 * active], I[I_PAIRS + 2 * active + 1]
         th = F[F_TOUCH]
         x0, x1 = q[I[I_SLIDE_Q + a0]], q[I[I_SLIDE_Q + a1]]
-        t0 = sites[I[I_SITE + a0], 2] < th and x0 < F[F_REST_OUT + a0] - 0.002
-        t1 = sites[I[I_SITE + a1], 2] < th and x1 < F[F_REST_OUT + a1] - 0.002
+        t0 = sites[I[I_SITE + a0], 2] < th and x0 < F[F_REST_OUT + a0] - F[F_TOUCH_SLACK]
+        t1 = sites[I[I_SITE + a1], 2] < th and x1 < F[F_REST_OUT + a1] - F[F_TOUCH_SLACK]
         before = I[I_PHASE]
         touch = t0 or t1 or (before != FLIGHT and t - F[F_TD_TIME] < F[F_MIN_STANCE])
-        phase = before
         if before == FLIGHT:
-            if touch:
-                phase = LOADING
-        elif not touch:
-            phase = FLIGHT
-        else:
-            length = LEG_LENGTH + 0.5 * (x0 + x1)
-            rest_length = LEG_LENGTH + 0.5 * (F[F_REST_OUT + a0] + F[F_REST_OUT + a1])
-            if before == LOADING:
-                if length < rest_length - F[F_EPS]:
-                    phase = COMPRESSION
-            elif before == COMPRESSION:
-                if 0.5 * (v[I[I_SLIDE_D + a0]] + v[I[I_SLIDE_D + a1]]) > 0.0:
-                    phase = THRUST
-            elif before == THRUST and length >= F[F_FULL] * rest_length:
-                phase = UNLOADING
+            phase = next_phase(before, touch, 0.0, 0.0, 0.0, F[F_EPS], F[F_FULL])
+        else:  # the pair's mean leg length, its rate and rest length
+            length = F[F_LEG] + 0.5 * (x0 + x1)
+            rest_length = F[F_LEG] + 0.5 * (F[F_REST_OUT + a0] + F[F_REST_OUT + a1])
+            rate = 0.5 * (v[I[I_SLIDE_D + a0]] + v[I[I_SLIDE_D + a1]])
+            phase = next_phase(before, touch, length, rate, rest_length, F[F_EPS], F[F_FULL])
         if phase != before:
-            n = I[I_LOG_N]
-            F[F_LOG + n], I[I_LOG + n], I[I_LOG_N] = t, phase, n + 1
+            room = log_phase(F, F_LOG_N, LOG_SIZE, t, 0, phase)
             I[I_PHASE] = phase
             if phase == FLIGHT:
                 liftoff(F, I, t)
-                if t >= F[F_NEXT_CMD] or I[I_FOLLOW] != 0 or n + 6 > LOG_SIZE:
+                if t >= F[F_NEXT_CMD] or I[I_FOLLOW] != 0 or room < 5:
                     F[F_ROLL], F[F_PITCH], F[F_R6], F[F_R7] = roll, pitch, r6, r7
                     return 1
                 start_flight(F, I, stiff, damp, frc, t)

@@ -2,14 +2,14 @@
 gallops' bodies (phases, posture, swing, slew, from a resume stage) and the
 entry points the controllers call with the ``MjData`` / ``MjModel`` windows.
 Arguments, return codes and the kernel state ``s`` are described in
-:mod:`biped_kernel`; the servo kernels are in :mod:`biped_servo`.
+:mod:`biped.kernel`; the servo kernels are in :mod:`biped.servo`.
 """
 from __future__ import annotations
 
 import math
 
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.biped_kernel import (
+from gaitforge.control.raibert.biped.kernel import (
     ACT,
     ACTIVE,
     ALTERNATE,
@@ -28,8 +28,10 @@ from gaitforge.control.raibert.biped_kernel import (
     IN_SUPPORT,
     LAG,
     LANDING,
+    LATE_T,
+    LATE_VZ,
     LEG,
-    LEG_LENGTH,
+    LEG_LEN,
     LEG_STRIDE,
     NBODY,
     NEED_VEL,
@@ -40,7 +42,7 @@ from gaitforge.control.raibert.biped_kernel import (
     PHASE,
     QCAP,
     QFRC,
-    QN,
+    LOG_N,
     QPOS,
     QVEL,
     SENSE,
@@ -54,19 +56,19 @@ from gaitforge.control.raibert.biped_kernel import (
     leg_step,
     trunk_matrix,
 )
-from gaitforge.control.raibert.biped_servo import aim_foot, flight_com, posture, slew
+from gaitforge.control.raibert.biped.servo import aim_foot, flight_com, posture, slew
 
 
 @kernel
 def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
-    """One control tick of the run (``biped_run.BipedRun``) from ``stage``:
+    """One control tick of the run (``biped.run.BipedRun``) from ``stage``:
     the active leg's (``s[ACTIVE]``) phase; in FLIGHT it is lengthened for
     landing and aimed (Eq. 3) and the idle leg is short; in COMPRESSION and
     THRUST its hip servoes posture. The idle hip mirrors the active one in
     the trunk's sagittal plane (Rx(a) Ry(b) -> Rx(-a) Ry(-b) flips x and y),
     so the legs' reaction torques on the trunk cancel. Then the slew."""
     if stage == SENSE:
-        if s[QN] > QCAP - 2:  # no room to queue this tick's phase changes
+        if s[LOG_N] > QCAP - 2:  # no room to log this tick's phase changes
             return FLUSH
         r = leg_step(int(s[ACTIVE]), t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s)
         if r > 0:
@@ -77,7 +79,7 @@ def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, sti
             return NEED_VEL + ACT
         cx, cy, _cz, vx, vy, _vz = flight_com(t, com, comvel, s)
         s[GOAL + k], s[GOAL + 1 - k] = s[LANDING], s[SHORT]
-        aim_foot(k, qpos, spring, s, trunk_matrix(qpos), cx, cy, vx, vy, s[STANCE + k], LEG_LENGTH + s[LANDING])
+        aim_foot(k, qpos, spring, s, trunk_matrix(qpos), cx, cy, vx, vy, s[STANCE + k], s[LEG_LEN] + s[LANDING])
     elif ph == COMPRESSION or ph == THRUST:
         posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, k == 0, k == 1)
     if reset:  # (reset only aims the flight leg)
@@ -90,13 +92,13 @@ def run_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, sti
 
 @kernel
 def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s):
-    """One control tick of the gallops (``biped_gallop.BipedGallop``) from
+    """One control tick of the gallops (``biped.gallop.BipedGallop``) from
     ``stage``: the trailing leg's (0) then the leading leg's (1) phase,
     posture through the stance hips in COMPRESSION and THRUST (unless the
     leg is already short), the swing of the legs in the air by style and
     role, and the slew. Returns ``DONE_PRE`` while a support goes on with a
     leg swinging: such ticks aim at the measured mass-centre velocity."""
-    if stage == SENSE and s[QN] > QCAP - 2:  # no room to queue this tick's phase changes
+    if stage == SENSE and s[LOG_N] > QCAP - 2:  # no room to log this tick's phase changes
         return FLUSH
     for i in range(stage, 2):  # (stage SENSE: from leg 0, LEG1: leg 1, ACT: none)
         r = leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, qfrc, s)
@@ -132,7 +134,7 @@ def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, 
             cx, cy, vx, vy, vz = com[0, 0], com[0, 1], comvel[0, 0], comvel[0, 1], comvel[0, 2]
         else:
             cx, cy, _cz, vx, vy, vz = flight_com(t, com, comvel, s)
-        R, land = trunk_matrix(qpos), LEG_LENGTH + s[LANDING]
+        R, land = trunk_matrix(qpos), s[LEG_LEN] + s[LANDING]
         for i in range(2):
             if not (swing0 if i == 0 else swing1):
                 continue
@@ -141,10 +143,10 @@ def gallop_body(t, fresh, stage, reset, qpos, qvel, gxpos, com, comvel, spring, 
             if ext < 0:
                 continue
             if i == 0:
-                extend, late = ext == 1 or vz < 0.0, vz < -1.5
+                extend, late = ext == 1 or vz < 0.0, vz < -s[LATE_VZ]
             else:
                 extend = ext == 1
-                late = extend and t > down + 0.15
+                late = extend and t > down + s[LATE_T]
             # Lengthen once the swing has (nearly) arrived, so the foot does
             # not land on the way; a late leg goes down regardless.
             s[GOAL + i] = s[LANDING] if extend and (miss < 0.1 or late) else short

@@ -1,6 +1,6 @@
 """Compiled control of the RH91 biped (run and gallops): the kernel state's
 layout, the return codes, and the phase and leg-event kernels. The servo
-kernels are in :mod:`biped_servo`, the gaits' ticks in :mod:`biped_tick`.
+kernels are in :mod:`biped.servo`, the gaits' ticks in :mod:`biped.tick`.
 
 Every control tick the biped controllers sense the feet, step each leg's
 phase machine and act on its phase changes (touchdown, thrust, unloading,
@@ -11,8 +11,8 @@ over MuJoCo's own arrays and one float64 array, the *kernel state* ``s``
 (``SIZE``,), whose slots are named below. (Kernels call each other across
 these modules; ``jit.cache_dir`` keeps the disk cache consistent.)
 
-The gait's Python objects follow: each phase change is queued with the
-inputs that made it (``QUEUE``), and Python feeds the queue to the gait's
+The gait's Python objects follow: each phase change is logged
+(``core.phase.log_phase``), and Python feeds the log to the gait's
 ``fsm.PhaseMachine`` and ``StanceTimer`` objects before anyone looks at
 them, or when it is full (the tick returns ``FLUSH`` first). When a path
 follower must steer (after a touchdown that learns, or a liftoff into
@@ -38,79 +38,97 @@ from __future__ import annotations
 
 import math
 
+from gaitforge.control.core.layout import Field, Layout
+from gaitforge.control.core.laws import hop_height
+# (phase codes, the phase rule and trunk_matrix are the core's; the biped modules take them from here)
+from gaitforge.control.core.phase import (  # noqa: F401
+    COMPRESSION,
+    FLIGHT,
+    LOADING,
+    THRUST,
+    UNLOADING,
+    log_fields,
+    log_phase,
+    next_phase,
+)
+from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.toolbox import G
 
-CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick
-LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63)
 
-FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)  # phase codes, in fsm.Phase order
+CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick (× √L scaled by L)
+LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63) of the unscaled
+# robot; the controllers read their creature's own into the state (LEG_LEN)
+
 # A tick returns DONE, DONE_PRE (done; measure the velocity before the next
 # tick, which needs it), NEED_VEL + stage, EVENT + leg or FLUSH.
 DONE, DONE_PRE, NEED_VEL, EVENT, FLUSH = 0, 1, 2, 5, 7
 SENSE, LEG1, ACT = 0, 1, 2  # stages
 FRESH, RESET = 4, 8  # flags added to the stage in the ticks' flags argument
 
-# Kernel state slots. Constants, set once: SLEW [m per tick]; BipedGains
-# fields (kp/kv: posture, hip_kp/kv: swing); SPEED [m/s]; MASS [kg], K_LEG
-# [N/m], B_LEG [N s/m], FOOT_R [m]; EPS, FULL (PhaseMachine.compress_eps,
-# full_fraction); GALLOP (1: a gallop, 0: the run); ALTERNATE (1: the
-# alternate gallop); STEER (1: a path follower steers); and per leg (block
-# LEG + LEG_STRIDE * leg) its hip offset y [m] and model indices (as floats).
+# The kernel state: one float64 array laid out by LAYOUT (core.layout: named
+# fields, offsets in order, no overlaps); the slot names below are its offsets
+# (literals to the compiled code). Integers and flags are stored as floats.
+LEG_LAYOUT = Layout("biped leg", [  # one leg's block (model indices as floats)
+    Field("hip_y", unit="m"), Field("hip_q", kind=int), Field("hip_d", kind=int), Field("hip_jnt", kind=int),
+    Field("slide_q", kind=int), Field("slide_d", kind=int), Field("foot", kind=int), Field("spare")])
+LEG_STRIDE = LEG_LAYOUT.size  # floats per leg block
+HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = (LEG_LAYOUT[n] for n in (
+    "hip_y", "hip_q", "hip_d", "hip_jnt", "slide_q", "slide_d", "foot"))
+QCAP = 16  # room in the phase log (a tick flushes it to Python when it has less than 2)
+LAYOUT = Layout("biped", [
+    # constants, set once: BipedGains fields (kp/kv: posture, hip_kp/kv: swing)
+    Field("slew", unit="m per tick"), Field("k_x", unit="s"), Field("landing", unit="m"), Field("short", unit="m"),
+    Field("kp", unit="N m/rad"), Field("kv", unit="N m s/rad"), Field("kp_yaw", unit="N m/rad"),
+    Field("kv_yaw", unit="N m s/rad"), Field("lag", unit="s"), Field("apex", unit="m"),
+    Field("thrust_max", unit="m"), Field("share"), Field("hip_kp", unit="N m/rad"),
+    Field("hip_kv", unit="N m s/rad"), Field("loss_gain"), Field("trim_gain"), Field("trim_max", unit="m/s"),
+    Field("roll_lead"), Field("speed", unit="m/s"), Field("mass", unit="kg"), Field("k_leg", unit="N/m"),
+    Field("b_leg", unit="N s/m"), Field("foot_r", unit="m"),
+    # the phase machines' compress_eps [m] and full_fraction; the gait (1: a gallop; 1: the alternate
+    # gallop); 1: a path follower steers
+    Field("eps", unit="m"), Field("full"), Field("gallop", kind=bool), Field("alternate", kind=bool),
+    Field("steer", kind=bool),
+    # per leg (LEG + LEG_STRIDE * leg): LEG_LAYOUT
+    Field("leg", 2 * LEG_STRIDE),
+    # state: rest lengths and their goals (slide coordinates); desired heading, velocity (world),
+    # speed trim (forward, lateral) and roll; the flight's highest mass centre; the flight velocity
+    # measured (vel_ok) at vel_t; the hop loss
+    Field("rest", 2, unit="m"), Field("goal", 2, unit="m"), Field("yaw_d", unit="rad"), Field("vd", 2, unit="m/s"),
+    Field("trim", 2, unit="m/s"), Field("roll_d", unit="rad"), Field("apex_z", unit="m"),
+    Field("vel_ok", kind=bool), Field("vel", 3, unit="m/s"), Field("vel_t", unit="s"), Field("loss", unit="J"),
+    # the phase code of each phase machine (the run has one); per leg the predicted stance and
+    # (gallop) "had its stance"; the trailing foot's touchdown time (NaN: not down); "in support"
+    # (gallop); the run's active leg; per leg its touchdown time (NaN: in the air)
+    Field("phase", 2, kind=int), Field("stance", 2, unit="s"), Field("done_leg", 2, kind=bool),
+    Field("trail_down", unit="s"), Field("in_support", kind=bool), Field("active", kind=int),
+    Field("td_t", 2, unit="s"),
+    # the last learning touchdown (time, NaN: none; mass centre x, y; desired velocity); the last
+    # liftoff's support (lo_kind: leg, -1: none) and roll; per support kind the roll drift and
+    # whether it is known
+    Field("last_t", unit="s"), Field("last_x", unit="m"), Field("last_y", unit="m"),
+    Field("last_vd", 2, unit="m/s"), Field("lo_kind", kind=int), Field("lo_roll", unit="rad"),
+    Field("drift", 2, unit="rad"), Field("has_drift", 2, kind=bool),
+    # where MuJoCo's arrays start in the spans a tick takes (float64 elements; data arrays in D,
+    # model arrays in M, see jit.buffer_window), and the model's sizes
+    Field("qpos", kind=int), Field("qvel", kind=int), Field("gxpos", kind=int), Field("com", kind=int),
+    Field("comvel", kind=int), Field("qfrc", kind=int), Field("spring", kind=int), Field("stiff", kind=int),
+    Field("damp", kind=int), Field("nq", kind=int), Field("nv", kind=int), Field("ngeom", kind=int),
+    Field("nbody", kind=int), Field("njnt", kind=int),
+    # the phase log (core.phase: count, times, slot × SLOT + phase codes), room for QCAP
+    *log_fields(QCAP),
+    # the creature's leg length (hip to foot tip at slide 0) and the control period; BipedGains
+    # touch_slack, speed_floor, late_fall_speed, late_time
+    Field("leg_len", unit="m"), Field("dt", unit="s"), Field("touch_slack", unit="m"),
+    Field("speed_floor", unit="m/s"), Field("late_vz", unit="m/s"), Field("late_t", unit="s"),
+])
 (SLEW, K_X, LANDING, SHORT, KP, KV, KP_YAW, KV_YAW, LAG, APEX, THRUST_MAX, SHARE, HIP_KP, HIP_KV, LOSS_GAIN,
- TRIM_GAIN, TRIM_MAX, ROLL_LEAD, SPEED, MASS, K_LEG, B_LEG, FOOT_R, EPS, FULL, GALLOP, ALTERNATE, STEER) = range(28)
-LEG, LEG_STRIDE = 28, 8
-HIP_Y, HIP_Q, HIP_D, HIP_JNT, SLIDE_Q, SLIDE_D, FOOT = range(7)
-# State: rest lengths and their goals (2 each) [m, slide coordinates];
-# desired heading [rad], velocity (2) [m/s], speed trim (forward, lateral)
-# [m/s] and roll [rad]; the flight's highest mass centre [m]; the flight
-# velocity (3) [m/s], measured (VEL_OK) at VEL_T [s]; the hop loss [J]; the
-# phase code of each phase machine (slot; the run has one); per leg the
-# predicted stance [s] and (gallop) "had its stance"; the trailing foot's
-# touchdown time [s] (NaN: not down); "in support" (gallop); the run's
-# active leg; per leg its touchdown time [s] (NaN: in the air); the last
-# learning touchdown (time [s], NaN: none; mass centre x, y [m]; desired
-# velocity (2)); the last liftoff's support (LO_KIND: leg, -1: none) and
-# roll [rad]; per support kind the roll drift [rad] and whether it is known.
-(REST, GOAL, YAW_D, VD, TRIM, ROLL_D, APEX_Z, VEL_OK, VEL, VEL_T, LOSS, PHASE, STANCE, DONE_LEG, TRAIL_DOWN,
- IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT) = (
-    44, 46, 48, 49, 51, 53, 54, 55, 56, 59, 60, 61, 63, 65, 67, 68, 69, 70, 72, 73, 74, 75, 77, 78, 79, 81)
-# Where MuJoCo's arrays start in the spans a tick takes (float64 elements;
-# data arrays in D, model arrays in M, see jit.buffer_window), model sizes.
-QPOS, QVEL, GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP = range(83, 92)
-NQ, NV, NGEOM, NBODY, NJNT = range(92, 97)
-# The queue of phase changes: QN entries of QITEM floats (time [s], slot,
-# touching, length [m], rate [m/s], rest length [m]: the phase machine's
-# inputs; the new phase code), room for QCAP.
-QN, QUEUE, QITEM, QCAP = 97, 98, 7, 16
-SIZE = QUEUE + QITEM * QCAP
-
-
-@kernel
-def trunk_matrix(qpos):
-    """Row-major rotation matrix (9 floats) of the trunk quaternion qpos[3:7]."""
-    w, x, y, z = qpos[3], qpos[4], qpos[5], qpos[6]
-    return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-
-
-@kernel
-def next_phase(ph, touching, length, rate, rest_length, eps, full):
-    """``fsm.PhaseMachine.update`` on phase codes: the phase after ``ph``
-    given touching (bool), leg length, its rate and rest length [m, m/s, m];
-    eps, full: the machine's compress_eps [m] and full_fraction."""
-    if ph == FLIGHT:
-        return LOADING if touching else FLIGHT
-    if not touching:
-        return FLIGHT
-    if ph == LOADING:
-        return COMPRESSION if length < rest_length - eps else ph
-    if ph == COMPRESSION:
-        return THRUST if rate > 0.0 else ph
-    if ph == THRUST and length >= full * rest_length:
-        return UNLOADING
-    return ph
+ TRIM_GAIN, TRIM_MAX, ROLL_LEAD, SPEED, MASS, K_LEG, B_LEG, FOOT_R, EPS, FULL, GALLOP, ALTERNATE, STEER, LEG,
+ REST, GOAL, YAW_D, VD, TRIM, ROLL_D, APEX_Z, VEL_OK, VEL, VEL_T, LOSS, PHASE, STANCE, DONE_LEG, TRAIL_DOWN,
+ IN_SUPPORT, ACTIVE, TD_T, LAST_T, LAST_X, LAST_Y, LAST_VD, LO_KIND, LO_ROLL, DRIFT, HAS_DRIFT, QPOS, QVEL,
+ GXPOS, COM, COMVEL, QFRC, SPRING, STIFF, DAMP, NQ, NV, NGEOM, NBODY, NJNT, LOG_N, LOG_T, LOG_CODE, LEG_LEN, DT,
+ TOUCH_SLACK, SPEED_FLOOR, LATE_VZ, LATE_T) = (
+    LAYOUT[n] for n in LAYOUT.fields)
+SIZE = LAYOUT.size
 
 
 @kernel
@@ -137,7 +155,7 @@ def thrust(i, share, qpos, gxpos, com, comvel, spring, s):
             strain += 0.5 * k * co * co - s[B_LEG] * co * co * omega * math.pi / 4
             if j == i:
                 c = co
-    apex = (strain + M * G * com[0, 2] + 0.5 * M * comvel[0, 2] ** 2) / (M * G)  # toolbox.hop_height
+    apex = hop_height(strain, com[0, 2], 0.5 * M * comvel[0, 2] ** 2, M)  # Eq. 2
     need = share * (M * G * (s[APEX] - apex) + s[LOSS])
     delta = min(math.sqrt(c * c + 2.0 * max(need, 0.0) / k) - c, s[THRUST_MAX])
     rest = s[REST + i] + delta
@@ -157,7 +175,7 @@ def learn(kind, t, qpos, com, s):
     s[APEX_Z] = -math.inf
     cx, cy, vd0, vd1, last = com[0, 0], com[0, 1], s[VD], s[VD + 1], s[LAST_T]
     if not math.isnan(last) and t > last and \
-            abs(s[LAST_VD] - vd0) + abs(s[LAST_VD + 1] - vd1) < 0.15 * max(s[SPEED], 0.1):
+            abs(s[LAST_VD] - vd0) + abs(s[LAST_VD + 1] - vd1) < 0.15 * max(s[SPEED], s[SPEED_FLOOR]):
         ex = vd0 - (cx - s[LAST_X]) / (t - last)
         ey = vd1 - (cy - s[LAST_Y]) / (t - last)
         c, sn, k, lim = math.cos(s[YAW_D]), math.sin(s[YAW_D]), s[TRIM_GAIN], s[TRIM_MAX]
@@ -230,7 +248,7 @@ def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, q
     """Step the phase machine following leg ``i`` (the gallop's machine
     ``i``, the run's only one) by one tick, as the controllers feed it (a
     foot counts as loaded while it touches or its spring is compressed by
-    over 5 mm), and act on a phase change: touchdown, thrust (the gallop:
+    over ``touch_slack``, 5 mm), and act on a phase change: touchdown, thrust (the gallop:
     unless the leg is already short; its leading leg's thrust makes a
     trailing leg in stance unload), unloading, liftoff. Queues the change for
     the Python phase machine. Returns -1 (no change), ``NEED_VEL`` (the
@@ -243,22 +261,20 @@ def leg_step(i, t, fresh, qpos, qvel, gxpos, com, comvel, spring, stiff, damp, q
     if ph == FLIGHT:
         if not touch:
             return -1
-        new, touching, length, rate, rest_length = LOADING, True, 0.0, 0.0, 0.0  # (lengths unused)
+        new = LOADING
     else:
         x, rest = qpos[int(s[b + SLIDE_Q])], s[REST + i]
-        touching = touch or rest - x > 0.005
-        length, rate, rest_length = LEG_LENGTH + x, qvel[int(s[b + SLIDE_D])], LEG_LENGTH + rest
+        touching = touch or rest - x > s[TOUCH_SLACK]
+        length, rate, rest_length = s[LEG_LEN] + x, qvel[int(s[b + SLIDE_D])], s[LEG_LEN] + rest
         new = next_phase(ph, touching, length, rate, rest_length, s[EPS], s[FULL])
         if new == ph:
             return -1
     thrusting = new == THRUST and (not gallop or s[GOAL + i] != s[SHORT])
     if thrusting and not fresh:
         return NEED_VEL
-    n, steer = int(s[QN]), False
-    q = QUEUE + QITEM * n
-    s[q], s[q + 1], s[q + 2], s[q + 3], s[q + 4], s[q + 5], s[q + 6] = (
-        t, slot, 1.0 if touching else 0.0, length, rate, rest_length, new)
-    s[QN], s[PHASE + slot] = n + 1, new
+    steer = False
+    log_phase(s, LOG_N, QCAP, t, slot, new)
+    s[PHASE + slot] = new
     if new == LOADING:
         steer = touchdown(i, t, qpos, com, stiff, damp, qfrc, s)
     elif new == FLIGHT:

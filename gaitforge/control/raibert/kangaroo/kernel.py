@@ -6,7 +6,7 @@ a call's cost); ``s = st[:NF]`` holds gains, geometry and the quantities the
 tick updates (NaN: "not known yet"), ``ix = st[NF:]`` viewed as int64 holds
 phase and stage codes, offsets, and after ``NI`` the foot's geom ids.
 ``MjData`` and ``MjModel`` are reached through one float64 window over each
-one's buffer (``kangaroo_state``): ``d`` (trunk subtree COM, velocity and
+one's buffer (``kangaroo.state``): ``d`` (trunk subtree COM, velocity and
 angular momentum, hip, knee, ankle, trunk orientation, toe site, ankle
 angle, knee applied torque) and ``mw`` (spring set points, stiffness and
 damping of the servoed joints), at the offsets in ``ix`` (C_*: first element
@@ -26,24 +26,49 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.layout import Layout
+from gaitforge.control.core.laws import foot_placement, posture_torque
+# Phase codes, in ``fsm.Phase`` order, and the Fig. 4 rule: the core's (named here for the kernels).
+from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
 from gaitforge.control.jit import kernel
 
+# The state's float part s: named fields (core.layout, offsets in order, no
+# overlaps); each name in capitals is its offset (a literal to compiled code).
+S_LAYOUT = Layout("kangaroo s", [
+    "speed", "v_cmd", "dv", "control_dt", "compress_eps", "full_fraction", "prev_len", "leg", "rate",
+    "rest_len", "tail_stance", "tail_flight", "head_rest", "pitch_desired", "k_x", "k_xi", "x_offset",
+    "stance_avg", "stance_smoothing", "leg_length_td", "swing_clearance", "l1", "l2", "r_toe", "toe_angle",
+    "off_thigh", "off_shin", "off_foot", "apex", "ankle_rest", "td_rest", "ankle_thrust_max", "i_pitch",
+    "posture_kp", "posture_kv", "mass", "gravity", "flight_time", "apex_gain", "td_com_z", "apex_bias",
+    "apex_target", "t_approach", "takeoff_placement", "near_x", "depth", "height", "energy_factor", "hip_kp",
+    "hip_kv", "hip_kp_stance", "hip_kv_stance", "knee_kp", "knee_kv", "head_kp", "head_kv", "ankle_k0",
+    "ankle_b0", "stiffness_factor", "landing_damping_factor", "td_time", "last_stance", "stance_guess",
+    "stance_pred"
+])
 (SPEED, V_CMD, DV, CONTROL_DT, COMPRESS_EPS, FULL_FRACTION, PREV_LEN, LEG, RATE, REST_LEN, TAIL_STANCE,
  TAIL_FLIGHT, HEAD_REST, PITCH_DESIRED, K_X, K_XI, X_OFFSET, STANCE_AVG, STANCE_SMOOTHING, LEG_LENGTH_TD,
  SWING_CLEARANCE, L1, L2, R_TOE, TOE_ANGLE, OFF_THIGH, OFF_SHIN, OFF_FOOT, APEX, ANKLE_REST, TD_REST,
- ANKLE_THRUST_MAX, I_PITCH, POSTURE_KP, POSTURE_KV, MASS, GRAVITY, FLIGHT_TIME, APEX_GAIN, TD_COM_Z,
- APEX_BIAS, APEX_TARGET, T_APPROACH, TAKEOFF_PLACEMENT, NEAR_X, DEPTH, HEIGHT, ENERGY_FACTOR,
- HIP_KP, HIP_KV, HIP_KP_STANCE, HIP_KV_STANCE, KNEE_KP, KNEE_KV, HEAD_KP, HEAD_KV, ANKLE_K0, ANKLE_B0,
- STIFFNESS_FACTOR, LANDING_DAMPING_FACTOR, TD_TIME, LAST_STANCE, STANCE_GUESS, STANCE_PRED) = range(64)
-NF = 64
-(PHASE, STAGE, PREV_STAGE, HAS_JUMP, LAST_APPROACH, TOUCH,
- C_COM, C_LINVEL, C_ANGMOM, C_HIP, C_KNEE, C_ANKLE, C_XMAT, C_TOE, C_QFOOT, C_FRC_KNEE,
- Q_THIGH, Q_SHIN, Q_FOOT, Q_TAIL, Q_HEAD, M_K_THIGH, M_K_SHIN, M_K_FOOT, M_K_HEAD,
- M_C_THIGH, M_C_SHIN, M_C_FOOT, M_C_HEAD, N_FOOT) = range(30)
-NI = 30
-#: Phase codes, in ``fsm.Phase`` order (FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING).
-FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)
-#: Jump-stage codes (``kangaroo_state.STAGES`` names them).
+ ANKLE_THRUST_MAX, I_PITCH, POSTURE_KP, POSTURE_KV, MASS, GRAVITY, FLIGHT_TIME, APEX_GAIN, TD_COM_Z, APEX_BIAS,
+ APEX_TARGET, T_APPROACH, TAKEOFF_PLACEMENT, NEAR_X, DEPTH, HEIGHT, ENERGY_FACTOR, HIP_KP, HIP_KV,
+ HIP_KP_STANCE, HIP_KV_STANCE, KNEE_KP, KNEE_KV, HEAD_KP, HEAD_KV, ANKLE_K0, ANKLE_B0, STIFFNESS_FACTOR,
+ LANDING_DAMPING_FACTOR, TD_TIME, LAST_STANCE, STANCE_GUESS, STANCE_PRED) = (
+    S_LAYOUT[n] for n in S_LAYOUT.fields)
+NF = S_LAYOUT.size
+# The int64 part ix (after NF): phase and stage codes, flags, window offsets
+# (C_*: data rows, Q_*/M_*: model elements), the foot geom count; the foot
+# geom ids follow at NI.
+IX_LAYOUT = Layout("kangaroo ix", [
+    "phase", "stage", "prev_stage", "has_jump", "last_approach", "touch", "c_com", "c_linvel", "c_angmom",
+    "c_hip", "c_knee", "c_ankle", "c_xmat", "c_toe", "c_qfoot", "c_frc_knee", "q_thigh", "q_shin", "q_foot",
+    "q_tail", "q_head", "m_k_thigh", "m_k_shin", "m_k_foot", "m_k_head", "m_c_thigh", "m_c_shin", "m_c_foot",
+    "m_c_head", "n_foot"
+], dtype=np.int64)
+(PHASE, STAGE, PREV_STAGE, HAS_JUMP, LAST_APPROACH, TOUCH, C_COM, C_LINVEL, C_ANGMOM, C_HIP, C_KNEE, C_ANKLE,
+ C_XMAT, C_TOE, C_QFOOT, C_FRC_KNEE, Q_THIGH, Q_SHIN, Q_FOOT, Q_TAIL, Q_HEAD, M_K_THIGH, M_K_SHIN, M_K_FOOT,
+ M_K_HEAD, M_C_THIGH, M_C_SHIN, M_C_FOOT, M_C_HEAD, N_FOOT) = (
+    IX_LAYOUT[n] for n in IX_LAYOUT.fields)
+NI = IX_LAYOUT.size
+#: Jump-stage codes (``kangaroo.state.STAGES`` names them).
 ST_NONE, ST_APPROACH, ST_TAKEOFF, ST_FLIGHT, ST_LANDING, ST_DONE = range(6)
 #: ``touch`` code of ``tick`` besides 0 / 1: as the phase (stance phases touch).
 HOLD = -2
@@ -105,25 +130,6 @@ def foot_contact(pairs, ix):
 
 
 @kernel
-def next_phase(phase, touching, length, rate, rest, eps, full):
-    """``fsm.PhaseMachine.update``'s rule on phase codes: the phase after a
-    tick with ``touching`` (0 / 1), leg ``length`` [m] and its ``rate``
-    [m/s], ``rest`` length [m], ``eps`` = compress_eps [m], ``full`` =
-    full_fraction."""
-    if phase == FLIGHT:
-        return LOADING if touching != 0 else FLIGHT
-    if touching == 0:
-        return FLIGHT
-    if phase == LOADING and length < rest - eps:
-        return COMPRESSION
-    if phase == COMPRESSION and rate > 0.0:
-        return THRUST
-    if phase == THRUST and length >= full * rest:
-        return UNLOADING
-    return phase
-
-
-@kernel
 def stance_gains(s, ix, mw, stance):
     """Servo gains of hip, knee, head and ankle (stiffness and damping in
     the model window ``mw``) for stance (``stance`` true) or flight; the
@@ -145,7 +151,7 @@ def flight_targets(s, ix, mw, vx, vz, cx, cz, hx, hz, trunk):
     the leg tucked while rising (vz [m/s] > 0) or over the box. Written to
     the set points in ``mw`` and ``s[ANKLE_REST]``, and returned.
     vx [m/s]: forward COM speed; (hx, hz): hip [m]; trunk: its pitch [rad]."""
-    xf = vx * s[STANCE_AVG] / 2.0 + s[K_X] * (vx - s[V_CMD]) + s[X_OFFSET]
+    xf = foot_placement(vx, s[V_CMD], s[STANCE_AVG], s[K_X]) + s[X_OFFSET]  # Eq. 3 + its integral term
     stage = ix[STAGE]
     if stage == ST_APPROACH and ix[LAST_APPROACH] != 0:  # a take-off foot nearer the COM brakes less
         xf *= s[TAKEOFF_PLACEMENT]
@@ -249,7 +255,7 @@ def act(s, ix, d, mw):
     mw[ix[Q_THIGH]] = thrust_line_thigh_xz(hx, hz, tx, tz, cx, cz, s[L1]) - trunk - s[OFF_THIGH]
     # Eq. 4 with the whole-body pitch rate L / I, so leg and tail swings do not read as trunk rotation.
     rate_body = d[ix[C_ANGMOM] + 1] / s[I_PITCH]
-    tau = -s[POSTURE_KP] * (trunk - s[PITCH_DESIRED]) - s[POSTURE_KV] * rate_body
+    tau = posture_torque(trunk, rate_body, s[PITCH_DESIRED], s[POSTURE_KP], s[POSTURE_KV])  # Eq. 4
     d[ix[C_FRC_KNEE]] = -tau + knee_line_torque(s, ix, d, mw, cx, cz, tx, tz)
     if phase == UNLOADING:  # no more thrust: a foot that kept extending would never leave the ground
         return

@@ -2,18 +2,18 @@
 stance hips (Eq. 4), foot aiming for the swing legs (Eq. 3 and the kinematic
 transformation), the ballistic mass-centre estimate in flight and the slew
 of the legs' rest lengths. Arguments and the kernel state ``s`` are those of
-:mod:`biped_kernel`, which also holds the phase and leg-event kernels;
-:mod:`biped_tick` puts them together into the gaits' ticks.
+:mod:`biped.kernel`, which also holds the phase and leg-event kernels;
+:mod:`biped.tick` puts them together into the gaits' ticks.
 """
 from __future__ import annotations
 
 import math
 
 from gaitforge.control.jit import kernel
-from gaitforge.control.raibert.biped_kernel import (
+from gaitforge.control.raibert.biped.kernel import (
     APEX_Z,
     B_LEG,
-    CONTROL_DT,
+    DT,
     GOAL,
     HIP_D,
     HIP_JNT,
@@ -41,7 +41,8 @@ from gaitforge.control.raibert.biped_kernel import (
     YAW_D,
     trunk_matrix,
 )
-from gaitforge.control.raibert.toolbox import G
+from gaitforge.control.core.laws import foot_point, spring_force
+from gaitforge.control.core.rotations import G, quat_to_mat
 
 
 @kernel
@@ -65,13 +66,13 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
     mx, my, mz = (R0 * cx + R3 * cy + R6 * cz, R1 * cx + R4 * cy + R7 * cz,
                   R2 * cx + R5 * cy + R8 * cz)  # mass centre in the trunk frame
     wx, wy, wz = qvel[3], qvel[4], qvel[5]  # trunk angular velocity, trunk frame
-    n, f_ref, half_dt = int(use0) + int(use1), 0.5 * s[MASS] * G, 0.5 * CONTROL_DT
+    n, f_ref, half_dt = int(use0) + int(use1), 0.5 * s[MASS] * G, 0.5 * s[DT]
     for i in range(2):
         if not (use0 if i == 0 else use1):
             continue
         b = LEG + LEG_STRIDE * i
         d, j, sq = int(s[b + HIP_D]), int(s[b + HIP_Q]), int(s[b + SLIDE_Q])
-        f = s[K_LEG] * (s[REST + i] - qpos[sq]) - s[B_LEG] * qvel[int(s[b + SLIDE_D])]  # Eq. 1 [N]
+        f = spring_force(qpos[sq], qvel[int(s[b + SLIDE_D])], s[REST + i], s[K_LEG], s[B_LEG])  # Eq. 1 [N]
         w = max(0.0, min(1.0, f / f_ref)) / n
         kp, kv, kt = s[KP] * w, s[KV] * w, s[KV_YAW] * w
         stiff[int(s[b + HIP_JNT])] = kp
@@ -81,9 +82,7 @@ def posture(qpos, qvel, com, spring, stiff, damp, qfrc, s, use0, use1):
         spring[j + 1] = ew * hx + ex * hw + ey * hz - ez * hy
         spring[j + 2] = ew * hy - ex * hz + ey * hw + ez * hx
         spring[j + 3] = ew * hz + ex * hy - ey * hx + ez * hw
-        H0, H1, H2 = 1 - 2 * (hy * hy + hz * hz), 2 * (hx * hy - hw * hz), 2 * (hx * hz + hw * hy)
-        H3, H4, H5 = 2 * (hx * hy + hw * hz), 1 - 2 * (hx * hx + hz * hz), 2 * (hy * hz - hw * hx)
-        H6, H7, H8 = 2 * (hx * hz - hw * hy), 2 * (hy * hz + hw * hx), 1 - 2 * (hx * hx + hy * hy)
+        H0, H1, H2, H3, H4, H5, H6, H7, H8 = quat_to_mat(hw, hx, hy, hz)  # the hip's rotation
         ux, uy, uz = -H2 * f, -H5 * f, -H8 * f  # along the leg to the foot, times the force
         rx, ry, rz = -mx, s[b + HIP_Y] - my, -mz  # hip relative to the mass centre
         fx, fy, fz = ry * uz - rz * uy, rz * ux - rx * uz, rx * uy - ry * ux
@@ -103,7 +102,7 @@ def neutral_point(s, cx, cy, v0, v1, stance):
     vx = s[VD] + c * s[TRIM] - sn * s[TRIM + 1]
     vy = s[VD + 1] + sn * s[TRIM] + c * s[TRIM + 1]
     k_x = s[K_X]
-    return cx + v0 * stance / 2 + k_x * (v0 - vx), cy + v1 * stance / 2 + k_x * (v1 - vy)
+    return foot_point(cx, v0, vx, stance, k_x), foot_point(cy, v1, vy, stance, k_x)
 
 
 @kernel

@@ -33,17 +33,16 @@ Two styles of swinging the legs forward (RH91 describes both):
 
 Legs swing short: less inertia about the hip, less trunk pitching.
 
-The control law runs compiled (``biped_kernel.gallop_body``); this module
+The control law runs compiled (``biped.kernel.gallop_body``); this module
 holds the controller object.
 """
 from __future__ import annotations
 
-import math
 
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_tick
-from gaitforge.control.raibert.biped_base import BipedBase
-from gaitforge.control.raibert.biped_run import Support
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import tick as biped_tick
+from gaitforge.control.raibert.biped.base import BipedBase
+from gaitforge.control.raibert.biped.run import Support
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer
 
 TRAIL, LEAD = 0, 1  # roles; the left leg trails, the right leg leads
@@ -62,16 +61,12 @@ class BipedGallop(Support, BipedBase):
         self.kstate[K.GALLOP], self.kstate[K.ALTERNATE] = 1.0, style == "alternate"
 
     def reset(self, model, data) -> None:
-        self._machines = (PhaseMachine(compress_eps=0.003), PhaseMachine(compress_eps=0.003))
+        eps = self.gains.compress_eps
+        self._machines = (PhaseMachine(compress_eps=eps), PhaseMachine(compress_eps=eps))
         self._timers = (StanceTimer(default=self.gains.stance_default),
                         StanceTimer(default=self.gains.stance_default))
         super().reset(model, data)
         self._start(K.SENSE)  # the first tick's actions (no slew)
-
-    @property
-    def fsms(self) -> tuple[PhaseMachine, PhaseMachine]:
-        """The phase machines of the trailing and the leading leg."""
-        return self.machines()[0]
 
     @property
     def timers(self) -> tuple[StanceTimer, StanceTimer]:
@@ -82,22 +77,6 @@ class BipedGallop(Support, BipedBase):
     def state(self) -> str:
         p0, p1 = self.kstate[K.PHASE:K.PHASE + 2].tolist()
         return f"{self.gait}:{_LABELS[p0 != K.FLIGHT, p1 != K.FLIGHT]}"
-
-    @property
-    def done(self) -> tuple[bool, bool]:
-        """Whether each leg has had its stance in the current shared support."""
-        return bool(self.kstate[K.DONE_LEG]), bool(self.kstate[K.DONE_LEG + 1])
-
-    @property
-    def trail_down(self) -> float | None:
-        """Time [s] the trailing foot touched down in this support (None: not yet)."""
-        t = float(self.kstate[K.TRAIL_DOWN])
-        return None if math.isnan(t) else t
-
-    @property
-    def in_support(self) -> bool:
-        """Whether a shared support is going on (a foot has landed since the flight)."""
-        return bool(self.kstate[K.IN_SUPPORT])
 
     def _tick_kernel(self):
         return biped_tick.gallop_tick

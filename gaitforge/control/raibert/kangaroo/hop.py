@@ -1,101 +1,39 @@
-"""Hopping and jumping of the planar kangaroo (Raibert & Hodgins 1991, §4
-"Kangaroo control"), on the ``kangaroo`` creature.
-
-Joints: hip = ``thigh``, knee = ``shin``, ankle = ``foot`` (the energy store),
-tail base ``tail1`` (+ passive ``tail2``, ``tail3``), ``head``. Angles below are
-world pitches about +y (positive turns a link's +x axis down). The state
-machine is RH91 Fig. 4 (``fsm.PhaseMachine``) on the virtual leg hip-to-toe.
-
-- Hopping (Eqs. 1-2): the ankle spring's rest angle is the programmable rest
-  length. From touchdown to UNLOADING it is set each tick so that strain +
-  elevation + vertical kinetic energy equal M g h for the apex h wanted (Eq. 2
-  used as a feedback law; energy is only ever added, and a per-hop integral on
-  the measured apex absorbs the losses); in UNLOADING the rest is held.
-- Thrust line: in stance the hip servo keeps the knee on the line from the
-  toe through the centre of mass; the knee adds the torque that turns the
-  ground force onto that line when the knee is off it (shin and foot taken as
-  massless; the force comes from the ankle spring's torque and lever).
-- Posture (Eq. 4): knee torque in stance; the rate is the whole-body rate
-  L / I (angular momentum about the COM over the pitch inertia), so that leg
-  and tail swings do not read as trunk rotation.
-- Speed (Eq. 3): in flight hip, knee and ankle servo the toe to x_fh,d ahead
-  of the COM with the knee already on the toe-to-COM line, the leg shortened
-  while rising; T_s is a running mean of measured stances; a per-hop integral
-  of the speed error removes the bias of the neutral-point estimate.
-- Tail: the base joint's rest angle steps down in stance and up in flight;
-  the three tail springs are scaled together so that the tail's first mode
-  (trunk held) has the hop period; the head is servoed level.
-- Jump (``JumpPlan``): extra states: approach hops adjust their flights to
-  reach a take-off spot, the take-off stance has a stiffer ankle and a higher
-  apex, the leg stays tucked over the box, the landing stance has extra ankle
-  damping, then hopping resumes. ``state`` reads e.g. ``jump_takeoff:thrust``.
-
-Timing: physics 2 ms, control every 6 ms. At a 2 ms step the light foot,
-released by the soft contact while the stiff ankle spring still pushes, whips
-and strikes the ground again late in stance (toe back at up to 5.6 m/s
-against 1.5 m/s at 1 ms); a tick that samples such a gap reads a false
-liftoff, and 4.5 m/s fell. Two changes together hold every check at 2 ms
-(each alone does not): ``ankle_armature`` (0.003 kg m², a rotor inertia at
-the ankle, ~1.5 % of what the ankle sees in stance) slows the whip to the
-1 ms level, and ``debounce`` 0.06 s ignores contact gaps in the first 60 ms
-of a stance (the shortest real stance is ~64 ms, the jump's take-off). With
-0.002 kg m² the 60 s hops fell at 2.875 and 2.95 m/s (after 51-55 s); with
-0.003 every speed from 0.5 to 5.0 m/s in 0.0625 steps (and 2.5-3.25 in
-0.025 steps) holds 60 s.
-The runs start in flight at ``start_speed`` and ramp the desired speed.
-
-Modules: this one holds the hop controller and its factory; the gains are in
-:mod:`kangaroo_gains`, the leg geometry in :mod:`kangaroo_geometry`, the jump
-in :mod:`kangaroo_jump` and the Fig. 6 helpers in :mod:`kangaroo_fig6` (all
-re-exported here). Each tick runs the compiled ``tick`` of
-:mod:`kangaroo_kernel` on the state array and the ``MjData`` / ``MjModel``
-windows set up by :mod:`kangaroo_state`; this class feeds it the time and the
-foot's contact, records phase changes in the PhaseMachine and StanceTimer and
-plans the jump.
-"""
+"""The kangaroo's hopping and jumping controller (see the package
+docstring, :mod:`gaitforge.control.raibert.kangaroo`): the Python side of
+the compiled tick (:mod:`kangaroo.kernel`), its phase machine and stance
+timer, and the fall check."""
 from __future__ import annotations
 
 import math
-import warnings
-from dataclasses import fields, replace
 
 import mujoco
 import numpy as np
 
+from gaitforge.control.core.errors import InternalError
+from gaitforge.control.core.rotations import G
 from gaitforge.control.jit import entry, slot
-from gaitforge.control.raibert import kangaroo_kernel as kk
-from gaitforge.control.raibert import kangaroo_state as ks
 from gaitforge.control.raibert.common import trunk_fall_check
-from gaitforge.control.raibert.fsm import Phase, PhaseMachine, StanceTimer
-from gaitforge.control.raibert.kangaroo_fig6 import fig6_data, leg_angles
-from gaitforge.control.raibert.kangaroo_gains import SPEED_RANGES, KangarooGains
-from gaitforge.control.raibert.kangaroo_geometry import (
-    PARENT,
-    landing_pose,
-    pitch,
-    thrust_line_thigh,
-)
-from gaitforge.control.raibert.kangaroo_jump import JumpPlan, JumpStages, with_obstacle
-from gaitforge.control.raibert.kangaroo_kernel import (
+from gaitforge.control.raibert.fsm import PHASES, Phase, PhaseMachine, StanceTimer
+from gaitforge.control.raibert.kangaroo import kernel as kk
+from gaitforge.control.raibert.kangaroo import state as ks
+from gaitforge.control.raibert.kangaroo.gains import KangarooGains
+from gaitforge.control.raibert.kangaroo.geometry import PARENT, pitch
+from gaitforge.control.raibert.kangaroo.jump import JumpPlan, JumpStages
+from gaitforge.control.raibert.kangaroo.kernel import (
     flight_targets,
     resume,
     stance_gains,
     tick,
     tick_contacts,
 )
-from gaitforge.control.raibert.kangaroo_setup import pitch_inertia, tune_tail
-from gaitforge.control.raibert.kangaroo_state import STAGES
-from gaitforge.control.raibert.toolbox import G
+from gaitforge.control.raibert.kangaroo.setup import pitch_inertia, tune_tail
+from gaitforge.control.raibert.kangaroo.state import STAGES
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_time_constant
-from gaitforge.errors import GaitforgeError
-
-__all__ = ["SPEED_RANGES", "JumpPlan", "KangarooGains", "KangarooHop", "fall_check", "fig6_data", "landing_pose",
-           "leg_angles", "make_controller", "thrust_line_thigh", "with_obstacle"]
 
 _FLIGHT, _LOADING, _HOLD = Phase.FLIGHT, Phase.LOADING, kk.HOLD
 _subtree_vel = mujoco.mj_subtreeVel
-_PHASES = (Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)  # by kernel code
+_PHASES = PHASES  # fsm.Phase by kernel code
 
 
 class KangarooHop(JumpStages):
@@ -104,7 +42,7 @@ class KangarooHop(JumpStages):
     ``speed`` [m/s] is the desired forward speed; ``touch_sensor(data) -> bool``
     replaces MuJoCo's foot contacts (used with ``footmodel``). The quantities
     the tick updates live in the state array ``_st`` (see
-    :mod:`kangaroo_kernel`: floats ``_s``, ints ``_ix``); the attributes
+    :mod:`kangaroo.kernel`: floats ``_s``, ints ``_ix``); the attributes
     below and ``stage`` read and write it."""
 
     speed, v_cmd = slot("_s", kk.SPEED), slot("_s", kk.V_CMD)                  # desired, commanded [m/s]
@@ -137,11 +75,29 @@ class KangarooHop(JumpStages):
         self.r_toe, self.toe_angle = math.hypot(tx, tz), math.atan2(-tz, tx)
         self.fsm = PhaseMachine(compress_eps=self.g.compress_eps)
         self._hot = (None,) * 5  # (data bound, state, data window, model window, tick entry)
+        self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
+
+    def kernel_state(self) -> dict:
+        """The compiled tick's state by field name (``kangaroo.kernel.S_LAYOUT``,
+        ``IX_LAYOUT``; the foot geom ids as ``ix.feet``)."""
+        ix = self._ix
+        return {**kk.S_LAYOUT.as_dict(self._s), **{f"ix.{k}": v for k, v in kk.IX_LAYOUT.as_dict(ix).items()},
+                "ix.feet": ix[kk.NI:].tolist()}
+
+    # ------------------------------------------------------- run settings
+    @property
+    def control_dt(self) -> float:
+        """Control interval [s] (``gains.control_dt``)."""
+        return self.g.control_dt
+
+    def prepare_model(self, model: mujoco.MjModel) -> None:
+        """Give the run's model copy the physics step of the gains."""
+        model.opt.timestep = self.g.timestep
 
     # ------------------------------------------------------------- protocol
     @property
     def stage(self) -> str | None:
-        """Jump stage (None when not jumping; see :mod:`kangaroo_jump`)."""
+        """Jump stage (None when not jumping; see :mod:`kangaroo.jump`)."""
         return STAGES[self._ix[kk.STAGE]]
 
     @stage.setter
@@ -265,17 +221,14 @@ class KangarooHop(JumpStages):
 
     def _phase_change(self, t: float, code: int) -> None:
         """The tick entered phase ``code`` (+ PLAN: a touchdown that plans the
-        jump before acting): the PhaseMachine records it (same inputs, same
-        rule), the StanceTimer marks touchdown and liftoff (both checked
-        against the kernel's), and the jump is planned."""
-        s, ix = self._s, self._ix
+        jump before acting): the PhaseMachine and the StanceTimer record it
+        (views of the tick's phase changes; the timer's stance is checked
+        against the kernel's own), and the jump is planned."""
+        s = self._s
         plan = code >= kk.PLAN
         code -= kk.PLAN if plan else 0
-        # (At a touchdown the tick already set the rest length; FLIGHT -> LOADING does not read it.)
-        phase = self.fsm.update(t, bool(ix[kk.TOUCH]), float(s[kk.LEG]), float(s[kk.RATE]), float(s[kk.REST_LEN]))
-        if phase is not _PHASES[code]:
-            raise GaitforgeError(f"kangaroo: the tick's phase {_PHASES[code].value} differs from the "
-                                 f"PhaseMachine's {phase.value}")
+        phase = _PHASES[code]
+        self.fsm.record(t, phase)
         if phase is _LOADING:
             self.last_event = t
             self.timer.touchdown(t)
@@ -287,30 +240,8 @@ class KangarooHop(JumpStages):
             self.last_event = t
             self.timer.liftoff(t)
             if self.timer.predicted_stance != s[kk.STANCE_PRED]:
-                raise GaitforgeError(f"kangaroo: the tick's stance {s[kk.STANCE_PRED]} s differs from the "
+                raise InternalError(f"kangaroo: the tick's stance {s[kk.STANCE_PRED]} s differs from the "
                                      f"StanceTimer's {self.timer.predicted_stance} s")
-
-
-def make_controller(character: Character, gait: str, speed: float, **options) -> KangarooHop:
-    """The kangaroo controller for ``gait`` (``hop``) at ``speed`` [m/s]
-    (clamped to ``SPEED_RANGES`` with a warning). Options: ``gains``
-    (KangarooGains), ``jump`` (JumpPlan), ``touch_sensor``, or any
-    KangarooGains field name to override it."""
-    if gait not in SPEED_RANGES:
-        raise GaitforgeError(f"unknown kangaroo gait {gait!r} (valid gaits: {', '.join(SPEED_RANGES)})")
-    lo, hi = SPEED_RANGES[gait]
-    if not lo <= speed <= hi:
-        warnings.warn(f"kangaroo {gait}: desired speed {speed} m/s is outside [{lo}, {hi}] m/s; "
-                      f"clamped to {min(max(speed, lo), hi)} m/s", stacklevel=2)
-        speed = min(max(speed, lo), hi)
-    gains = options.pop("gains", None) or KangarooGains()
-    jump, sensor = options.pop("jump", None), options.pop("touch_sensor", None)
-    names = {f.name for f in fields(KangarooGains)}
-    unknown = sorted(set(options) - names)
-    if unknown:
-        raise GaitforgeError(f"unknown kangaroo option(s) {', '.join(unknown)} "
-                             f"(valid: gains, jump, touch_sensor, {', '.join(sorted(names))})")
-    return KangarooHop(character, speed, replace(gains, **options), jump=jump, touch_sensor=sensor)
 
 
 def fall_check(character: Character):

@@ -1,33 +1,34 @@
 """What the biped gaits share: where the legs are in the model, the start
 state, the kernel state, and the Python side of a control tick.
 
-A tick is one call of the gait's compiled kernel (``biped_tick``), which
+A tick is one call of the gait's compiled kernel (``biped.tick``), which
 does the whole control law. Python only serves and follows it: when the
 kernel needs the mass-centre velocity (``mj_subtreeVel``) or a path follower
 must steer, it stops, Python does that and resumes it (``_resume``); the
-phase changes the kernel queues are fed to the gait's ``PhaseMachine`` and
+phase changes the kernel logs are fed to the gait's ``PhaseMachine`` and
 ``StanceTimer`` objects (``_flush``) before these are looked at (the gaits'
-``fsm``, ``timer``... properties) or when the queue is full.
+``fsm``, ``timer``... properties) or when the log is full.
 """
 from __future__ import annotations
 
 import math
 
 import mujoco
-import numpy as np
 
 from gaitforge.control.jit import block, buffer_window, slot
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_servo
-from gaitforge.control.raibert.biped import BipedGains, quat_to_mat
-from gaitforge.control.raibert.fsm import Phase
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import servo as biped_servo
+from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
+from gaitforge.control.raibert.scaling import factor
+from gaitforge.control.core.phase import drain
+from gaitforge.control.raibert.fsm import PHASES as fsm_phases
+from gaitforge.control.raibert.fsm import replay
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_torsional_friction
 
 # the kernels' phase codes -> fsm.Phase
-PHASES = (Phase.FLIGHT, Phase.LOADING, Phase.COMPRESSION, Phase.THRUST, Phase.UNLOADING)
-assert [PHASES.index(p) for p in PHASES] == [K.FLIGHT, K.LOADING, K.COMPRESSION, K.THRUST, K.UNLOADING]
+PHASES = fsm_phases  # fsm.Phase by the kernels' phase code (core.phase)
 
 
 class _Leg:
@@ -54,7 +55,7 @@ class BipedBase:
     heading [rad]: direction of travel without a path; path: a
     :class:`WaypointPath` to follow instead.
 
-    ``kstate`` (``biped_kernel.SIZE``,) holds the gains and leg indices the
+    ``kstate`` (``biped.kernel.SIZE``,) holds the gains and leg indices the
     kernel needs and the control state; ``rest`` and ``goal`` (2,) [m] are
     views of it (slide rest lengths now, and where they are slewing to)."""
 
@@ -73,13 +74,20 @@ class BipedBase:
         self.character, self.gains, self.speed, self.heading0 = character, gains, float(speed), float(heading)
         self.follower = PathFollower(path, speed, lookahead) if path is not None else None
         m = character.model
-        self.legs = (_Leg(m, character, "left", 0.072, 0), _Leg(m, character, "right", -0.072, 1))
+        geometry = leg_geometries(character)
+        self.legs = tuple(_Leg(m, character, side, g.hip[1], i) for i, (side, g) in enumerate(zip(SIDES, geometry)))
+        # Timing follows the creature's size (RH91 Table 1: times × √L).
+        self.leg_length = geometry[0].length
+        self.control_dt = K.CONTROL_DT * factor("time", self.leg_length / K.LEG_LENGTH)
+        self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         self.mass = character.mass
         self.k_leg = float(m.jnt_stiffness[self.legs[0].slide_jnt])
         self.b_leg = float(m.dof_damping[self.legs[0].slide_d])
         self.foot_r = float(m.geom_size[self.legs[0].foot, 0])
-        s, g = np.zeros(K.SIZE), gains
-        s[K.SLEW] = g.slew * K.CONTROL_DT  # [m] largest rest-length change per tick
+        s, g = K.LAYOUT.new(), gains
+        s[K.SLEW] = g.slew * self.control_dt  # [m] largest rest-length change per tick
+        s[[K.LEG_LEN, K.DT, K.TOUCH_SLACK, K.SPEED_FLOOR, K.LATE_VZ, K.LATE_T]] = (
+            self.leg_length, self.control_dt, g.touch_slack, g.speed_floor, g.late_fall_speed, g.late_time)
         s[[K.K_X, K.LANDING, K.SHORT, K.KP, K.KV, K.KP_YAW, K.KV_YAW, K.LAG, K.APEX, K.THRUST_MAX, K.SHARE,
            K.HIP_KP, K.HIP_KV, K.LOSS_GAIN, K.TRIM_GAIN, K.TRIM_MAX, K.ROLL_LEAD]] = (
             g.k_x, g.landing, g.short, g.kp_posture, g.kv_posture, g.kp_yaw, g.kv_yaw, g.gallop_lag, g.apex,
@@ -92,6 +100,10 @@ class BipedBase:
                 leg.hip_y, leg.hip_q, leg.hip_d, leg.hip_jnt)
             s[b + K.SLIDE_Q], s[b + K.SLIDE_D], s[b + K.FOOT] = leg.slide_q, leg.slide_d, leg.foot
         self.kstate, self.rest, self.goal = s, s[K.REST:K.REST + 2], s[K.GOAL:K.GOAL + 2]
+
+    def kernel_state(self) -> dict:
+        """The kernel state by field name (``biped.kernel.LAYOUT``)."""
+        return K.LAYOUT.as_dict(self.kstate)
 
     # ------------------------------------------------------------ lifecycle
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -140,7 +152,7 @@ class BipedBase:
         s[[K.DONE_LEG, K.DONE_LEG + 1, K.TRAIL_DOWN, K.IN_SUPPORT, K.ACTIVE]] = 0.0, 0.0, nan, 0.0, 0.0
         s[[K.TD_T, K.TD_T + 1, K.LAST_T, K.LO_KIND]] = nan, nan, nan, -1.0
         s[K.DRIFT:K.DRIFT + 2] = s[K.HAS_DRIFT:K.HAS_DRIFT + 2] = 0.0
-        s[K.QN] = 0  # no phase change queued
+        s[K.LOG_N] = 0  # no phase change logged
         self._flags = self._fresh = 0
         mujoco.mj_forward(model, data)
         self._sense()
@@ -156,7 +168,7 @@ class BipedBase:
         self._flags = code * K.FRESH  # DONE or DONE_PRE
 
     def _tick_kernel(self):
-        """The gait's tick kernel (a ``biped_tick`` function)."""
+        """The gait's tick kernel (a ``biped.tick`` function)."""
         raise NotImplementedError(f"{type(self).__name__} does not name its tick kernel")
 
     def _start(self, stage: int) -> None:
@@ -167,7 +179,7 @@ class BipedBase:
 
     def _resume(self, code: int, t: float, flags: int, reset: int) -> int:
         """Serve the kernel until the tick at time t [s] is done: make room in
-        its queue, measure the velocity or steer when it asks, and resume it.
+        its phase log, measure the velocity or steer when it asks, and resume it.
         flags: of its first call; reset: ``RESET`` or 0. Returns the final
         code (``DONE`` or ``DONE_PRE``)."""
         self._fresh = flags & K.FRESH
@@ -185,25 +197,10 @@ class BipedBase:
         return code
 
     def _flush(self) -> None:
-        """Feed the queued phase changes to the phase machines (the inputs
-        that made each) and the stance timers (at touchdowns and liftoffs)."""
-        s = self.kstate
-        n = int(s[K.QN])
-        if not n:
-            return
-        queue = s[K.QUEUE:K.QUEUE + K.QITEM * n].tolist()
-        s[K.QN] = 0
-        for e in range(0, K.QITEM * n, K.QITEM):
-            t, slot, touching, length, rate, rest_length, code = queue[e:e + K.QITEM]
-            slot = int(slot)
-            phase = self._machines[slot].update(t, touching != 0.0, length, rate, rest_length)
-            if phase is not PHASES[int(code)]:
-                raise RuntimeError(f"biped kernel and phase machine {slot} disagree at t = {t} s: "
-                                   f"{PHASES[int(code)]} vs {phase}")
-            if phase is Phase.LOADING:
-                self._timers[slot].touchdown(t)
-            elif phase is Phase.FLIGHT:
-                self._timers[slot].liftoff(t)
+        """Feed the phase changes the kernel logged to the phase machines and
+        the stance timers (at touchdowns and liftoffs): ``fsm.replay``."""
+        if self.kstate[K.LOG_N]:
+            replay(drain(self.kstate, K.LOG_N, K.QCAP), self._machines, self._timers)
 
     def machines(self) -> tuple:
         """The gait's phase machines and stance timers (tuples, by slot), fed
@@ -257,7 +254,7 @@ class BipedBase:
 
     def neutral_target(self, com: list[float], vel: list[float], stance: float) -> tuple[float, float]:
         """Eq. 3 in x and y: world foot point [m] for the next support (the
-        compiled ``biped_servo.neutral_point`` the swing legs aim at)."""
+        compiled ``biped.servo.neutral_point`` the swing legs aim at)."""
         return biped_servo.neutral_point(self.kstate, com[0], com[1], vel[0], vel[1], stance)
 
     def steer(self, com) -> None:

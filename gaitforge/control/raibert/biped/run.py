@@ -18,14 +18,15 @@ Throughout, the idle leg is kept short and its hip servo mirrors the active
 leg (fore-aft and sideways), so the two legs' reaction torques on the trunk
 cancel and the idle leg arrives in front of the body, ready to land.
 
-The control law runs compiled (``biped_kernel.run_body``); this module
+The control law runs compiled (``biped.kernel.run_body``); this module
 holds the controller object and the stance leg's documented actions.
 """
 from __future__ import annotations
 
-from gaitforge.control.raibert import biped_kernel as K
-from gaitforge.control.raibert import biped_servo, biped_tick
-from gaitforge.control.raibert.biped_base import PHASES, BipedBase
+from gaitforge.control.raibert.biped import kernel as K
+from gaitforge.control.raibert.biped import servo as biped_servo
+from gaitforge.control.raibert.biped import tick as biped_tick
+from gaitforge.control.raibert.biped.base import PHASES, BipedBase
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer
 
 
@@ -33,7 +34,7 @@ class Support:
     """What a stance leg does, shared by the run and the gallops (a mixin for
     :class:`BipedBase`): the posture servo (Eq. 4) and the thrust (Eqs.
     1–2), which the kernels run every tick and at the start of THRUST. At
-    each touchdown the kernel also learns (``biped_kernel.learn``):
+    each touchdown the kernel also learns (``biped.kernel.learn``):
 
     - the hop loss: a share ``loss_gain`` of the energy the last apex missed
       is added to what each thrust injects;
@@ -87,7 +88,7 @@ class BipedRun(Support, BipedBase):
     gait = "run"
 
     def reset(self, model, data) -> None:
-        self._machines = (PhaseMachine(compress_eps=0.003),)
+        self._machines = (PhaseMachine(compress_eps=self.gains.compress_eps),)
         self._timers = (StanceTimer(default=self.gains.stance_default),)
         super().reset(model, data)
         self._start(K.ACT)  # aim the first landing

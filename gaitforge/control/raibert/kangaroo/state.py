@@ -1,4 +1,4 @@
-"""The Python side of the kangaroo's compiled tick (:mod:`kangaroo_kernel`):
+"""The Python side of the kangaroo's compiled tick (:mod:`kangaroo.kernel`):
 the state array, the gains copied into it and the windows over ``MjData`` /
 ``MjModel`` (``jit.buffer_window``) the tick reads and writes.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gaitforge.control.jit import buffer_window
-from gaitforge.control.raibert import kangaroo_kernel as kk
+from gaitforge.control.raibert.kangaroo import kernel as kk
 
 #: ``KangarooHop.stage`` by jump-stage code.
 STAGES = (None, "approach", "takeoff", "flight", "landing", "done")
