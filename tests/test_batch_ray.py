@@ -1,6 +1,5 @@
 """The Ray backend of the batch evaluator against a local Ray started here:
 results equal the local evaluation, candidate for candidate."""
-import numpy as np
 import pytest
 
 from gaitforge.control.modal.presets import hand_set

@@ -22,7 +22,7 @@ import mujoco
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
-from gaitforge.sim import FallEvent, Rollout, run
+from gaitforge.sim import Rollout, run
 
 _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.mjtWarning.__members__.items()
                   if k != "mjNWARNING"}
