@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 
+from gaitforge.cli.args import number
 from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
@@ -20,18 +20,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="simulate a modal gait (spring reference along modes) in MuJoCo")
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
     p.add_argument("--recipe", metavar="FILE", help="modal gait recipe (default: the hand-set gait of worm/loop)")
-    p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="simulated time [s] (default 5)")
+    p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
+                   help="simulated time [s] (default 5)")
     p.add_argument("-o", "--out", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
     p.add_argument("--traces", metavar="FILE.csv", help="write energy and contact traces (CSV)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("landscape", help="distance travelled over activation magnitude x phase (Kry 2012 Fig. 4)")
     p.add_argument("creature", metavar="NAME", help="built-in creature (worm, loop)")
-    p.add_argument("--grid", type=int, default=16, metavar="N", help="N x N cells (default 16)")
-    p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="simulated time per cell [s] (default 5)")
-    p.add_argument("--max-magnitude", type=float, metavar="A",
+    p.add_argument("--grid", type=number(2, 200, integer=True), default=16, metavar="N", help="N x N cells (default 16)")
+    p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
+                   help="simulated time per cell [s] (default 5)")
+    p.add_argument("--max-magnitude", type=number(0, 1e6, above=True), metavar="A",
                    help="largest activation (modal units; default 2.5x the hand-set amplitude)")
-    p.add_argument("--frequency", type=float, metavar="HZ", help="drive frequency (default: the hand-set gait's)")
+    p.add_argument("--frequency", type=number(0, 1000, above=True), metavar="HZ", help="drive frequency (default: the hand-set gait's)")
     _workers_args(p)
     p.add_argument("--out-dir", default="landscape", metavar="DIR",
                    help="folder for landscape.csv and landscape.png (default landscape)")
@@ -41,9 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
     p.add_argument("--objective", choices=["distance", "speed", "cost"], default="distance",
                    help="maximize distance or speed, or minimize cost (energy per distance); default distance")
-    p.add_argument("--budget", type=int, default=200, metavar="N", help="simulations in total (default 200)")
-    p.add_argument("--seconds", type=float, default=5.0, metavar="S", help="horizon per simulation [s] (default 5)")
-    p.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    p.add_argument("--budget", type=number(2, 1e7, integer=True), default=200, metavar="N", help="simulations in total (default 200)")
+    p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
+                   help="horizon per simulation [s] (default 5)")
+    p.add_argument("--seed", type=number(0, 2 ** 32 - 1, integer=True), default=1, metavar="S", help="random seed (default 1)")
     p.add_argument("--start", metavar="FILE", help="start recipe (default: the hand-set gait)")
     p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
                    help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
@@ -56,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _workers_args(p) -> None:
-    p.add_argument("--workers", type=int, metavar="K", help="local worker processes (default: all cores)")
+    p.add_argument("--workers", type=number(1, 1024, integer=True), metavar="K", help="local worker processes (default: all cores)")
     p.add_argument("--ray", metavar="auto|ADDRESS", help="evaluate on a Ray cluster instead (needs gaitforge[cluster])")
 
 
@@ -68,15 +71,7 @@ def _positive(name: str, value: float, limit: float = math.inf) -> float:
     return float(value)
 
 
-def _integer(name: str, value: int, lo: int, hi: int) -> int:
-    if value is None or not lo <= value <= hi:
-        raise GaitforgeError(f"{name} must be an integer from {lo} to {hi}, got {value}")
-    return int(value)
-
-
 def _check_workers(args) -> None:
-    if args.workers is not None:
-        _integer("--workers", args.workers, 1, 1024)
     if args.ray is not None and not args.ray.strip():
         raise GaitforgeError("--ray needs 'auto' or a cluster address")
 
@@ -117,13 +112,14 @@ def cmd_simulate(args) -> int:
     from gaitforge.control.modal.presets import RAMP
     from gaitforge.creatures.character import Character
 
-    seconds = _positive("--seconds", args.seconds, MAX_SECONDS)
+    from gaitforge.io.atomic import check_output
+    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
+
+    seconds = args.seconds
     if args.out:
-        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, check_extension
-        check_extension(args.out, EXPORT_EXTENSIONS, "motion")
+        check_output(args.out, EXPORT_EXTENSIONS, "motion")
     if args.traces:
-        from gaitforge.io.clipfiles import check_extension
-        check_extension(args.traces, (".csv",), "traces")
+        check_output(args.traces, (".csv",), "traces")
     spec = _spec(args.creature)
     recipe = _start_recipe(spec, args.recipe)
     if recipe.creature not in (spec.name, args.creature):
@@ -164,9 +160,11 @@ def cmd_landscape(args) -> int:
     from gaitforge.io.landscape_files import save_landscape_csv, save_landscape_png
     from gaitforge.optimize import ModalProblem, landscape
 
-    grid = _integer("--grid", args.grid, 2, 200)
-    seconds = _positive("--seconds", args.seconds, MAX_SECONDS)
+    from gaitforge.io.atomic import check_output_dir
+
+    grid, seconds = args.grid, args.seconds
     _check_workers(args)
+    out = check_output_dir(args.out_dir)
     recipe = hand_set(args.creature)
     amax = _positive("--max-magnitude", args.max_magnitude if args.max_magnitude is not None
                      else 2.5 * max(t.amplitude for t in recipe.terms))
@@ -179,7 +177,6 @@ def cmd_landscape(args) -> int:
         task = bar.add_task("cells", total=grid * grid, info="")
         ls = landscape(problem, mags, phases, freq, workers=args.workers, ray=args.ray,
                        progress=lambda n: bar.update(task, completed=n))
-    out = Path(args.out_dir)
     save_landscape_csv(ls, out / "landscape.csv")
     save_landscape_png(ls, out / "landscape.png")
     i, j = ls.optimum()
@@ -206,14 +203,13 @@ def cmd_optimize(args) -> int:
     from gaitforge.optimize import ModalProblem, Settings, optimize
     from gaitforge.sim.batch import BatchEvaluator
 
-    seconds = _positive("--seconds", args.seconds, MAX_SECONDS)
-    _integer("--budget", args.budget, 2, 10 ** 7)
-    _integer("--seed", args.seed, 0, 2 ** 32 - 1)
+    from gaitforge.io.atomic import check_output
+
+    seconds = args.seconds
     if math.isnan(args.cyclic_tol) or args.cyclic_tol <= 0:
         raise GaitforgeError(f"--cyclic-tol must be a positive number (inf: no constraint), got {args.cyclic_tol}")
     _check_workers(args)
-    if not str(args.out).lower().endswith((".yaml", ".yml", ".json")):
-        raise GaitforgeError(f"{args.out}: the best recipe is written as .yaml, .yml or .json")
+    check_output(args.out, (".yaml", ".yml", ".json"), "recipe")
     heading = _heading(args.heading)
     spec = _spec(args.creature)
     start = _start_recipe(spec, args.start)
