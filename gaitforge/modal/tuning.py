@@ -100,13 +100,6 @@ class TuningResult:
         for name in ("sag_deg", "simulated_sag_deg", "slide_sag", "simulated_slide_sag"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
-    @property
-    def worst_joint(self) -> str | None:
-        """The rotational joint with the largest simulated deviation (None without any)."""
-        if not self.simulated_sag_deg:
-            return None
-        return max(self.simulated_sag_deg, key=self.simulated_sag_deg.get)
-
 
 def _inner_joints(character: Character, kinds=_ROTATIONAL) -> list:
     """Joints of ``kinds`` that are not on the root body (the root's joints

@@ -45,12 +45,6 @@ def soft_limit_excess(d: np.ndarray, delta: float) -> np.ndarray:
     return d * delta / (d + delta)
 
 
-def exp_quat(v: np.ndarray) -> np.ndarray:
-    """Quaternions (…, 4) w, x, y, z of rotation vectors v (…, 3) [rad]."""
-    w, x, y, z = _exp_parts(v[..., 0], v[..., 1], v[..., 2])
-    return np.stack([w, x, y, z], axis=-1)
-
-
 def _exp_parts(vx, vy, vz):
     """Components w, x, y, z of exp(v) from the components of v (same shapes)."""
     th2 = vx * vx + vy * vy + vz * vz
