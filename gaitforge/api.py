@@ -20,14 +20,11 @@ import os
 from typing import NamedTuple
 
 from gaitforge.creatures.character import Character
-from gaitforge.errors import GaitforgeError
 from gaitforge.modal import ModalBasis, compute_modes
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.metrics import GaitMetrics
 from gaitforge.sim import Rollout
 
-RAIBERT_NAMES = {"raibert_biped": "biped", "raibert_quadruped": "quadruped", "kangaroo": "kangaroo",
-                 "biped": "biped", "quadruped": "quadruped"}
 
 
 def creature(name_or_path: str | os.PathLike) -> Character:
@@ -111,12 +108,8 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     (default its default), ``seconds`` of simulated time, dynamic ``scale``."""
     from gaitforge.control.raibert import catalog
 
-    key = RAIBERT_NAMES.get(name)
-    if key is None:
-        raise GaitforgeError(f"no simulated controller for {name!r} (creatures with one: "
-                             f"{', '.join(k for k in RAIBERT_NAMES if k.startswith(('raibert', 'kangaroo')))})")
-    r = catalog.runner(key)
-    character, rollout = catalog.simulate(key, gait or r.default_gait,
+    r = catalog.runner(name)
+    character, rollout = catalog.simulate(r.key, gait or r.default_gait,
                                           r.default_speed if speed is None else float(speed), seconds,
                                           scale=scale)
     return Run(character, rollout)

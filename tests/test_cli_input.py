@@ -199,3 +199,12 @@ def test_creatures_without_springs_have_no_modes(tmp_path, capsys, bones, messag
     path.write_text("name: c\nbones:\n" + bones)
     assert main(["modes", str(path)]) == 2
     assert _err(capsys) == f"gaitforge: error: {message}\n"
+
+
+def test_run_takes_creature_names_and_family_names(capsys):
+    assert main(["run", "raibert_quadruped", "--seconds", "2", "--speed", "1.0"]) == 0
+    by_creature = capsys.readouterr().out
+    assert main(["run", "quadruped", "--seconds", "2", "--speed", "1.0"]) == 0
+    by_family = capsys.readouterr().out
+    timing = lambda out: out.split("\n", 1)[1]  # noqa: E731  (the first line reports wall time)
+    assert by_creature.startswith("raibert_quadruped trot: 2.0 s simulated") and timing(by_creature) == timing(by_family)

@@ -17,8 +17,9 @@ console = Console(highlight=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="simulate a Raibert & Hodgins runner (biped, quadruped, kangaroo)")
-    p.add_argument("creature", choices=list(catalog.RUNNERS), metavar="biped|quadruped|kangaroo")
+    p = sub.add_parser("run", help="simulate a Raibert & Hodgins runner (raibert_biped, raibert_quadruped, kangaroo)")
+    p.add_argument("creature", metavar="CREATURE",
+                   help="raibert_biped, raibert_quadruped or kangaroo (biped and quadruped also accepted)")
     p.add_argument("--gait", help="run, gallop_together, gallop_alternate (biped); trot, bound, gallop "
                                   "(quadruped); hop (kangaroo). Default: the creature's first")
     p.add_argument("--speed", type=number(0, 20), help="desired forward speed [m/s]")

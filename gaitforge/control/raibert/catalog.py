@@ -30,12 +30,16 @@ RUNNERS: dict[str, Runner] = {
 }
 
 
-def runner(key: str) -> Runner:
-    """The entry for ``biped``, ``quadruped`` or ``kangaroo``."""
-    try:
-        return RUNNERS[key]
-    except KeyError:
-        raise UnknownNameError(f"unknown runner {key!r} (choose from {', '.join(RUNNERS)})") from None
+def runner(name: str) -> Runner:
+    """The entry for a creature with a controller, by its registry name
+    (``raibert_biped``, ``raibert_quadruped``, ``kangaroo``) or its family
+    name (``biped``, ``quadruped``)."""
+    for r in RUNNERS.values():
+        if name in (r.key, r.creature):
+            return r
+    names = ", ".join(r.creature for r in RUNNERS.values())
+    raise UnknownNameError(f"no simulated controller for {name!r} (creatures with one: {names}; "
+                           f"also by family: {', '.join(k for k in RUNNERS if k not in names.split(', '))})")
 
 
 def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = None, scale: float = 1.0,
