@@ -50,11 +50,11 @@ def animate(character: Character | str, gait: str, *, seconds: float = 4.0, fps:
     from gaitforge.motion import heuristics, presets
     from gaitforge.motion.synthesis import synthesize
 
-    if gait in presets.names():
-        p = presets.get(gait)
+    p = presets.find(gait)
+    if p is not None:
         char = presets.character(p)
         basis = presets.basis(p, char)
-        recipe = presets.build(gait, char, basis, pinned=pin, strict=strict)
+        recipe = presets.build(p.name, char, basis, pinned=pin, strict=strict)
     else:
         char = creature(character) if isinstance(character, (str, os.PathLike)) else character
         heuristics.check_gait(char, gait)

@@ -22,13 +22,27 @@ def wide_console():
     motion_cmd.console.width = width
 
 
-def test_gaits_lists_presets_and_gaits_per_kind(capsys):
+def test_gaits_lists_presets_and_what_each_creature_does(capsys):
     assert main(["gaits"]) == 0
     out = capsys.readouterr().out
     for name in presets.names():
         assert name in out
-    assert "walk, trot, pace, amble, bound, gallop" in out and "walk, run, jump, jumping_jacks" in out
-    assert "dog" in out and "human_run" in out and "lock:head" in out
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+            for line in out.splitlines() if line.count("│") == 5}
+    assert rows["dog"] == ["walk, trot, pace, amble, bound, gallop", "-", "-"]
+    assert rows["human_run"] == ["walk, run, jump, jumping_jacks", "-", "-"]
+    assert rows["raibert_quadruped"][0] == "-" and rows["raibert_quadruped"][1].startswith("trot 0.5–2, bound")
+    assert rows["kangaroo"] == ["-", "hop 0.5–5", "-"] and rows["worm"] == ["-", "-", "yes"]
+    assert "lock:head" in out
+
+
+def test_hyphens_and_underscores_spell_the_same_names(tmp_path, capsys):
+    assert main(["animate", "dog_trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "a.npz")]) == 0
+    assert main(["animate", "human_run", "--gait", "jumping-jacks", "--seconds", "0.5", "--no-pin",
+                 "-o", str(tmp_path / "b.npz")]) == 0   # human_run is the creature, human-run the preset
+    assert main(["show", "human-run"]) == 0
+    out = capsys.readouterr().out
+    assert "recipe dog-trot (dog)" in out and "recipe jumping_jacks (human_run)" in out
 
 
 def test_animate_trot_then_metrics_and_diagram(tmp_path, capsys):

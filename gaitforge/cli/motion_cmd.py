@@ -62,10 +62,10 @@ def _plan(args):
     from gaitforge.motion import presets
     from gaitforge.motion.heuristics import suggest
 
-    if args.creature in presets.names():
+    preset = presets.find(args.creature)
+    if preset is not None:
         if args.gait or args.recipe:
             raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
-        preset = presets.get(args.creature)
         char = presets.character(preset)
         basis = presets.basis(preset, char)
         return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin, strict=args.strict)
@@ -183,17 +183,18 @@ def cmd_gaits(args) -> int:
     for p in presets.PRESETS:
         table.add_row(p.name, p.creature, p.gait, p.pose, ", ".join(p.constraints) or "-", p.summary)
     console.print(table)
-    kinds: dict[str, list[str]] = {kind: [] for kind in heuristics.GAITS}
-    for name in registry.names():
-        try:
-            kinds[heuristics.creature_kind(Character.from_spec(registry.build(name)))].append(name)
-        except GaitforgeError:
-            continue  # no feet or another layout: no suggested gaits
-    table = Table(title="gaits chosen by the heuristics ('gaitforge animate NAME --gait GAIT')")
-    for col in ("creature kind", "gaits", "built-in creatures"):
+    from gaitforge.control.modal.presets import names as crawlers
+    from gaitforge.control.raibert import catalog
+
+    table = Table(title="what each creature does")
+    for col in ("creature", "kinematic gaits (animate NAME --gait)", "simulated gaits, m/s (run NAME --gait)",
+                "modal crawl (simulate NAME)"):
         table.add_column(col)
-    for kind, gaits in heuristics.GAITS.items():
-        table.add_row(kind, ", ".join(gaits), ", ".join(kinds[kind]))
+    for name in registry.names():
+        kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
+        runner = next((r for r in catalog.RUNNERS.values() if r.creature == name), None)
+        simulated = ", ".join(f"{g} {lo:g}–{hi:g}" for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
+        table.add_row(name, ", ".join(kinematic) or "-", simulated or "-", "yes" if name in crawlers() else "-")
     console.print(table)
     return 0
 

@@ -9,6 +9,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from gaitforge.naming import match
 from gaitforge.cli.args import number
 from gaitforge.control.raibert import catalog
 from gaitforge.errors import GaitforgeError
@@ -50,7 +51,7 @@ def cmd_run(args) -> int:
     from gaitforge.control.raibert.measures import measure_run
 
     r = catalog.runner(args.creature)
-    gait = args.gait or r.default_gait
+    gait = match(args.gait, r.speed_ranges) or args.gait if args.gait else r.default_gait
     r.check_gait(gait)
     speed = r.default_speed if args.speed is None else args.speed
     if args.seconds <= 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from gaitforge.naming import match
 from gaitforge.errors import UnknownNameError
 from gaitforge.creatures.builders import dog, gorilla, human, raibert, simple
 from gaitforge.creatures.spec import CreatureSpec
@@ -50,9 +51,11 @@ def names() -> list[str]:
 
 
 def entry(name: str) -> Entry:
-    """The registry entry of ``name``; the error lists the valid names."""
+    """The registry entry of ``name`` (``human-run`` or ``human_run``); the
+    error lists the valid names."""
+    found = match(name, names())
     for e in ENTRIES:
-        if e.name == name:
+        if e.name == found:
             return e
     raise UnknownNameError(f"unknown creature {name!r} (built-in creatures: {', '.join(names())})")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gaitforge.naming import match
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
@@ -21,7 +22,7 @@ def load_character(name_or_path: str | os.PathLike) -> Character:
     from the extension: :data:`CREATURE_EXTENSIONS`). Unknown names list the
     built-in creatures; unknown extensions list the formats."""
     text = os.fspath(name_or_path)
-    if text in registry.names():
+    if match(text, registry.names()):
         return Character.from_spec(registry.build(text))
     ext = Path(text).suffix.lower()
     if ext in SPEC_EXTENSIONS:

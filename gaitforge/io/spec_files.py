@@ -7,6 +7,7 @@ from pathlib import Path
 
 import yaml
 
+from gaitforge.naming import match
 from gaitforge.creatures import registry
 from gaitforge.creatures.serialize import spec_from_dict, spec_to_dict
 from gaitforge.creatures.spec import CreatureSpec
@@ -40,7 +41,7 @@ def save_spec(spec: CreatureSpec, path: str | os.PathLike) -> None:
 
 def resolve_spec(name_or_path: str) -> CreatureSpec:
     """A built-in creature by name, or a creature file by path."""
-    if name_or_path in registry.names():
+    if match(name_or_path, registry.names()):
         return registry.build(name_or_path)
     if name_or_path.lower().endswith((".yaml", ".yml", ".json")) or os.sep in name_or_path:
         return load_spec(name_or_path)

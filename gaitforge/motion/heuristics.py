@@ -56,6 +56,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gaitforge.naming import match
 from gaitforge.errors import GaitforgeError, NotMetError, UnknownNameError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import SYMMETRIC, describe_modes
@@ -135,6 +136,7 @@ def creature_kind(character, gait: str = "walk") -> str:
 
 def check_gait(character, gait: str) -> str:
     """The creature kind, if :func:`suggest` has ``gait`` for it."""
+    gait = match(gait, STRIDE_FREQUENCY) or gait
     if gait not in STRIDE_FREQUENCY:
         valid = "; ".join(f"{kind}s: {', '.join(g)}" for kind, g in GAITS.items())
         raise UnknownNameError(f"unknown gait {gait!r} (valid gaits for {valid})")
@@ -143,6 +145,17 @@ def check_gait(character, gait: str) -> str:
         raise UnknownNameError(f"{character.name} is a {kind}: no {gait!r} gait for it "
                                f"(valid gaits for {kind}s: {', '.join(GAITS[kind])})")
     return kind
+
+
+def gaits_for(character) -> tuple[str, ...]:
+    """The gaits :func:`suggest` can make for ``character``: its kind's
+    (:data:`GAITS`) if it has the labelled feet and knees they need, else none."""
+    try:
+        kind = creature_kind(character)
+    except GaitforgeError:
+        return ()
+    keys = {gf.foot_key(kind, f.limb, f.side) for f in feet_of(character)}
+    return GAITS[kind] if keys <= set(gf.knees(character, kind)) else ()
 
 
 # ---------------------------------------------------------------- targets
@@ -283,6 +296,7 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     Raises :class:`GaitforgeError` for an unknown gait,
     one the creature's kind has no pattern for, or missing foot or knee labels.
     """
+    gait = match(gait, STRIDE_FREQUENCY) or gait  # jumping-jacks or jumping_jacks
     kind = check_gait(character, gait)
     if basis is None:
         basis = compute_modes(character, count=POOL)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from gaitforge.naming import match
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import UnknownNameError
@@ -78,12 +79,22 @@ def names() -> list[str]:
     return [p.name for p in PRESETS]
 
 
+def find(name: str) -> Preset | None:
+    """The preset called ``name`` (``dog-trot`` or ``dog_trot``), or None.
+    A built-in creature's exact name is never taken for a preset
+    (``human_run`` is the creature, ``human-run`` the preset)."""
+    if name in registry.names():
+        return None
+    found = match(name, names())
+    return next((p for p in PRESETS if p.name == found), None)
+
+
 def get(name: str) -> Preset:
     """The preset called ``name``; the error lists the valid ones."""
-    for p in PRESETS:
-        if p.name == name:
-            return p
-    raise UnknownNameError(f"unknown preset {name!r} (presets: {', '.join(names())})")
+    p = find(name)
+    if p is None:
+        raise UnknownNameError(f"unknown preset {name!r} (presets: {', '.join(names())})")
+    return p
 
 
 def character(preset: Preset) -> Character:
