@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/gaitforge demo --out $(OUT)
+	$(VENV)/bin/gaitforge demo --out-dir $(OUT)
 
 # The Khronos glTF validator (npm) checks exported .glb files in the tests.
 $(VALIDATOR):

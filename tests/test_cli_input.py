@@ -208,3 +208,13 @@ def test_run_takes_creature_names_and_family_names(capsys):
     by_family = capsys.readouterr().out
     timing = lambda out: out.split("\n", 1)[1]  # noqa: E731  (the first line reports wall time)
     assert by_creature.startswith("raibert_quadruped trot: 2.0 s simulated") and timing(by_creature) == timing(by_family)
+
+
+def test_one_output_convention_with_the_old_spellings_kept(tmp_path, capsys):
+    assert main(["export", "worm", "-o", str(tmp_path / "a.yaml")]) == 0
+    assert main(["export", "worm", "--to", str(tmp_path / "b.yaml")]) == 0
+    assert (tmp_path / "a.yaml").read_text() == (tmp_path / "b.yaml").read_text()
+    assert main(["show", "worm", "--out", str(tmp_path / "w.png")]) == 0
+    assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["run", "kangaroo", "--seconds", "0.5", "--out", str(tmp_path / "k.npz")]) == 0
+    assert (tmp_path / "k.npz").exists()

@@ -22,12 +22,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("show", help="summary and a rendered still of a creature")
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature name or a YAML/JSON file")
-    p.add_argument("--png", metavar="FILE", help="write a rendered still (PNG)")
+    p.add_argument("-o", "--out", "--png", dest="png", metavar="FILE.png", help="write a rendered still (PNG)")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="write a creature as YAML, JSON or MJCF")
     p.add_argument("creature", metavar="NAME|FILE")
-    p.add_argument("--to", required=True, metavar="FILE", help="FILE.yaml, FILE.json or FILE.xml (MJCF)")
+    p.add_argument("-o", "--out", "--to", dest="to", required=True, metavar="FILE",
+                   help="FILE.yaml, FILE.json or FILE.xml (MJCF)")
     p.set_defaults(func=cmd_export)
 
 

@@ -22,7 +22,8 @@ VIDEO = dict(fps=25.0, width=400, height=300)
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="the main job: every creature's still, then the dog trotting "
                                     "(.glb, .bvh, .mp4, gait diagram)")
-    p.add_argument("--out", default="demo-output", metavar="DIR", help="output folder (default: demo-output)")
+    p.add_argument("--out-dir", "--out", dest="out", default="demo-output", metavar="DIR",
+                   help="output folder (default: demo-output)")
     p.set_defaults(func=cmd_demo)
 
 

@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("metrics", help="footfalls, duty factors and phases of a saved clip (.npz)")
     p.add_argument("clip", metavar="CLIP.npz", help="a clip written by 'gaitforge animate -o FILE.npz'")
     p.add_argument("--creature", metavar="NAME|FILE", help="the clip's creature (default: the one it names)")
-    p.add_argument("--diagram", metavar="FILE.png", help="write a gait diagram (footfall plot)")
+    p.add_argument("-o", "--out", "--diagram", dest="diagram", metavar="FILE.png",
+                   help="write a gait diagram (footfall plot)")
     p.set_defaults(func=cmd_metrics)
 
 

@@ -27,13 +27,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
     p.add_argument("--seconds", type=number(0, 3600, above=True), default=10.0, help="simulated time [s] (default 10)")
     p.add_argument("--scale", type=number(0.05, 20), default=1.0, metavar="L", help="dynamic scaling factor (Table 1)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
+    p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
+                   help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="reproduce a paper's measurements")
     p.add_argument("paper", choices=["raibert"], help="raibert: Table 2 of Raibert & Hodgins 1991")
     p.add_argument("--seconds", type=number(0, 600, above=True), default=30.0, help="simulated time per experiment [s]")
-    p.add_argument("--out", default="report-raibert", metavar="DIR",
+    p.add_argument("--out-dir", "--out", dest="out", default="report-raibert", metavar="DIR",
                    help="folder for table2.md, table2.csv and the plots (default report-raibert)")
     p.set_defaults(func=cmd_report)
 
