@@ -218,3 +218,22 @@ def test_one_output_convention_with_the_old_spellings_kept(tmp_path, capsys):
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["run", "kangaroo", "--seconds", "0.5", "--out", str(tmp_path / "k.npz")]) == 0
     assert (tmp_path / "k.npz").exists()
+
+
+def test_a_thousand_bone_chain_loads_and_a_cycle_is_found(tmp_path):
+    """The spec check is linear in the bones (a chain was quadratic in its
+    depth); no timing is asserted, a hang would show as a slow test."""
+    from gaitforge.errors import SpecError
+    from gaitforge.io.spec_files import load_spec
+    bone = ("  - {{name: b{i}, parent: {parent}, pos: [0.1, 0, 0], joint: {{type: hinge, stiffness: 10}}, "
+            "shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0.1, 0, 0]}}]}}\n")
+    text = "name: chain\nbones:\n  - {name: b0, parent: null, joint: {type: free}, " \
+           "shapes: [{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0.1, 0, 0]}]}\n"
+    text += "".join(bone.format(i=i, parent=f"b{i - 1}") for i in range(1, 1000))
+    path = tmp_path / "chain.yaml"
+    path.write_text(text)
+    assert len(load_spec(path).bones) == 1000
+    path.write_text(text.replace("{name: b1, parent: b0,", "{name: b1, parent: b2,"))
+    with pytest.raises(SpecError) as err:
+        load_spec(path)
+    assert str(err.value) == f"{path}: bones[1].parent: cycle in the bone tree: b1 -> b2 -> b1"

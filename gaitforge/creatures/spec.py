@@ -397,15 +397,19 @@ class CreatureSpec:
         for i, b in enumerate(self.bones[1:], start=1):
             if b.parent not in names:
                 raise SpecError(f"bones[{i}].parent", f"unknown parent bone {brief(b.parent)}")
-        # Cycles: every chain of parents must reach the root.
+        # Cycles: every chain of parents must reach the root. Bones already
+        # known to reach it end a walk, so the check is linear in the bones.
         parent = {b.name: b.parent for b in self.bones}
+        rooted: set[str] = set()
         for i, b in enumerate(self.bones):
-            chain, node = [], b.name
-            while node is not None:
-                if node in chain:
+            chain, on_chain, node = [], set(), b.name
+            while node is not None and node not in rooted:
+                if node in on_chain:
                     raise SpecError(f"bones[{i}].parent", f"cycle in the bone tree: {' -> '.join(chain + [node])}")
                 chain.append(node)
+                on_chain.add(node)
                 node = parent[node]
+            rooted.update(chain)
         order = {n: i for i, n in enumerate(seen)}
         for i, b in enumerate(self.bones[1:], start=1):
             if order[b.parent] > i:
