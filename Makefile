@@ -37,6 +37,7 @@ KERNEL_TESTS := tests/test_modal_core.py tests/test_modal_canonical.py tests/tes
 KERNELS := Haswell SandyBridge $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
 
 test: $(STAMP) $(VALIDATOR)
+	$(VENV)/bin/ruff check gaitforge tests benchmarks
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 	@if [ "$$(uname -m)" = x86_64 ]; then for k in $(KERNELS); do \
 		echo "== modal and gait tests again under OPENBLAS_CORETYPE=$$k"; \
