@@ -237,3 +237,30 @@ def test_a_thousand_bone_chain_loads_and_a_cycle_is_found(tmp_path):
     with pytest.raises(SpecError) as err:
         load_spec(path)
     assert str(err.value) == f"{path}: bones[1].parent: cycle in the bone tree: b1 -> b2 -> b1"
+
+
+def test_long_runs_show_progress_on_a_terminal_only():
+    import io
+    from gaitforge.cli.progress import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    with progress_bar("run", 60.0, stream=io.StringIO()) as advance:
+        assert advance is None                      # not a terminal (CI, pipes)
+    with progress_bar("run", 60.0, quiet=True, stream=Terminal()) as advance:
+        assert advance is None                      # --quiet
+    with progress_bar("run", 5.0, stream=Terminal()) as advance:
+        assert advance is None                      # too short to need one
+    term = Terminal()
+    with progress_bar("run", 60.0, stream=term) as advance:
+        advance(30.0)
+    assert "run" in term.getvalue()
+
+
+def test_the_run_loop_reports_simulated_time():
+    from gaitforge.control.raibert import catalog
+    seen = []
+    catalog.simulate("kangaroo", "hop", 3.0, 3.0, progress=seen.append)
+    assert seen == pytest.approx([0.0, 1.0, 2.0], abs=0.01)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
 from pathlib import Path
 
@@ -27,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
     p.add_argument("--seconds", type=number(0, 3600, above=True), default=10.0, help="simulated time [s] (default 10)")
     p.add_argument("--scale", type=number(0.05, 20), default=1.0, metavar="L", help="dynamic scaling factor (Table 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
                    help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
     p.set_defaults(func=cmd_run)
@@ -65,12 +67,15 @@ def cmd_run(args) -> int:
     if args.path:
         from gaitforge.io.paths import load_path
         path = load_path(args.path)
-    with warnings.catch_warnings(record=True) as caught:
+    from gaitforge.cli.progress import progress_bar
+
+    with warnings.catch_warnings(record=True) as caught, \
+            progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet) as advance:
         warnings.simplefilter("always")
         character, rollout = catalog.simulate(args.creature, gait, speed, args.seconds, path=path,
-                                              scale=args.scale)
+                                              scale=args.scale, progress=advance)
     for w in caught:
-        console.print(f"[yellow]warning:[/yellow] {w.message}")
+        print(f"gaitforge: warning: {w.message}", file=sys.stderr)
     sim = rollout.clip.duration
     console.print(f"{character.name} {gait}: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
                   f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")

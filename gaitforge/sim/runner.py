@@ -95,7 +95,7 @@ def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, 
 def run(character: Character, controller: Controller, seconds: float, *, control_dt: float | None = None,
         record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = _OWN,
         stop_on_fall: bool = True, perturb: Callable[[float, mujoco.MjData], None] | None = None,
-        model: mujoco.MjModel | None = None) -> Rollout:
+        model: mujoco.MjModel | None = None, progress: Callable[[float], None] | None = None) -> Rollout:
     """Simulate ``seconds`` of ``controller`` driving ``character``: the one
     run loop of the library.
 
@@ -107,7 +107,9 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     copied, never changed. Left out, ``control_dt``, the model's preparation
     and ``fall_check`` are the controller's own (``sim.controller``: its
     ``control_dt``, ``prepare_model``, ``fall_check``, else 0.002 s, none,
-    none); a ``model`` given is used as it is.
+    none); a ``model`` given is used as it is. ``progress(t)`` is called
+    with the simulated time [s] about once per simulated second (for
+    progress bars).
     """
     import time as _time
 
@@ -130,6 +132,7 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     # Falls develop over tenths of a second: checking every ~20 ms is enough
     # and keeps Python's share of the step small.
     check_every = max(1, int(round(0.02 / control_dt)))
+    report_every = max(1, int(round(1.0 / control_dt)))
     frames, contacts, grfs, states = [], [], [], []
     fall = None
     start = _time.perf_counter()
@@ -150,6 +153,8 @@ def run(character: Character, controller: Controller, seconds: float, *, control
                     break
         if perturb is not None:
             perturb(float(d.time), d)
+        if progress is not None and k % report_every == 0:
+            progress(float(d.time))
         controller.compute(m, d)
         mujoco.mj_step(m, d, nstep=nstep)
         if not math.isfinite(float(d.qpos.sum())):  # NaN/inf propagate into the sum
