@@ -264,3 +264,14 @@ def test_the_run_loop_reports_simulated_time():
     seen = []
     catalog.simulate("kangaroo", "hop", 3.0, 3.0, progress=seen.append)
     assert seen == pytest.approx([0.0, 1.0, 2.0], abs=0.01)
+
+
+def test_a_path_files_speed_is_used_and_a_clamped_speed_reported_as_used(tmp_path, capsys):
+    path = tmp_path / "p.yaml"
+    path.write_text("waypoints: [[0, 0], [6, 0]]\nspeed: 0.8\n")
+    assert main(["run", "raibert_biped", "--path", str(path), "--seconds", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "raibert_biped run at 0.8 m/s" in out and "│ desired speed         │     0.8 │" in out
+    assert main(["run", "raibert_quadruped", "--speed", "9", "--seconds", "3"]) == 0
+    captured = capsys.readouterr()
+    assert "raibert_quadruped trot at 2 m/s" in captured.out and "clamped" in captured.err

@@ -56,9 +56,6 @@ def cmd_run(args) -> int:
     r = catalog.runner(args.creature)
     gait = match(args.gait, r.speed_ranges) or args.gait if args.gait else r.default_gait
     r.check_gait(gait)
-    speed = r.default_speed if args.speed is None else args.speed
-    if args.seconds <= 0:
-        raise GaitforgeError(f"--seconds must be positive, got {args.seconds}")
     if args.output:
         from gaitforge.io.atomic import check_output
         from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
@@ -67,6 +64,12 @@ def cmd_run(args) -> int:
     if args.path:
         from gaitforge.io.paths import load_path
         path = load_path(args.path)
+    # --speed, else the path file's speed, else the gait's default; reported as the
+    # controller uses it (clamped into the gait's range, which it warns about).
+    speed = args.speed if args.speed is not None else path.speed if path is not None and path.speed is not None \
+        else r.default_speed
+    lo, hi = r.speed_range(gait, args.scale)
+    used = min(max(speed, lo), hi)
     from gaitforge.cli.progress import progress_bar
 
     with warnings.catch_warnings(record=True) as caught, \
@@ -86,8 +89,8 @@ def cmd_run(args) -> int:
     else:
         settle = min(5.0, 0.3 * sim)
         try:
-            console.print(_measures_table(f"{character.name} {gait} at {speed:g} m/s",
-                                          measure_run(character, rollout, speed, settle)))
+            console.print(_measures_table(f"{character.name} {gait} at {used:g} m/s",
+                                          measure_run(character, rollout, used, settle)))
         except GaitforgeError as exc:
             console.print(f"no measurements: {exc}")
     if args.output:
