@@ -275,3 +275,21 @@ def test_a_path_files_speed_is_used_and_a_clamped_speed_reported_as_used(tmp_pat
     assert main(["run", "raibert_quadruped", "--speed", "9", "--seconds", "3"]) == 0
     captured = capsys.readouterr()
     assert "raibert_quadruped trot at 2 m/s" in captured.out and "clamped" in captured.err
+
+
+def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, monkeypatch):
+    """A failure while writing the second output leaves neither (nor any temporary file)."""
+    from gaitforge.io import recipe_files
+
+    def broken(recipe, path):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(recipe_files, "save_recipe", broken)
+    with pytest.raises(OSError):
+        main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
+              "--save-recipe", str(tmp_path / "t.yaml")])
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
+                 "--save-recipe", str(tmp_path / "t.yaml")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz", "t.yaml"]

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except _ArgumentError as exc:
-        print(f"gaitforge: error: {_line(exc)}", file=sys.stderr)
+        print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
         return 2
     # Warnings reach a CLI user as one plain line, not a source listing.
     previous = warnings.formatwarning
@@ -83,10 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except NotMetError as exc:
-        print(f"gaitforge: error: {_line(exc)}", file=sys.stderr)
+        print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
         return 1
     except GaitforgeError as exc:
-        print(f"gaitforge: error: {_line(exc)}", file=sys.stderr)
+        print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gaitforge: interrupted", file=sys.stderr)

@@ -137,14 +137,18 @@ def cmd_simulate(args) -> int:
         console.print(f"travel {r.distance:.3f} m ({s.body_lengths:.2f} body lengths, dx {r.displacement[0]:+.3f} m), "
                       f"speed {s.speed:.3f} m/s, work {s.work:.3f} J, cost of transport {s.cost_of_transport:.3g}, "
                       f"cycle residual {s.cycle_residual:.3g}")
-    if args.out:
-        from gaitforge.io.clipfiles import save_motion
-        save_motion(character, r.clip, args.out)
-        console.print(f"wrote {args.out}")
-    if args.traces:
-        from gaitforge.io.modal_traces import save_traces
-        save_traces(character, r, args.traces)
-        console.print(f"wrote {args.traces}")
+    from gaitforge.io.atomic import atomic_paths
+    from gaitforge.io.clipfiles import save_motion
+    from gaitforge.io.modal_traces import save_traces
+
+    with atomic_paths(args.out, args.traces) as (tmp_out, tmp_traces):  # both files or neither
+        if tmp_out is not None:
+            save_motion(character, r.clip, tmp_out)
+        if tmp_traces is not None:
+            save_traces(character, r, tmp_traces)
+    for path in (args.out, args.traces):
+        if path:
+            console.print(f"wrote {path}")
     return status
 
 
@@ -177,8 +181,12 @@ def cmd_landscape(args) -> int:
         task = bar.add_task("cells", total=grid * grid, info="")
         ls = landscape(problem, mags, phases, freq, workers=args.workers, ray=args.ray,
                        progress=lambda n: bar.update(task, completed=n))
-    save_landscape_csv(ls, out / "landscape.csv")
-    save_landscape_png(ls, out / "landscape.png")
+    from gaitforge.io.atomic import atomic_paths
+
+    with atomic_paths(out / "landscape.csv", out / "landscape.png") as temps:  # both or neither
+        csv_path, png_path = (p for p in temps if p is not None)
+        save_landscape_csv(ls, csv_path)
+        save_landscape_png(ls, png_path)
     i, j = ls.optimum()
     kind = "non-cyclic" if ls.non_cyclic[i, j] else "cyclic"
     console.print(f"optimum: {ls.distance[i, j]:.3f} m at magnitude {ls.magnitudes[i]:.4g}, "

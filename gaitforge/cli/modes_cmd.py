@@ -94,20 +94,25 @@ def cmd_modes(args) -> int:
                         f" ({basis.n_rigid} rigid, stiffness ×{scale:.4g}"
                         f"{', gravity' if args.gravity else ''}"
                         f"{', ' + ' '.join(args.constrain) if args.constrain else ''})")
-    for col, justify in (("#", "right"), ("Hz", "right"), ("symmetry", "left"), ("description", "left")):
-        table.add_column(col, justify=justify)
+    table.add_column("#", justify="right")
+    table.add_column("Hz", justify="right")
+    table.add_column("symmetry")
+    table.add_column("description")
     for d in descriptions:
         table.add_row(str(d.index), f"{d.frequency:.3f}", d.symmetry, d.summary())
     console.print(table)
-    if args.json:
-        from gaitforge.io.atomic import write_text
-        write_text(args.json, json.dumps(modes_payload(character, basis, descriptions), indent=2) + "\n")
-        console.print(f"wrote {args.json}")
-    if args.sheet:
-        from gaitforge.io.mode_sheet import save_mode_sheet
-        labels = [f"{d.index}: {d.frequency:.2f} Hz  {d.name}" for d in descriptions]
-        save_mode_sheet(args.sheet, character, basis, labels)
-        console.print(f"wrote {args.sheet}")
+    from gaitforge.io.atomic import atomic_paths, write_text
+    from gaitforge.io.mode_sheet import save_mode_sheet
+
+    with atomic_paths(args.json, args.sheet) as (tmp_json, tmp_sheet):  # both files or neither
+        if tmp_json is not None:
+            write_text(tmp_json, json.dumps(modes_payload(character, basis, descriptions), indent=2) + "\n")
+        if tmp_sheet is not None:
+            labels = [f"{d.index}: {d.frequency:.2f} Hz  {d.name}" for d in descriptions]
+            save_mode_sheet(tmp_sheet, character, basis, labels)
+    for path in (args.json, args.sheet):
+        if path:
+            console.print(f"wrote {path}")
     return 0
 
 

@@ -165,11 +165,15 @@ def cmd_animate(args) -> int:
     if recipe.description:
         console.print(recipe.description)
     analyse(char, clip)
-    save_clip(char, clip, out)
+    from gaitforge.io.atomic import atomic_paths
+    from gaitforge.io.recipe_files import save_recipe
+
+    with atomic_paths(out, args.save_recipe) as (tmp_clip, tmp_recipe):  # both files or neither
+        save_clip(char, clip, tmp_clip)
+        if tmp_recipe is not None:
+            save_recipe(recipe, tmp_recipe)
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")
     if args.save_recipe:
-        from gaitforge.io.recipe_files import save_recipe
-        save_recipe(recipe, args.save_recipe)
         console.print(f"wrote {args.save_recipe}")
     return 0
 

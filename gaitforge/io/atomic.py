@@ -37,6 +37,38 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
         raise
 
 
+@contextlib.contextmanager
+def atomic_paths(*paths: str | os.PathLike | None) -> Iterator[list[Path | None]]:
+    """Several outputs of one command, written together or not at all: yield
+    a temporary path beside each target (None stays None); when the block
+    succeeds every temporary file replaces its target, on any exception
+    (Ctrl-C and termination included) all of them are removed and no target
+    is touched."""
+    temps: list[Path | None] = []
+    try:
+        for path in paths:
+            if path is None:
+                temps.append(None)
+                continue
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
+            os.close(fd)
+            temps.append(Path(name))
+        yield temps
+        umask = os.umask(0)
+        os.umask(umask)
+        for temp, path in zip(temps, paths):
+            if temp is not None and path is not None:
+                os.chmod(temp, 0o666 & ~umask)
+                os.replace(temp, Path(path))
+    except BaseException:
+        for temp in temps:
+            if temp is not None:
+                temp.unlink(missing_ok=True)
+        raise
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     with atomic_path(path) as tmp:
