@@ -41,18 +41,17 @@ def _pairs(character, d, plane_y: float, atol: float, mass_rtol: float) -> dict[
     mass within ``mass_rtol`` and the nearest centre of mass to the reflected
     one, within ``atol`` [m]."""
     m = character.model
-
-    def mirrored(x):
-        return np.array([x[0], 2.0 * plane_y - x[1], x[2]])
-
+    ids = {name: m.body(name).id for name in character.labels}
+    groups: dict[tuple, list[int]] = {}  # (side, role, limb) → body ids: one pass, not one per body
+    for name, lab in character.labels.items():
+        groups.setdefault((lab.side, lab.role, lab.limb), []).append(ids[name])
     out = {}
     for name, lab in character.labels.items():
-        b = m.body(name).id
-        target = mirrored(d.xipos[b])
-        cands = [m.body(n).id for n, l2 in character.labels.items()
-                 if l2.side == _OPPOSITE[lab.side] and l2.role == lab.role and l2.limb == lab.limb]
-        dist = [np.linalg.norm(d.xipos[c] - target) for c in cands]
-        if not cands or min(dist) > atol:
+        b = ids[name]
+        target = d.xipos[b] * [1.0, -1.0, 1.0] + [0.0, 2.0 * plane_y, 0.0]
+        cands = groups.get((_OPPOSITE[lab.side], lab.role, lab.limb), [])
+        dist = np.linalg.norm(d.xipos[cands] - target, axis=1) if cands else np.zeros(0)
+        if not cands or dist.min() > atol:
             what = (f" with role {lab.role}" if lab.role else "") + (f" on a {lab.limb} limb" if lab.limb else "")
             raise GaitforgeError(f"{character.name} is not mirror-symmetric at rest: body {name!r} has no mirror "
                                  f"image (no {_OPPOSITE[lab.side]} body{what} at its reflected position)")
