@@ -293,3 +293,14 @@ def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, mon
     assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
                  "--save-recipe", str(tmp_path / "t.yaml")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz", "t.yaml"]
+
+
+def test_too_many_bones_is_a_clear_limit(tmp_path, capsys):
+    bone = ("  - {{name: b{i}, parent: b{p}, pos: [0.1, 0, 0], joint: {{type: hinge, stiffness: 10}}, "
+            "shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0.1, 0, 0]}}]}}\n")
+    text = "name: chain\nbones:\n  - {name: b0, parent: null, joint: {type: free}, " \
+           "shapes: [{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0.1, 0, 0]}]}\n"
+    path = tmp_path / "chain.yaml"
+    path.write_text(text + "".join(bone.format(i=i, p=i - 1) for i in range(1, 5000)))
+    assert main(["modes", str(path)]) == 2
+    assert _err(capsys) == f"gaitforge: error: {path}: bones: at most 1000 bones are supported, got 5000\n"

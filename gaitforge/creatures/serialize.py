@@ -11,7 +11,7 @@ from typing import Any
 
 from gaitforge.errors import SpecError, brief
 from gaitforge.creatures.spec import (
-    Bone, Constraint, ContactPoint, CouplingSpring, CreatureSpec, Inertial, Joint, Shape,
+    MAX_BONES, Bone, Constraint, ContactPoint, CouplingSpring, CreatureSpec, Inertial, Joint, Shape,
 )
 
 _TUPLE_FIELDS = {"fromto", "half_sizes", "radii", "pos", "quat", "com", "inertia", "axis",
@@ -124,6 +124,9 @@ def _joint_pairs(path: str, value: Any) -> tuple:
 
 def spec_from_dict(data: Any) -> CreatureSpec:
     """Validate plain data (as loaded from YAML/JSON) into a :class:`CreatureSpec`."""
+    bones = data.get("bones") if isinstance(data, dict) else None
+    if isinstance(bones, list) and len(bones) > MAX_BONES:  # before building thousands of bones
+        raise SpecError("bones", f"at most {MAX_BONES} bones are supported, got {len(bones)}")
     kw = _build("", data, CreatureSpec, {
         "bones": lambda p, v: _list(p, v, _bone),
         "contacts": lambda p, v: _list(p, v, lambda pp, vv: ContactPoint(**_build(pp, vv, ContactPoint))),

@@ -39,6 +39,9 @@ SIZE = (1e-5, 1e4)      # [m] radii, half sizes
 REACH = 1e4             # [m] largest |coordinate| of a position
 MASS = (1e-9, 1e7)      # [kg]
 DENSITY = (1e-6, 1e6)   # [kg/m^3]
+# MuJoCo's compiler takes ~5 s for a 1000-body chain here and the dense modal
+# eigensolver grows with the cube of the DOFs: larger creatures get a clear limit.
+MAX_BONES = 1000
 
 
 def _finite(path: str, value: float, *, positive: bool = False, nonneg: bool = False,
@@ -382,6 +385,8 @@ class CreatureSpec:
             _finite("ground_clearance", self.ground_clearance)
         if not self.bones:
             raise SpecError("bones", "a creature needs at least one bone")
+        if len(self.bones) > MAX_BONES:
+            raise SpecError("bones", f"at most {MAX_BONES} bones are supported, got {len(self.bones)}")
         seen: dict[str, int] = {}
         for i, b in enumerate(self.bones):
             path = f"bones[{i}]"

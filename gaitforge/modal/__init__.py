@@ -23,6 +23,7 @@ from gaitforge.modal.parse import parse_constraint, resolve_body, resolve_constr
 from gaitforge.modal.symmetry import mirror_matrix
 
 METHODS = ("generalized", "full")
+MAX_DOFS = 3000  # a dense generalized eigenproblem of this size takes tens of seconds on two cores
 
 __all__ = ["METHODS", "ModalBasis", "compute_modes", "mirror_matrix", "parse_constraint", "rayleigh",
            "resolve_body"]
@@ -60,6 +61,9 @@ def compute_modes(character, *, count: int | None = None, constraints=(), gravit
     if not isinstance(rayleigh, (tuple, list)) or len(rayleigh) != 2:
         raise GaitforgeError(f"rayleigh must be a pair (alpha, beta), got {rayleigh!r}")
     ab = (_check_number("rayleigh alpha", rayleigh[0]), _check_number("rayleigh beta", rayleigh[1]))
+    if character.nv > MAX_DOFS:
+        raise GaitforgeError(f"{character.name} has {character.nv} degrees of freedom; the modal analysis is "
+                             f"limited to {MAX_DOFS} (a dense eigensolver: time grows with the cube of the DOFs)")
     if character.nv == 0:
         raise GaitforgeError(f"{character.name} has no joints: nothing can move, so there are no vibration modes")
     extra = resolve_constraints(character, constraints)
