@@ -251,11 +251,11 @@ def test_long_runs_show_progress_on_a_terminal_only():
         assert advance is None                      # not a terminal (CI, pipes)
     with progress_bar("run", 60.0, quiet=True, stream=Terminal()) as advance:
         assert advance is None                      # --quiet
-    with progress_bar("run", 5.0, stream=Terminal()) as advance:
+    with progress_bar("run", 5.0, worth_it=False, stream=Terminal()) as advance:
         assert advance is None                      # too short to need one
     term = Terminal()
-    with progress_bar("run", 60.0, stream=term) as advance:
-        advance(30.0)
+    with progress_bar("run", 60.0, stream=term, unit="s") as advance:
+        advance(30.0, info="halfway")
     assert "run" in term.getvalue()
 
 

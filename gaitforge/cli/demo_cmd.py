@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from gaitforge.cli.creatures_cmd import summary_table
 from gaitforge.cli.motion_cmd import analyse, console, recipe_table, save_clip
@@ -16,7 +17,7 @@ from gaitforge.creatures.character import Character
 DEMO_PRESET = "dog-trot"
 CLIP_SECONDS = 4.0      # the glTF / BVH / NPZ clip: a few strides at 60 frames/s
 VIDEO_SECONDS = 2.0     # the MP4 is cut short: software rendering costs ~0.1-0.3 s a frame
-VIDEO = dict(fps=25.0, width=400, height=300)
+VIDEO: dict[str, Any] = dict(fps=25.0, width=400, height=300)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

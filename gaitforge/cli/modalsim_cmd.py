@@ -59,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _workers_args(p) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--workers", type=number(1, 1024, integer=True), metavar="K", help="local worker processes (default: all cores)")
     p.add_argument("--ray", metavar="auto|ADDRESS", help="evaluate on a Ray cluster instead (needs gaitforge[cluster])")
 
@@ -152,11 +153,6 @@ def cmd_simulate(args) -> int:
     return status
 
 
-def _progress(total: int, label: str):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                    TimeElapsedColumn(), console=console, transient=False)
 
 
 def cmd_landscape(args) -> int:
@@ -177,10 +173,10 @@ def cmd_landscape(args) -> int:
     problem = ModalProblem(args.creature, modes=(0, 1), seconds=seconds)
     mags = np.linspace(amax / grid, amax, grid)
     phases = np.linspace(0.0, 2.0 * math.pi, grid, endpoint=False)
-    with _progress(grid * grid, "landscape") as bar:
-        task = bar.add_task("cells", total=grid * grid, info="")
-        ls = landscape(problem, mags, phases, freq, workers=args.workers, ray=args.ray,
-                       progress=lambda n: bar.update(task, completed=n))
+    from gaitforge.cli.progress import progress_bar
+
+    with progress_bar("landscape", grid * grid, quiet=args.quiet, unit="cells") as advance:
+        ls = landscape(problem, mags, phases, freq, workers=args.workers, ray=args.ray, progress=advance)
     from gaitforge.io.atomic import atomic_paths
 
     with atomic_paths(out / "landscape.csv", out / "landscape.png") as temps:  # both or neither
@@ -235,11 +231,13 @@ def cmd_optimize(args) -> int:
                            heading=None if heading == "any" else heading)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol)
     ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
-    with _progress(args.budget, f"optimize {args.objective}") as bar:
-        task = bar.add_task("evals", total=args.budget, info="")
+    from gaitforge.cli.progress import progress_bar
+
+    with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
         with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
             res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
-                           progress=lambda n, total, f: bar.update(task, completed=n, info=f"best f {f:.4g}"))
+                           progress=None if advance is None else
+                           lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
     s = res.score
     note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s): "
             f"{s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, cycle residual "

@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 if no suggested recipe passes the gait's footfall check (default: a warning)")
     p.add_argument("--no-pin", action="store_true",
@@ -132,19 +133,19 @@ def analyse(char: Character, clip, diagram: str | None = None, title: str = "") 
     console.print(metrics_table(m, f"classified as {classify_gait(m)}"))
 
 
-def save_clip(char: Character, clip, path, **options) -> None:
+def save_clip(char: Character, clip, path, *, label: str | None = None, quiet: bool = False, **options) -> None:
     """Write ``clip`` (format from the extension; ``options`` go to the
-    writer, e.g. ``width`` for video); videos show a progress bar."""
+    writer, e.g. ``width`` for video); videos show a progress bar on a
+    terminal (``label``: the name to show, default the file's)."""
+    from gaitforge.cli.progress import progress_bar
     from gaitforge.io.clipfiles import save_motion
 
     if Path(path).suffix.lower() not in (".mp4", ".gif"):
         save_motion(char, clip, path, **options)
         return
-    from rich.progress import Progress
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task(f"rendering {Path(path).name}", total=None)
+    with progress_bar(f"rendering {label or Path(path).name}", None, quiet=quiet, unit="frames") as advance:
         save_motion(char, clip, path, **options,
-                    progress=lambda done, total: progress.update(task, completed=done, total=total))
+                    progress=None if advance is None else lambda done, total: advance(done, total))
 
 
 # ------------------------------------------------------------------ commands
@@ -169,7 +170,7 @@ def cmd_animate(args) -> int:
     from gaitforge.io.recipe_files import save_recipe
 
     with atomic_paths(out, args.save_recipe) as (tmp_clip, tmp_recipe):  # both files or neither
-        save_clip(char, clip, tmp_clip)
+        save_clip(char, clip, tmp_clip, label=Path(out).name, quiet=args.quiet)
         if tmp_recipe is not None:
             save_recipe(recipe, tmp_recipe)
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")

@@ -70,10 +70,11 @@ def cmd_run(args) -> int:
         else r.default_speed
     lo, hi = r.speed_range(gait, args.scale)
     used = min(max(speed, lo), hi)
-    from gaitforge.cli.progress import progress_bar
+    from gaitforge.cli.progress import MIN_SECONDS, progress_bar
 
     with warnings.catch_warnings(record=True) as caught, \
-            progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet) as advance:
+            progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet,
+                         worth_it=args.seconds >= MIN_SECONDS, unit="s") as advance:
         warnings.simplefilter("always")
         character, rollout = catalog.simulate(args.creature, gait, speed, args.seconds, path=path,
                                               scale=args.scale, progress=advance)
