@@ -104,29 +104,33 @@ def cmd_run(args) -> int:
 def cmd_report(args) -> int:
     from gaitforge.control.raibert import kangaroo
     from gaitforge.control.raibert.report import report_lines, run_experiments
+    from gaitforge.io.atomic import atomic_paths, check_output_dir
     from gaitforge.io.raibert_report import save_joint_force_plot, save_table, table_markdown
-
-    from gaitforge.io.atomic import check_output_dir
 
     out = check_output_dir(args.out)
     runs = run_experiments(args.seconds, settle=min(10.0, args.seconds / 3),
                            progress=lambda title: console.print(f"running {title} ..."))
     lines = report_lines(runs)
-    save_table(lines, out / "table2.md", out / "table2.csv")
     console.print(table_markdown(lines))
+    standing = []
     for r in runs:
         if r.rollout.fall is not None:
             console.print(f"[red]{r.experiment.title}: {r.rollout.fall}[/red]")
-            continue
-        name = r.experiment.title.lower().replace(" ", "_")
-        if r.experiment.creature == "kangaroo":
-            d = kangaroo.fig6_data(r.character, r.rollout, hops=3, start=args.seconds / 2)
-            save_joint_force_plot(out / f"{name}_fig6.png", d["t"],
-                                  {k: np.degrees(d[k]) for k in ("hip", "knee", "ankle")}, "leg angle [deg]",
-                                  d["fz"], d["stance"],
-                                  "Kangaroo hop: leg angles and vertical ground force (cf. RH91 Fig. 6)")
         else:
-            _robot_plot(r, out / f"{name}_legs.png", args.seconds / 2)
+            name = r.experiment.title.lower().replace(" ", "_")
+            standing.append((r, out / f"{name}_{'fig6' if r.experiment.creature == 'kangaroo' else 'legs'}.png"))
+    # The table and every plot are written together or not at all.
+    with atomic_paths(out / "table2.md", out / "table2.csv", *(p for _, p in standing)) as temps:
+        md, csv, *plots = (t for t in temps if t is not None)
+        save_table(lines, md, csv)
+        for (r, _), path in zip(standing, plots):
+            if r.experiment.creature == "kangaroo":
+                d = kangaroo.fig6_data(r.character, r.rollout, hops=3, start=args.seconds / 2)
+                save_joint_force_plot(path, d["t"], {k: np.degrees(d[k]) for k in ("hip", "knee", "ankle")},
+                                      "leg angle [deg]", d["fz"], d["stance"],
+                                      "Kangaroo hop: leg angles and vertical ground force (cf. RH91 Fig. 6)")
+            else:
+                _robot_plot(r, path, args.seconds / 2)
     console.print(f"wrote {out}/table2.md, {out}/table2.csv and plots")
     return 0
 
