@@ -36,18 +36,16 @@ def cmd_demo(args) -> int:
     from gaitforge.motion.clip import MotionClip
     from gaitforge.motion.synthesis import synthesize
 
-    from gaitforge.io.atomic import check_output_dir
+    from gaitforge.io.atomic import atomic_paths, check_output_dir
 
     start = time.perf_counter()
     out = check_output_dir(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    characters = []
+    characters, stills = [], []
     for name in registry.names():
         c = Character.from_spec(registry.build(name))
         characters.append(c)
-        save_png(out / f"{name}.png", render_still(c))
+        stills.append(render_still(c))
     console.print(summary_table(characters))
-    console.print(f"stills of {len(characters)} creatures written to {out}/")
 
     preset = presets.get(DEMO_PRESET)
     dog = presets.character(preset)
@@ -57,12 +55,21 @@ def cmd_demo(args) -> int:
     console.print(recipe_table(recipe, basis))
     console.print(recipe.description)
     stem = out / "dog_trot"
-    analyse(dog, clip, str(out / "dog_trot_gait.png"), "dog trot: footfalls")
-    save_recipe(recipe, stem.with_suffix(".yaml"))
-    for ext in (".glb", ".bvh", ".npz"):
-        save_clip(dog, clip, str(stem.with_suffix(ext)))
     short = MotionClip(clip.fps, clip.qpos[:int(VIDEO_SECONDS * clip.fps) + 1], clip.character_name)
-    save_clip(dog, short, stem.with_suffix(".mp4"), **VIDEO)
+    targets = [out / f"{c.name}.png" for c in characters] + \
+        [out / "dog_trot_gait.png"] + [stem.with_suffix(ext) for ext in (".yaml", ".glb", ".bvh", ".npz", ".mp4")]
+    # Every file of the demo is written together or not at all.
+    with atomic_paths(*targets) as temps:
+        paths = [t for t in temps if t is not None]
+        for image, path in zip(stills, paths):
+            save_png(path, image)
+        gait_png, yaml_path, glb, bvh, npz, mp4 = paths[len(stills):]
+        analyse(dog, clip, str(gait_png), "dog trot: footfalls")
+        save_recipe(recipe, yaml_path)
+        for path in (glb, bvh, npz):
+            save_clip(dog, clip, str(path))
+        save_clip(dog, short, mp4, label="dog_trot.mp4", **VIDEO)
+    console.print(f"stills of {len(characters)} creatures written to {out}/")
     written = ", ".join(f"dog_trot{s}" for s in (".glb", ".bvh", ".mp4", ".npz", ".yaml")) + ", dog_trot_gait.png"
     console.print(f"dog trot written to {out}/: {written} ({time.perf_counter() - start:.0f} s in all)")
     return 0
