@@ -119,3 +119,20 @@ def max_subspace_angle(A: np.ndarray, B: np.ndarray) -> float:
 def pendulum_frequency(k: float, mgd: float, inertia: float) -> float:
     """f [Hz] of a 1-DOF rotor: stiffness k + m g d over the inertia about the pivot."""
     return math.sqrt((k + mgd) / inertia) / (2.0 * math.pi)
+
+
+def character_named(name: str):
+    """A built-in creature, or one of dm_control's MJCF models (``dog.xml``,
+    ``humanoid_CMU.xml``; the test is skipped without dm_control)."""
+    import os
+    import warnings
+
+    import pytest
+
+    from gaitforge.io.creature_files import load_character
+    if not name.endswith(".xml"):
+        return load_character(name)
+    dm_control = pytest.importorskip("dm_control")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_character(os.path.join(os.path.dirname(dm_control.__file__), "suite", name))

@@ -10,11 +10,10 @@ in ``test_modal_canonical.py``.
 """
 import copy
 import dataclasses
-import os
-import warnings
 
 import numpy as np
 import pytest
+from modal_specs import character_named
 
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
@@ -30,16 +29,6 @@ GAITED = ("dog", "human", "human_run", "gorilla")  # built-ins with labelled fee
 CASES = [(name, gait) for name in GAITED
          for gait in heuristics.GAITS[heuristics.creature_kind(Character.from_spec(registry.build(name)))]]
 IMPORTED = [("dog.xml", "trot"), ("humanoid_CMU.xml", "walk")]
-
-
-def _character(name: str) -> Character:
-    if name.endswith(".xml"):
-        dm_control = pytest.importorskip("dm_control")
-        from gaitforge.io.import_mjcf import load_character_from_mjcf
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return load_character_from_mjcf(os.path.join(os.path.dirname(dm_control.__file__), "suite", name))
-    return Character.from_spec(registry.build(name))
 
 
 def perturbed(c: Character, rel: float = 1e-9, seed: int = 0) -> Character:
@@ -86,7 +75,7 @@ def _check(c, basis_of, make):
 
 @pytest.mark.parametrize("name,gait", CASES + IMPORTED)
 def test_suggested_gait_ignores_signs_and_tiny_stiffness_changes(name, gait):
-    c = _character(name)
+    c = character_named(name)
     _check(c, lambda ch: compute_modes(ch, count=heuristics.POOL), lambda ch, b: heuristics.suggest(ch, gait, b))
 
 
@@ -98,7 +87,7 @@ def test_presets_ignore_signs_and_tiny_stiffness_changes(name):
 
 
 def test_flipping_a_mode_shifts_its_phase_by_half_a_cycle():
-    c = _character("dog")
+    c = character_named("dog")
     basis = compute_modes(c, count=heuristics.POOL)
     r0 = heuristics.suggest(c, "trot", basis)
     flip = np.ones(basis.count)

@@ -3,11 +3,10 @@ rotation inside a group of (nearly) equal frequencies the eigensolver
 returns, the modes come out the same; a tiny stiffness change moves them
 only a little; ties in the sign rule are broken by DOF order."""
 import copy
-import os
-import warnings
 
 import numpy as np
 import pytest
+from modal_specs import character_named
 from scipy.stats import ortho_group
 
 from gaitforge.creatures import registry
@@ -16,16 +15,6 @@ from gaitforge.modal import canonical, compute_modes
 from gaitforge.modal.symmetry import mirror_of
 
 NAMES = registry.names() + ["dog.xml", "humanoid_CMU.xml"]
-
-
-def _character(name: str) -> Character:
-    if name.endswith(".xml"):
-        dm_control = pytest.importorskip("dm_control")
-        from gaitforge.io.import_mjcf import load_character_from_mjcf
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return load_character_from_mjcf(os.path.join(os.path.dirname(dm_control.__file__), "suite", name))
-    return Character.from_spec(registry.build(name))
 
 
 def test_sign_rule_breaks_mirror_ties_by_dof_order():
@@ -48,7 +37,7 @@ def test_groups_by_relative_spread():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_rotations_and_sign_flips_inside_clusters_are_undone(name):
-    c = _character(name)
+    c = character_named(name)
     basis = compute_modes(c)
     M, K, P = basis.mass_matrix, basis.stiffness_matrix, mirror_of(c)
     rng = np.random.default_rng(7)
@@ -72,7 +61,7 @@ def test_rotations_and_sign_flips_inside_clusters_are_undone(name):
 
 @pytest.mark.parametrize("name", ["loop", "raibert_quadruped", "human_run", "dog", "human"])
 def test_tiny_asymmetric_stiffness_change_moves_modes_a_little(name):
-    c = _character(name)
+    c = character_named(name)
     m = copy.copy(c.model)
     m.jnt_stiffness[:] = m.jnt_stiffness * (1.0 + 1e-9 * np.random.default_rng(3).uniform(-1, 1, m.njnt))
     pc = Character(m, c.rest_qpos, name=c.name, labels=c.labels, joints=c.joints, constraints=c.constraints,
@@ -82,7 +71,7 @@ def test_tiny_asymmetric_stiffness_change_moves_modes_a_little(name):
 
 
 def test_equal_frequencies_of_a_mirror_creature_are_mirror_images_of_themselves():
-    c = _character("loop")
+    c = character_named("loop")
     basis, P = compute_modes(c), mirror_of(c)
     assert P is not None
     pairs = [g for g in canonical.groups(basis.eigenvalues, canonical.DEGENERATE_RTOL) if len(g) == 2]
