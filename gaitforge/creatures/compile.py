@@ -177,22 +177,22 @@ def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
         t.springlength = [s.rest, s.rest]
         for joint, coef in s.joints:
             t.wrap_joint(joint, coef)
-    for c in spec.constraints:
-        if not c.simulate:
+    for con in spec.constraints:
+        if not con.simulate:
             continue
-        if c.kind == "lock":
+        if con.kind == "lock":
             # A weld to the world would also pin the position; orientation-only
             # locks shape the modal analysis but are not simulated.
             continue
-        other = c.other if c.kind == "loop" else "world"
-        anchors = [np.asarray(c.point, float)]
-        if c.axis is not None:  # hinge closure: two ball sockets along the axis
-            axis = np.asarray(c.axis, float) / np.linalg.norm(c.axis)
+        other = con.other if con.kind == "loop" else "world"
+        anchors = [np.asarray(con.point, float)]
+        if con.axis is not None:  # hinge closure: two ball sockets along the axis
+            axis = np.asarray(con.axis, float) / np.linalg.norm(con.axis)
             anchors = [anchors[0] - 0.02 * axis, anchors[0] + 0.02 * axis]
         for i, a in enumerate(anchors):
-            eq = mj.add_equality(name=f"{c.name}_{i}" if len(anchors) > 1 else c.name,
+            eq = mj.add_equality(name=f"{con.name}_{i}" if len(anchors) > 1 else con.name,
                                  type=mujoco.mjtEq.mjEQ_CONNECT, objtype=mujoco.mjtObj.mjOBJ_BODY,
-                                 name1=c.bone, name2=other)
+                                 name1=con.bone, name2=other)
             eq.data[:3] = a
     return mj
 

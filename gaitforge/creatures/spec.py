@@ -13,12 +13,25 @@ file name.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from gaitforge.errors import SpecError, brief
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
+
+
+def vec3(values: Iterable) -> Vec3:
+    """``tuple(float(x) for x in values)``, typed as a 3-vector (the length is
+    not checked here: validation does that)."""
+    return cast(Vec3, tuple(float(x) for x in values))
+
+
+def quat4(values: Iterable) -> Quat:
+    """``tuple(float(x) for x in values)``, typed as a quaternion (see :func:`vec3`)."""
+    return cast(Quat, tuple(float(x) for x in values))
 
 SHAPE_KINDS = ("box", "capsule", "ellipsoid", "sphere")
 JOINT_TYPES = ("ball", "fixed", "free", "hinge", "planar", "slide")
@@ -429,16 +442,16 @@ class CreatureSpec:
                 raise SpecError(f"contacts[{i}].name", f"duplicate contact point name {brief(c.name)}")
             cnames.add(c.name)
         knames: set[str] = set()
-        for i, c in enumerate(self.constraints):
-            c.validate(f"constraints[{i}]")
-            bone_ref(f"constraints[{i}].bone", c.bone)
-            if c.other is not None:
-                bone_ref(f"constraints[{i}].other", c.other)
-                if c.other == c.bone:
-                    raise SpecError(f"constraints[{i}].other", f"a loop needs two different bones, got {brief(c.other)} twice")
-            if c.name in knames:
-                raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {brief(c.name)}")
-            knames.add(c.name)
+        for i, con in enumerate(self.constraints):
+            con.validate(f"constraints[{i}]")
+            bone_ref(f"constraints[{i}].bone", con.bone)
+            if con.other is not None:
+                bone_ref(f"constraints[{i}].other", con.other)
+                if con.other == con.bone:
+                    raise SpecError(f"constraints[{i}].other", f"a loop needs two different bones, got {brief(con.other)} twice")
+            if con.name in knames:
+                raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {brief(con.name)}")
+            knames.add(con.name)
         hinge_like = {b.name for b in self.bones if b.joint.type in ("hinge", "slide")}
         for i, s in enumerate(self.springs):
             s.validate(f"springs[{i}]")

@@ -27,7 +27,7 @@ import threading
 import weakref
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, cast
 
 import mujoco
 import numpy as np
@@ -281,7 +281,7 @@ def _describe(character: Character, basis, scratch: "_Scratch") -> tuple[ModeDes
         reach = max((math.hypot(f.forward, f.vertical) for f in feet), default=0.0)
         desc = ModeDescription(
             i, float(basis.frequencies[i]), "", sym, share, sagittal[i], dict(zip(region_names, motion[i])),
-            dict(zip(region_names, bends[i])), tuple(axes[i]), feet,
+            dict(zip(region_names, bends[i])), cast(tuple[float, float, float], tuple(axes[i])), feet,
             dict(zip([n for n, _ in knees], knee_bend[i])), _phases(feet, pairs, 0.2 * reach))
         # Joint bends along the tree, then across ring closures: (3, joints) about x, y, z.
         seq = None  # only legless creatures are named by their bends

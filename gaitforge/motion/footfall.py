@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gaitforge.creatures.spec import vec3
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 FOOT_SUFFIXES = ("_foot", "_knuckle")  # knuckle-walkers bear weight on their knuckles
@@ -43,7 +44,7 @@ def _foot(character, name: str, body: str, point) -> Foot:
     lab = character.labels[body]
     limb = lab.limb or _from_name(name, ("front", "rear"))
     side = lab.side if lab.side != "center" else (_from_name(name, ("left", "right")) or "center")
-    return Foot(name, body, tuple(float(x) for x in point), limb, side)
+    return Foot(name, body, vec3(point), limb, side)
 
 
 def _site_foot(character, name: str) -> Foot:

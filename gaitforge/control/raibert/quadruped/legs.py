@@ -14,6 +14,7 @@ rest lengths are in metres from the full (relaxed) length ``LEG_LENGTH``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -59,7 +60,11 @@ from gaitforge.control.raibert.quadruped.kernel import (
     LOG_SIZE,
     set_mode,
 )
-from gaitforge.control.raibert.quadruped.virtual_legs import GAITS
+from gaitforge.control.raibert.quadruped.virtual_legs import GAITS, GaitPattern
+
+if TYPE_CHECKING:
+    from gaitforge.control.raibert.quadruped.gains import QuadrupedGains
+    from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
 
@@ -67,6 +72,30 @@ _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")
 
 class LegEvents:
     """Command handling and state views of the quadruped runner."""
+
+    # Set by the runner (QuadrupedRunner.__init__, reset, _bind).
+    _F: np.ndarray
+    _I: np.ndarray
+    _fsm: PhaseMachine
+    _timers: list[StanceTimer]
+    _events: list[tuple[float, str]]
+    _next_cmd: int
+    _cmd_time: float | None
+    _qpos: np.ndarray
+    _stiff: np.ndarray
+    _damp: np.ndarray
+    _frc: np.ndarray
+    gait: str
+    speed: float
+    pattern: GaitPattern
+    pairs: tuple[tuple[int, int], tuple[int, int]]
+    g: QuadrupedGains
+    gains: dict[str, QuadrupedGains]
+    schedule: tuple[tuple[float, str, float], ...]
+    path: WaypointPath | None
+    follower: PathFollower | None
+    control_dt: float
+    hip_xy: list[tuple[float, ...]]
 
     active = slot("_I", I_ACTIVE, int)          # virtual leg now in use (0 or 1)
     staggered = slot("_I", I_STAGGERED, bool)  # the active gait's pairs land staggered now
