@@ -20,6 +20,7 @@ several MuJoCo joints get suffixes: ``planar`` → ``NAME_x``, ``NAME_z``,
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -69,8 +70,8 @@ def _add_joints(body, bone: Bone) -> None:
         return
     if j.type == "ball" and len(names) == 3:
         rest = j.rest if isinstance(j.rest, tuple) else (0.0, 0.0, 0.0)
-        for name, axis, k, r in zip(names, np.eye(3), j.stiffness3, rest):
-            mj = body.add_joint(name=name, type=mujoco.mjtJoint.mjJNT_HINGE, axis=axis)
+        for name, hinge_axis, k, r in zip(names, np.eye(3), j.stiffness3, rest):
+            mj = body.add_joint(name=name, type=mujoco.mjtJoint.mjJNT_HINGE, axis=hinge_axis)
             mj.stiffness[0], mj.damping[0], mj.armature, mj.springref = k, j.damping, j.armature, r
         return
     kind = {"hinge": mujoco.mjtJoint.mjJNT_HINGE, "slide": mujoco.mjtJoint.mjJNT_SLIDE,
@@ -129,7 +130,8 @@ def _decorate(spec: mujoco.MjSpec, friction: float) -> None:
     floor.material = "grid"
     floor.friction = [friction, 0.005, 0.0001]
     floor.contype, floor.conaffinity = _GROUND_CONTYPE, _CREATURE_CONTYPE
-    spec.worldbody.add_light(name="sun", pos=[0, 0, 6], dir=[0, 0.3, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL, castshadow=False)
+    spec.worldbody.add_light(name="sun", pos=[0, 0, 6], dir=[0, 0.3, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+                             castshadow=False)
     spec.visual.headlight.ambient = [0.35, 0.35, 0.35]
     spec.visual.headlight.diffuse = [0.5, 0.5, 0.5]
 
@@ -161,7 +163,7 @@ def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
     mj.option.impratio = 10.0
     mj.compiler.degree = False
     _decorate(mj, spec.friction)
-    bodies = {}
+    bodies: dict[str, Any] = {}  # mujoco.MjsBody by bone name
     for bone in spec.bones:
         parent = mj.worldbody if bone.parent is None else bodies[bone.parent]
         bodies[bone.name] = _add_body(parent, bone, spec.friction)

@@ -197,7 +197,8 @@ class Joint:
                     raise SpecError(f"{path}.rest", "a ball joint's rest is a rotation vector of 3 numbers")
         else:
             if isinstance(self.stiffness, tuple):
-                raise SpecError(f"{path}.stiffness", f"one value per axis applies to ball joints only, got {brief(self.stiffness)}")
+                raise SpecError(f"{path}.stiffness",
+                                f"one value per axis applies to ball joints only, got {brief(self.stiffness)}")
             _finite(f"{path}.stiffness", self.stiffness, nonneg=True)
             if isinstance(self.rest, tuple):
                 raise SpecError(f"{path}.rest", f"must be one number for a {self.type} joint, got {brief(self.rest)}")
@@ -316,7 +317,8 @@ class Constraint:
         if self.kind == "loop" and self.other is None:
             raise SpecError(f"{path}.other", "a loop constraint needs the other bone")
         if self.kind != "loop" and self.other is not None:
-            raise SpecError(f"{path}.other", f"a {self.kind} constraint ties a bone to the world, not to {brief(self.other)}")
+            raise SpecError(f"{path}.other",
+                            f"a {self.kind} constraint ties a bone to the world, not to {brief(self.other)}")
         if self.axis is not None:
             _vector(f"{path}.axis", self.axis, 3)
             if self.kind != "loop":
@@ -405,7 +407,8 @@ class CreatureSpec:
         roots = [i for i, b in enumerate(self.bones) if b.parent is None]
         if roots != [0]:
             where = f"bones[{roots[1] if len(roots) > 1 and roots[0] == 0 else roots[0]}]" if roots else "bones"
-            raise SpecError(f"{where}.parent", "exactly one root bone (parent: null) is allowed, and it must come first")
+            raise SpecError(f"{where}.parent",
+                            "exactly one root bone (parent: null) is allowed, and it must come first")
         names = set(seen)
         for i, b in enumerate(self.bones[1:], start=1):
             if b.parent not in names:
@@ -415,7 +418,9 @@ class CreatureSpec:
         parent = {b.name: b.parent for b in self.bones}
         rooted: set[str] = set()
         for i, b in enumerate(self.bones):
-            chain, on_chain, node = [], set(), b.name
+            chain: list[str] = []
+            on_chain: set[str] = set()
+            node: str | None = b.name
             while node is not None and node not in rooted:
                 if node in on_chain:
                     raise SpecError(f"bones[{i}].parent", f"cycle in the bone tree: {' -> '.join(chain + [node])}")
@@ -425,7 +430,7 @@ class CreatureSpec:
             rooted.update(chain)
         order = {n: i for i, n in enumerate(seen)}
         for i, b in enumerate(self.bones[1:], start=1):
-            if order[b.parent] > i:
+            if b.parent is not None and order[b.parent] > i:  # (parents checked above: never None here)
                 raise SpecError(f"bones[{i}].parent", f"parent {brief(b.parent)} must come before its child")
         self._validate_refs(names, seen)
 
@@ -448,7 +453,8 @@ class CreatureSpec:
             if con.other is not None:
                 bone_ref(f"constraints[{i}].other", con.other)
                 if con.other == con.bone:
-                    raise SpecError(f"constraints[{i}].other", f"a loop needs two different bones, got {brief(con.other)} twice")
+                    raise SpecError(f"constraints[{i}].other",
+                                    f"a loop needs two different bones, got {brief(con.other)} twice")
             if con.name in knames:
                 raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {brief(con.name)}")
             knames.add(con.name)

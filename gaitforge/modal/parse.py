@@ -80,7 +80,8 @@ def parse_constraint(text: str, character) -> "Constraint":
                              "e.g. pin:left_foot, lock:head, loop:left_hand:right_hand")
     kind = match["kind"]
     if kind not in CONSTRAINT_KINDS:
-        raise GaitforgeError(f"unknown constraint kind {kind!r} in {text!r} (choose from {', '.join(CONSTRAINT_KINDS)})")
+        raise GaitforgeError(f"unknown constraint kind {kind!r} in {text!r} "
+                             f"(choose from {', '.join(CONSTRAINT_KINDS)})")
     tokens = match["bodies"].split(":")
     if len(tokens) != _BODY_COUNT[kind]:
         need = "one body" if _BODY_COUNT[kind] == 1 else "two bodies"

@@ -141,13 +141,13 @@ class LegEvents:
         self.pattern = GAITS[gait]
         self.pairs = self.pattern.pairs
         self.g = g = self.gains[gait]
-        F, I = self._F, self._I
+        F, ints = self._F, self._I
         F[:len(GAIN_FIELDS)] = [getattr(g, f) for f in GAIN_FIELDS]
         F[F_TRIM_FLOOR:F_TRIM_FLOOR + len(MORE_FIELDS)] = [getattr(g, f) for f in MORE_FIELDS]
         F[F_LEG_STEP] = g.leg_rate * self.control_dt
-        I[I_PAIRS:I_PAIRS + 4] = self.pairs[0] + self.pairs[1]
-        I[I_IDLE_CLEAR], I[I_PAIR_ALLOC] = bool(g.idle_clearance), bool(g.pair_alloc)
-        I[I_PATTERN_STAGGERED] = self.pattern.staggered
+        ints[I_PAIRS:I_PAIRS + 4] = self.pairs[0] + self.pairs[1]
+        ints[I_IDLE_CLEAR], ints[I_PAIR_ALLOC] = bool(g.idle_clearance), bool(g.pair_alloc)
+        ints[I_PATTERN_STAGGERED] = self.pattern.staggered
         # Mean hip offsets of each pair (trunk axes): their height is the pair's hop height.
         F[F_PAIR_HIP:F_PAIR_HIP + 4] = [float(np.mean([self.hip_xy[i][k] for i in p])) for p in self.pairs
                                         for k in (0, 1)]
@@ -206,23 +206,23 @@ class LegEvents:
 
     def _reset_state(self) -> None:
         """The runner's state at the start of a run, in flight (see ``reset``)."""
-        g, I = self.g, self._I
+        g, ints = self.g, self._I
         self.staggered = False
         self.active = 0
         self.timers = [StanceTimer(default=g.stance_guess), StanceTimer(default=g.stance_guess)]
         self._F[F_TS] = g.stance_guess
-        I[I_STANCE:I_STANCE + 4] = 0
-        I[I_LEG_PHASE:I_LEG_PHASE + 4] = FLIGHT
+        ints[I_STANCE:I_STANCE + 4] = 0
+        ints[I_LEG_PHASE:I_LEG_PHASE + 4] = FLIGHT
         self.rest = -g.retract
         self.thrust = g.thrust
         self.hip_top = -math.inf
         self.trim = 0.0
-        I[I_ALLOC_ON] = I[I_ALLOC_N] = 0
-        I[I_SERVO_N] = -1
+        ints[I_ALLOC_ON] = ints[I_ALLOC_N] = 0
+        ints[I_SERVO_N] = -1
         self.td_time = -1.0
-        I[I_TD_VALID] = 0
+        ints[I_TD_VALID] = 0
         self._F[F_LOG_N] = 0
         self.heading, self._cmd_time = 0.0, None
-        I[I_FOLLOW] = self.path is not None
+        ints[I_FOLLOW] = self.path is not None
         self._next_cmd = 1
         self._schedule_next()
