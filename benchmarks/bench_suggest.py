@@ -72,7 +72,8 @@ def main() -> None:
                 warnings.simplefilter("ignore")
                 t_modes = median_time(lambda: compute_modes(c, count=heuristics.POOL), args.repeats, 1)
                 t_sug = median_time(lambda: heuristics.suggest(c, gait, basis), args.repeats, 1)
-                t_pin = median_time(lambda: heuristics.suggest(c, gait, basis, pinned=True), max(1, args.repeats // 2), 0)
+                t_pin = median_time(lambda: heuristics.suggest(c, gait, basis, pinned=True),
+                                    max(1, args.repeats // 2), 0)
             n, ok = _tries(c, basis, gait)
             print(f"| {name} | {gait} | {1e3 * t_modes:.1f} | {1e3 * t_sug:.0f} | {t_sug / t_modes:.0f} | {n} | "
                   f"{'yes' if ok else 'no'} | {1e3 * t_pin:.0f} |", flush=True)

@@ -12,12 +12,12 @@ from gaitforge.creatures.builders.kit import box, capsule, quat_axis_angle, sphe
 G = 9.81
 
 
-def pendulum(k: float = 0.0, mass: float = 2.0, l: float = 0.5, inertia=(0.01, 0.02, 0.03)) -> CreatureSpec:
-    """A bob hanging ``l`` below a hinge about y on a base welded to the world.
-    Inertia about the hinge: inertia[1] + mass l²."""
+def pendulum(k: float = 0.0, mass: float = 2.0, length: float = 0.5, inertia=(0.01, 0.02, 0.03)) -> CreatureSpec:
+    """A bob hanging ``length`` below a hinge about y on a base welded to the world.
+    Inertia about the hinge: inertia[1] + mass length²."""
     base = Bone("base", None, (box((0.05, 0.05, 0.05)),), Joint("fixed"), pos=(0, 0, 2.0))
     bob = Bone("bob", "base", (), Joint("hinge", axis=(0, 1, 0), stiffness=k),
-               inertial=Inertial(mass, com=(0, 0, -l), inertia=inertia))
+               inertial=Inertial(mass, com=(0, 0, -length), inertia=inertia))
     return CreatureSpec("pendulum", (base, bob), ground_clearance=None)
 
 

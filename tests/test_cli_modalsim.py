@@ -29,20 +29,28 @@ def _error(capsys, argv) -> str:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["simulate", "worm", "--seconds", "nan"], "simulate: argument --seconds: must be a number above 0 up to 3600, got 'nan'"),
-    (["simulate", "worm", "--seconds", "-1"], "simulate: argument --seconds: must be a number above 0 up to 3600, got '-1'"),
-    (["simulate", "worm", "-o", "x.txt"], "x.txt: unknown motion file extension '.txt' (valid: .bvh, .csv, .gif, .glb, .mp4, .npz)"),
+    (["simulate", "worm", "--seconds", "nan"],
+     "simulate: argument --seconds: must be a number above 0 up to 3600, got 'nan'"),
+    (["simulate", "worm", "--seconds", "-1"],
+     "simulate: argument --seconds: must be a number above 0 up to 3600, got '-1'"),
+    (["simulate", "worm", "-o", "x.txt"],
+     "x.txt: unknown motion file extension '.txt' (valid: .bvh, .csv, .gif, .glb, .mp4, .npz)"),
     (["simulate", "dog"], "dog has no hand-set modal gait; give a recipe file"),
     (["simulate", "snake"], "unknown creature 'snake' (built-in creatures: " + ", ".join(registry.names()) + ")"),
     (["landscape", "worm", "--grid", "1"], "landscape: argument --grid: must be a whole number from 2 to 200, got '1'"),
-    (["landscape", "worm", "--max-magnitude", "inf"], "landscape: argument --max-magnitude: must be a number above 0 up to 1000000, got 'inf'"),
+    (["landscape", "worm", "--max-magnitude", "inf"],
+     "landscape: argument --max-magnitude: must be a number above 0 up to 1000000, got 'inf'"),
     (["landscape", "dog"], "no hand-set modal gait for 'dog' (available: worm, loop)"),
-    (["landscape", "worm", "--workers", "0"], "landscape: argument --workers: must be a whole number from 1 to 1024, got '0'"),
-    (["optimize", "worm", "--budget", "1"], "optimize: argument --budget: must be a whole number from 2 to 10000000, got '1'"),
-    (["optimize", "worm", "--seed", "-3"], "optimize: argument --seed: must be a whole number from 0 to 4294967295, got '-3'"),
+    (["landscape", "worm", "--workers", "0"],
+     "landscape: argument --workers: must be a whole number from 1 to 1024, got '0'"),
+    (["optimize", "worm", "--budget", "1"],
+     "optimize: argument --budget: must be a whole number from 2 to 10000000, got '1'"),
+    (["optimize", "worm", "--seed", "-3"],
+     "optimize: argument --seed: must be a whole number from 0 to 4294967295, got '-3'"),
     (["optimize", "worm", "--cyclic-tol", "0"], "--cyclic-tol must be a positive number (inf: no constraint), got 0.0"),
     (["optimize", "worm", "--heading", "north"], "--heading must be auto, any or a finite angle in degrees, got north"),
-    (["optimize", "worm", "-o", "best.txt"], "best.txt: unknown recipe file extension '.txt' (valid: .yaml, .yml, .json)"),
+    (["optimize", "worm", "-o", "best.txt"],
+     "best.txt: unknown recipe file extension '.txt' (valid: .yaml, .yml, .json)"),
 ])
 def test_errors_are_one_line(capsys, argv, message):
     err = _error(capsys, argv)

@@ -91,7 +91,8 @@ def test_tune_command_prints_scale_and_sag(capsys):
      "modes: argument --stiffness-scale: must be a number above 0 up to 1000000, got '-2'"),
     (["modes", "worm", "--sheet", "modes.jpg"], "modes.jpg: the picture sheet must be a .png file"),
     (["modes", "nope"], "unknown creature 'nope' (built-in creatures: " + ", ".join(registry.names()) + ")"),
-    (["tune", "worm", "--max-deviation", "0"], "tune: argument --max-deviation: must be a number above 0 up to 90, got '0'"),
+    (["tune", "worm", "--max-deviation", "0"],
+     "tune: argument --max-deviation: must be a number above 0 up to 90, got '0'"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, message, capsys):
     assert main(argv) == 2

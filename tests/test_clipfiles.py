@@ -59,7 +59,8 @@ def smooth_clip(character: Character, n_frames: int = 60, fps: float = 30.0, tur
             q[:, a + 1] += 0.05 * np.sin(w * t)
             q[:, a + 2] += 0.02 * np.sin(2 * w * t)
             rot = Rotation.from_euler("ZYX", np.column_stack([turn * t, 0.2 * np.sin(w * t), 0.25 * np.cos(w * t)]))
-            q[:, a + 3:a + 7] = (rot * Rotation.from_quat(q[0, a + 3:a + 7], scalar_first=True)).as_quat(scalar_first=True)
+            q[:, a + 3:a + 7] = (rot * Rotation.from_quat(q[0, a + 3:a + 7], scalar_first=True)).as_quat(
+                scalar_first=True)
         elif j.kind == "ball":
             rv = np.column_stack([0.4 * np.sin(w * t), 0.3 * np.cos(w * t + 1), 0.5 * np.sin(0.5 * w * t)])
             q[:, a:a + 4] = Rotation.from_rotvec(rv).as_quat(scalar_first=True)

@@ -63,7 +63,8 @@ def test_errors_leave_no_file(tmp_path, monkeypatch):
     ch = worm()
     clip = smooth_clip(ch, 6)
     cases = [
-        (dict(path=tmp_path / "w.avi"), f"{tmp_path / 'w.avi'}: unknown video file extension '.avi' (valid: .gif, .mp4)"),
+        (dict(path=tmp_path / "w.avi"),
+         f"{tmp_path / 'w.avi'}: unknown video file extension '.avi' (valid: .gif, .mp4)"),
         (dict(path=tmp_path / "w.mp4", width=161), "MP4 (H.264, yuv420p) needs an even width and height, got 161x480"),
         (dict(path=tmp_path / "w.gif", fps=0.0), "video fps must be a positive number, got 0.0"),
         (dict(path=tmp_path / "w.gif", height=8), "video height must be a whole number of pixels, at least 16, got 8"),

@@ -248,8 +248,9 @@ def test_one_footed_kangaroo_is_neither_kind():
     with pytest.raises(GaitforgeError) as err:
         heuristics.suggest(kangaroo, "jump")
     assert str(err.value) == (
-        "kangaroo has feet foot (rear center): suggest('jump') needs a left and a right foot (biped) or front and rear, "
-        "left and right feet (quadruped); label them with side and limb in the creature file or a labels override")
+        "kangaroo has feet foot (rear center): suggest('jump') needs a left and a right foot (biped) "
+        "or front and rear, left and right feet (quadruped); label them with side and limb in the creature file "
+        "or a labels override")
 
 
 def test_legs_without_knee_labels():

@@ -34,10 +34,10 @@ ALL = list(builtin_names()) + ["zoo_free", "zoo_planar", "zoo_fixed", "quadruped
 # ------------------------------------------------------------------ oracles
 @pytest.mark.parametrize("method", METHODS)
 def test_spring_pendulum_frequency_is_sqrt_k_over_inertia(method):
-    k, mass, l, inertia = 3.0, 2.0, 0.5, (0.01, 0.02, 0.03)
-    basis = compute_modes(Character.from_spec(pendulum(k, mass, l, inertia)), method=method)
+    k, mass, length, inertia = 3.0, 2.0, 0.5, (0.01, 0.02, 0.03)
+    basis = compute_modes(Character.from_spec(pendulum(k, mass, length, inertia)), method=method)
     assert basis.n_rigid == 0 and basis.count == 1
-    expected = math.sqrt(k / (inertia[1] + mass * l * l)) / (2 * math.pi)
+    expected = math.sqrt(k / (inertia[1] + mass * length * length)) / (2 * math.pi)
     assert basis.frequencies[0] == pytest.approx(expected, rel=1e-9)
     assert basis.eigenvalues[0] == pytest.approx((2 * math.pi * expected) ** 2, rel=1e-9)
 

@@ -76,7 +76,7 @@ def test_gravity_hessian_matches_mujoco_forces_and_energy(name, at_rest):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_sprung_pendulum_under_gravity(method):
-    ch = Character.from_spec(pendulum(k=3.0, mass=2.0, l=0.5, inertia=(0.01, 0.02, 0.03)))
+    ch = Character.from_spec(pendulum(k=3.0, mass=2.0, length=0.5, inertia=(0.01, 0.02, 0.03)))
     basis = compute_modes(ch, gravity=True, method=method)
     assert basis.gravity is True
     assert basis.frequencies[0] == pytest.approx(pendulum_frequency(3.0, 2.0 * G * 0.5, 0.02 + 0.5), rel=1e-9)
@@ -84,12 +84,12 @@ def test_sprung_pendulum_under_gravity(method):
 
 def test_point_mass_pendulum_is_sqrt_g_over_l():
     # Inertia (0, 0, 0) compiles to 1e-9 kg m², negligible against m l² = 0.5 kg m².
-    basis = compute_modes(Character.from_spec(pendulum(k=0.0, mass=2.0, l=0.5, inertia=(0, 0, 0))), gravity=True)
+    basis = compute_modes(Character.from_spec(pendulum(k=0.0, mass=2.0, length=0.5, inertia=(0, 0, 0))), gravity=True)
     assert basis.frequencies[0] == pytest.approx(math.sqrt(G / 0.5) / (2 * math.pi), rel=1e-8)
 
 
 def test_rigid_body_pendulum_is_sqrt_mgd_over_pivot_inertia():
-    basis = compute_modes(Character.from_spec(pendulum(k=0.0, mass=1.5, l=0.3, inertia=(0.03, 0.05, 0.04))),
+    basis = compute_modes(Character.from_spec(pendulum(k=0.0, mass=1.5, length=0.3, inertia=(0.03, 0.05, 0.04))),
                           gravity=True)
     assert basis.frequencies[0] == pytest.approx(pendulum_frequency(0.0, 1.5 * G * 0.3, 0.05 + 1.5 * 0.09), rel=1e-9)
 
@@ -104,7 +104,7 @@ def test_pinned_free_body_swings_about_the_pin(method):
     basis = compute_modes(ch, gravity=True, constraints=[pin], method=method)
     m = ch.model.body_mass[1]
     Ixx, Iyy = 1.2 * (0.05 ** 2 + 0.03 ** 2) / 3, 1.2 * (0.1 ** 2 + 0.03 ** 2) / 3  # box, half sizes 0.1, 0.05, 0.03
-    expected = sorted(pendulum_frequency(0.0, m * G * d, I + m * d * d) for I in (Ixx, Iyy))
+    expected = sorted(pendulum_frequency(0.0, m * G * d, inertia + m * d * d) for inertia in (Ixx, Iyy))
     assert basis.n_rigid == 1
     np.testing.assert_allclose(basis.frequencies, expected, rtol=1e-9)
     assert np.all(compute_modes(ch, constraints=[pin]).n_rigid == 3)  # without gravity all three swing freely
@@ -158,7 +158,7 @@ def test_free_creature_falls_freely_and_gravity_changes_nothing():
 
 
 def test_inverted_pendulum_is_reported_unstable():
-    ch = Character.from_spec(pendulum(k=1.0, mass=2.0, l=-0.5, inertia=(0.01, 0.02, 0.03)))
+    ch = Character.from_spec(pendulum(k=1.0, mass=2.0, length=-0.5, inertia=(0.01, 0.02, 0.03)))
     with pytest.warns(UserWarning) as record:
         basis = compute_modes(ch, gravity=True)
     assert [str(r.message) for r in record] == [

@@ -74,7 +74,9 @@ def test_loop_stands_on_its_bottom_link_and_holds_in_simulation():
     # The linear estimate (welded bottom link, rigid ground) is close to what MuJoCo needs.
     assert r.linear_scale == pytest.approx(r.scale, rel=0.25)
     # Independent re-run at the chosen scale: within the bound; at 70 % of it: not.
-    worst = lambda s: max(np.linalg.norm(simulate_sag(c, s)[j.dof]) for j in c.joints.values() if j.kind == "hinge")
+    def worst(s):
+        return max(np.linalg.norm(simulate_sag(c, s)[j.dof]) for j in c.joints.values() if j.kind == "hinge")
+
     assert worst(r.scale) <= BOUND
     assert worst(0.7 * r.scale) > BOUND
     # The ring sags symmetrically about its vertical axis: hinge i mirrors hinge 17 − i.
@@ -139,7 +141,8 @@ def test_errors():
         ground_clearance=None)
     with pytest.raises(TuningError) as exc:
         tune_stiffness(Character.from_spec(floating))
-    assert str(exc.value) == "balloon: no body touches the ground in the rest pose, so its weight has nothing to rest on"
+    assert str(exc.value) == ("balloon: no body touches the ground in the rest pose, "
+                              "so its weight has nothing to rest on")
     limp = _arm([(1.0, 0.2, 0.4), (0.5, 0.1, 0.3)], stiffness=(10.0, 0.0))
     with pytest.raises(TuningError) as exc:
         tune_stiffness(limp)

@@ -104,7 +104,8 @@ def test_load_path_file(tmp_path):
     ("waypoints: [[0, 0], [1, 0]]\nloop: 1\n", "p.yaml: loop: must be true or false, got 1"),
     ("waypoints: [[0, 0], [1, 0], [0, 0]]\nloop: true\n",
      "p.yaml: loop: the last waypoint repeats the first; leave it out, the loop closes itself"),
-    ("waypoints: [[0, 0], [1, 0]\n", "p.yaml: line 2, column 1: malformed YAML: expected ',' or ']', but got '<stream end>'"),
+    ("waypoints: [[0, 0], [1, 0]\n",
+     "p.yaml: line 2, column 1: malformed YAML: expected ',' or ']', but got '<stream end>'"),
 ])
 def test_path_file_errors_are_exact(text, message):
     with pytest.raises(SpecError) as info:

@@ -267,7 +267,8 @@ def test_speed_outside_the_range_is_clamped_with_a_warning(quad):
     lo, hi = SPEED_RANGES["bound"]
     with pytest.warns(UserWarning) as rec:
         ctl = quadruped.make_controller(quad, "bound", 9.0)
-    assert str(rec[0].message) == f"desired speed 9.0 m/s is outside the quadruped bound range [{lo}, {hi}] m/s; clamped"
+    assert str(rec[0].message) == (f"desired speed 9.0 m/s is outside the quadruped bound range [{lo}, {hi}] m/s; "
+                                   "clamped")
     assert ctl.schedule[0] == (0.0, "bound", hi)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -82,46 +82,46 @@ def attitude(q):
 
 
 def test_recording_covers_every_phase_gait_and_staggered_legs(recorded):
-    I = np.array([s[1] for s in recorded])
-    assert set(I[:, K.I_PHASE]) == {K.FLIGHT, K.LOADING, K.COMPRESSION, K.THRUST, K.UNLOADING}
-    assert set(map(tuple, I[:, K.I_PAIRS:K.I_PAIRS + 4])) == {(0, 3, 1, 2), (0, 1, 2, 3), (0, 1, 3, 2)}
-    assert I[:, K.I_STAGGERED].any() and (I[:, K.I_LEG_PHASE:K.I_LEG_PHASE + 4] == K.THRUST).any()
+    ints = np.array([s[1] for s in recorded])
+    assert set(ints[:, K.I_PHASE]) == {K.FLIGHT, K.LOADING, K.COMPRESSION, K.THRUST, K.UNLOADING}
+    assert set(map(tuple, ints[:, K.I_PAIRS:K.I_PAIRS + 4])) == {(0, 3, 1, 2), (0, 1, 2, 3), (0, 1, 3, 2)}
+    assert ints[:, K.I_STAGGERED].any() and (ints[:, K.I_LEG_PHASE:K.I_LEG_PHASE + 4] == K.THRUST).any()
     # the stance servo through none, one (gallop) or both legs of a pair; allocations over none or both
-    assert set(I[:, K.I_SERVO_N]) == {-1, 0, 1, 2} and set(I[:, K.I_ALLOC_N]) == {0, 2}
+    assert set(ints[:, K.I_SERVO_N]) == {-1, 0, 1, 2} and set(ints[:, K.I_ALLOC_N]) == {0, 2}
 
 
 @jit_only
 def test_tick_kernels_match_their_interpreted_originals(recorded):
-    for F, I, q, v, sites, spring, frc, stiff, damp, t in recorded:
+    for F, ints, q, v, sites, spring, frc, stiff, damp, t in recorded:
         for after_liftoff in (False, True):
-            same(quadruped_tick.tick, F, I, q, v, sites, spring, frc, stiff, damp, t, after_liftoff)
-        same(quadruped_tick.touchdown, F, I, q, t)
-        same(quadruped_tick.liftoff, F, I, t)
-        same(quadruped_tick.start_flight, F, I, stiff, damp, frc, t)
+            same(quadruped_tick.tick, F, ints, q, v, sites, spring, frc, stiff, damp, t, after_liftoff)
+        same(quadruped_tick.touchdown, F, ints, q, t)
+        same(quadruped_tick.liftoff, F, ints, t)
+        same(quadruped_tick.start_flight, F, ints, stiff, damp, frc, t)
 
 
 @jit_only
 def test_leg_kernels_match_their_interpreted_originals(recorded):
-    for F, I, q, v, _, spring, frc, stiff, damp, t in recorded[::3]:
+    for F, ints, q, v, _, spring, frc, stiff, damp, t in recorded[::3]:
         roll, pitch, r6, r7 = attitude(q)
-        a0, a1 = I[K.I_PAIRS + 2 * I[K.I_ACTIVE]:][:2]
+        a0, a1 = ints[K.I_PAIRS + 2 * ints[K.I_ACTIVE]:][:2]
         for flag in (False, True):
-            same(K.place, F, I, q, v, spring, t, r6, r7, a0, a1, flag)
-            same(K.idle_legs, F, I, q, spring, roll, pitch, r6, r7, a0, a1, flag)
+            same(K.place, F, ints, q, v, spring, t, r6, r7, a0, a1, flag)
+            same(K.idle_legs, F, ints, q, spring, roll, pitch, r6, r7, a0, a1, flag)
             for leg in (a0, a1):
-                same(K.leg_cycle, F, I, q, spring, frc, stiff, damp, leg, v[I[K.I_SLIDE_D + leg]], flag)
-                same(K.set_mode, F, I, stiff, damp, frc, leg, int(flag))
+                same(K.leg_cycle, F, ints, q, spring, frc, stiff, damp, leg, v[ints[K.I_SLIDE_D + leg]], flag)
+                same(K.set_mode, F, ints, stiff, damp, frc, leg, int(flag))
         for t0, t1 in ((True, True), (True, False), (False, True), (False, False)):
-            same(K.posture, F, I, q, v, frc, roll, pitch, a0, a1, t0, t1)
+            same(K.posture, F, ints, q, v, frc, roll, pitch, a0, a1, t0, t1)
         for n in range(3):
-            same(K.allocate, F, I, q, n, a0, a1)
+            same(K.allocate, F, ints, q, n, a0, a1)
 
 
 @jit_only
 def test_allocation_kernels_match_their_interpreted_originals(recorded):
-    for F, I, q, _, _, _, _, _, _, _ in recorded[::10]:
+    for F, ints, q, _, _, _, _, _, _, _ in recorded[::10]:
         P = F[K.F_HIP:K.F_HIP + 12].reshape(4, 3)
-        hips, slides = I[K.I_HIP_Q:K.I_HIP_Q + 4], I[K.I_SLIDE_Q:K.I_SLIDE_Q + 4]
+        hips, slides = ints[K.I_HIP_Q:K.I_HIP_Q + 4], ints[K.I_SLIDE_Q:K.I_SLIDE_Q + 4]
         angles = np.array([q[h:h + 2] for h in hips])  # hip rx, ry of each leg [rad]
         lengths = K.LEG_LENGTH + q[slides]
         for legs in ((0,), (1, 2), (0, 1, 2, 3)):

@@ -91,7 +91,8 @@ def test_catalog_entries_and_the_run_loop(key):
 
 
 def test_catalog_refusals():
-    with pytest.raises(UnknownNameError, match=r"^no simulated controller for 'horse' \(creatures with one: raibert_biped, raibert_quadruped, kangaroo; also by family: biped, quadruped\)$"):
+    with pytest.raises(UnknownNameError, match=r"^no simulated controller for 'horse' \(creatures with one: "
+                       r"raibert_biped, raibert_quadruped, kangaroo; also by family: biped, quadruped\)$"):
         catalog.runner("horse")
     with pytest.raises(GaitforgeError, match=r"^kangaroo does not follow paths \(paths work for: biped, quadruped\)$"):
         from gaitforge.control.raibert.paths import WaypointPath

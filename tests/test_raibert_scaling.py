@@ -40,7 +40,8 @@ def test_spec_scales_by_table1(name):
     damped = a.model.dof_damping > 0
     lin = slide[a.model.dof_jntid]
     np.testing.assert_allclose((b.model.dof_damping / np.where(damped, a.model.dof_damping, 1))[damped & lin], L ** 2.5)
-    np.testing.assert_allclose((b.model.dof_damping / np.where(damped, a.model.dof_damping, 1))[damped & ~lin], L ** 4.5)
+    np.testing.assert_allclose((b.model.dof_damping / np.where(damped, a.model.dof_damping, 1))[damped & ~lin],
+                               L ** 4.5)
     np.testing.assert_allclose(b.model.site_pos, a.model.site_pos * L, atol=1e-12)
 
 
@@ -61,9 +62,11 @@ def test_contacts_and_gains_scale():
     np.testing.assert_allclose(m.geom_friction[:, 0], ref.geom_friction[:, 0])
     g = K.KangarooGains()
     s = scale_gains(g, 4.0)
-    assert (s.k_x, s.control_dt, s.start_speed, s.accel) == pytest.approx((g.k_x * 2, g.control_dt * 2, g.start_speed * 2, g.accel))
+    assert (s.k_x, s.control_dt, s.start_speed, s.accel) == pytest.approx(
+        (g.k_x * 2, g.control_dt * 2, g.start_speed * 2, g.accel))
     assert (s.posture_kp, s.posture_kv) == pytest.approx((g.posture_kp * 4 ** 4, g.posture_kv * 4 ** 4.5))
-    assert (s.leg_length_td, s.pitch_desired, s.apex_gain) == pytest.approx((g.leg_length_td * 4, g.pitch_desired, g.apex_gain))
+    assert (s.leg_length_td, s.pitch_desired, s.apex_gain) == pytest.approx(
+        (g.leg_length_td * 4, g.pitch_desired, g.apex_gain))
     pad = scale_gains(KANGAROO_PAD, 4.0)
     assert (pad.pad_k_gz, pad.pad_k_r, pad.k_t) == pytest.approx((150.0 * 64, 0.04, KANGAROO_PAD.k_t * 16))
     jump = scale_gains(K.JumpPlan(near_x=5.0, height=0.15), 4.0)

@@ -68,7 +68,8 @@ def _edit(old: str, new: str) -> str:
 @pytest.mark.parametrize("text, message", [
     ("name: [unclosed\n", "bad.yaml: line 2, column 1: malformed YAML: expected ',' or ']', but got '<stream end>'"),
     (_edit("type: hinge", "type: hingee"),
-     "bad.yaml: bones[1].joint.type: unknown joint type 'hingee' (choose from ball, fixed, free, hinge, planar, slide)"),
+     "bad.yaml: bones[1].joint.type: unknown joint type 'hingee' "
+     "(choose from ball, fixed, free, hinge, planar, slide)"),
     (_edit("role: foot", "role: foot\n    colour: red"),
      "bad.yaml: bones[1].colour: unknown key 'colour' (valid keys: name, parent, shapes, joint, pos, quat, "
      "density, mass, inertial, side, role, limb, rgba)"),

@@ -7,10 +7,11 @@ plain functions over floats and numpy arrays and compiled with numba's
 ``njit``. Rare events (phase changes, bookkeeping at touchdown and liftoff)
 stay in ordinary Python.
 
-``kernel`` compiles a function (``nopython`` mode, cached on disk). With the environment variable ``GAITFORGE_NO_JIT=1`` set
-before import it returns the function unchanged, so the same code runs
-interpreted (for debugging, and to check the compiled form against it: a
-compiled kernel also keeps its interpreted original as ``.py_func``).
+``kernel`` compiles a function (``nopython`` mode, cached on disk). With the
+environment variable ``GAITFORGE_NO_JIT=1`` set before import it returns the
+function unchanged, so the same code runs interpreted (for debugging, and to
+check the compiled form against it: a compiled kernel also keeps its
+interpreted original as ``.py_func``).
 """
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def cache_dir() -> Path:
 if JIT_ENABLED:
     import numba
 
-    numba.config.CACHE_DIR = str(cache_dir())
+    numba.config.CACHE_DIR = str(cache_dir())  # type: ignore[attr-defined]  # numba.config's options are set dynamically
 
     def kernel(fn):
         """``fn`` compiled in nopython mode (error model: Python's, so a

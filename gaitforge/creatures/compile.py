@@ -20,6 +20,7 @@ several MuJoCo joints get suffixes: ``planar`` → ``NAME_x``, ``NAME_z``,
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -69,8 +70,8 @@ def _add_joints(body, bone: Bone) -> None:
         return
     if j.type == "ball" and len(names) == 3:
         rest = j.rest if isinstance(j.rest, tuple) else (0.0, 0.0, 0.0)
-        for name, axis, k, r in zip(names, np.eye(3), j.stiffness3, rest):
-            mj = body.add_joint(name=name, type=mujoco.mjtJoint.mjJNT_HINGE, axis=axis)
+        for name, hinge_axis, k, r in zip(names, np.eye(3), j.stiffness3, rest):
+            mj = body.add_joint(name=name, type=mujoco.mjtJoint.mjJNT_HINGE, axis=hinge_axis)
             mj.stiffness[0], mj.damping[0], mj.armature, mj.springref = k, j.damping, j.armature, r
         return
     kind = {"hinge": mujoco.mjtJoint.mjJNT_HINGE, "slide": mujoco.mjtJoint.mjJNT_SLIDE,
@@ -129,7 +130,8 @@ def _decorate(spec: mujoco.MjSpec, friction: float) -> None:
     floor.material = "grid"
     floor.friction = [friction, 0.005, 0.0001]
     floor.contype, floor.conaffinity = _GROUND_CONTYPE, _CREATURE_CONTYPE
-    spec.worldbody.add_light(name="sun", pos=[0, 0, 6], dir=[0, 0.3, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL, castshadow=False)
+    spec.worldbody.add_light(name="sun", pos=[0, 0, 6], dir=[0, 0.3, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+                             castshadow=False)
     spec.visual.headlight.ambient = [0.35, 0.35, 0.35]
     spec.visual.headlight.diffuse = [0.5, 0.5, 0.5]
 
@@ -161,7 +163,7 @@ def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
     mj.option.impratio = 10.0
     mj.compiler.degree = False
     _decorate(mj, spec.friction)
-    bodies = {}
+    bodies: dict[str, Any] = {}  # mujoco.MjsBody by bone name
     for bone in spec.bones:
         parent = mj.worldbody if bone.parent is None else bodies[bone.parent]
         bodies[bone.name] = _add_body(parent, bone, spec.friction)
@@ -177,22 +179,22 @@ def build_mjspec(spec: CreatureSpec, root_pos=None) -> mujoco.MjSpec:
         t.springlength = [s.rest, s.rest]
         for joint, coef in s.joints:
             t.wrap_joint(joint, coef)
-    for c in spec.constraints:
-        if not c.simulate:
+    for con in spec.constraints:
+        if not con.simulate:
             continue
-        if c.kind == "lock":
+        if con.kind == "lock":
             # A weld to the world would also pin the position; orientation-only
             # locks shape the modal analysis but are not simulated.
             continue
-        other = c.other if c.kind == "loop" else "world"
-        anchors = [np.asarray(c.point, float)]
-        if c.axis is not None:  # hinge closure: two ball sockets along the axis
-            axis = np.asarray(c.axis, float) / np.linalg.norm(c.axis)
+        other = con.other if con.kind == "loop" else "world"
+        anchors = [np.asarray(con.point, float)]
+        if con.axis is not None:  # hinge closure: two ball sockets along the axis
+            axis = np.asarray(con.axis, float) / np.linalg.norm(con.axis)
             anchors = [anchors[0] - 0.02 * axis, anchors[0] + 0.02 * axis]
         for i, a in enumerate(anchors):
-            eq = mj.add_equality(name=f"{c.name}_{i}" if len(anchors) > 1 else c.name,
+            eq = mj.add_equality(name=f"{con.name}_{i}" if len(anchors) > 1 else con.name,
                                  type=mujoco.mjtEq.mjEQ_CONNECT, objtype=mujoco.mjtObj.mjOBJ_BODY,
-                                 name1=c.bone, name2=other)
+                                 name1=con.bone, name2=other)
             eq.data[:3] = a
     return mj
 

@@ -111,7 +111,8 @@ def chain_lengths(model: mujoco.MjModel, labels: Mapping[str, BodyLabel]) -> dic
         lab = labels.get(model.body(b).name)
         return (lab.side, lab.role, lab.limb) if lab is not None and lab.role else None
 
-    top, depth = {}, {}
+    top: dict[int, int] = {}
+    depth: dict[int, int] = {}
     for b in range(1, model.nbody):  # parents come before children
         p = int(model.body_parentid[b])
         same = p > 0 and key(b) is not None and key(p) == key(b)
@@ -164,7 +165,7 @@ def dof_counts(kind: int) -> tuple[int, int]:
 def remove_props(spec: mujoco.MjSpec, model: mujoco.MjModel, props: list[int]) -> None:
     """Delete the prop trees (world-child body ids) and everything naming them."""
     inside = subtrees(model)
-    gone = inside[props].any(axis=0)
+    gone = np.asarray(inside[props].any(axis=0))
     names = {model.body(b).name for b in np.flatnonzero(gone)}
     jids = [j for j in range(model.njnt) if gone[model.jnt_bodyid[j]]]
     names |= {model.joint(j).name for j in jids}

@@ -43,11 +43,15 @@ def _z_to(direction: np.ndarray) -> np.ndarray:
 def shape_volume(s: Shape) -> float:
     """Volume [m³] of one primitive."""
     if s.kind == "sphere":
+        assert s.radius is not None  # validated shapes carry their kind's sizes
         return 4.0 / 3.0 * np.pi * s.radius ** 3
     if s.kind == "ellipsoid":
+        assert s.radii is not None
         return 4.0 / 3.0 * np.pi * float(np.prod(s.radii))
     if s.kind == "box":
+        assert s.half_sizes is not None
         return 8.0 * float(np.prod(s.half_sizes))
+    assert s.fromto is not None and s.radius is not None
     length = float(np.linalg.norm(np.subtract(s.fromto[3:], s.fromto[:3])))
     r = s.radius
     return np.pi * r * r * length + 4.0 / 3.0 * np.pi * r ** 3
@@ -56,16 +60,23 @@ def shape_volume(s: Shape) -> float:
 def shape_mass_properties(s: Shape, density: float) -> MassProperties:
     """Mass properties of one solid primitive of uniform ``density`` [kg/m³]."""
     if s.kind == "box":
+        assert s.half_sizes is not None  # validated shapes carry their kind's sizes
         a, b, c = (2.0 * h for h in s.half_sizes)  # full side lengths
         m = density * a * b * c
         local = m / 12.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
         rot, com = quat_to_mat(s.quat), np.asarray(s.pos, float)
     elif s.kind in ("sphere", "ellipsoid"):
-        a, b, c = (s.radius,) * 3 if s.kind == "sphere" else s.radii
+        if s.kind == "sphere":
+            assert s.radius is not None
+            a = b = c = s.radius
+        else:
+            assert s.radii is not None
+            a, b, c = s.radii
         m = density * 4.0 / 3.0 * np.pi * a * b * c
         local = m / 5.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
         rot, com = quat_to_mat(s.quat), np.asarray(s.pos, float)
     else:  # capsule along its own z axis
+        assert s.fromto is not None and s.radius is not None
         p0, p1 = np.asarray(s.fromto[:3], float), np.asarray(s.fromto[3:], float)
         length, r = float(np.linalg.norm(p1 - p0)), s.radius
         m_cyl = density * np.pi * r * r * length
@@ -86,7 +97,7 @@ def shape_mass_properties(s: Shape, density: float) -> MassProperties:
 def combine(parts: list[MassProperties]) -> MassProperties:
     """Mass properties of rigidly joined parts (parallel-axis theorem)."""
     mass = sum(p.mass for p in parts)
-    com = sum(p.mass * p.com for p in parts) / mass
+    com = np.asarray(sum(p.mass * p.com for p in parts) / mass)
     inertia = np.zeros((3, 3))
     for p in parts:
         d = p.com - com

@@ -117,14 +117,15 @@ def _words(name: str) -> tuple[set[str], str | None, str | None]:
     with a space: they match keywords whole, never in part)."""
     toks = tokens(name)
     words = set(toks) | {" " + a + b for a, b in zip(toks, toks[1:])}
-    sides, limbs = set(), set()
+    sides: set[str] = set()
+    limbs: set[str] = set()
     for t in toks:
         if t in _SIDE_WORDS:
             sides.add(_SIDE_WORDS[t])
         elif t in _QUADRANTS:
-            limb, side = _QUADRANTS[t]
-            sides.add(side)
-            limbs.add(limb)
+            quadrant_limb, quadrant_side = _QUADRANTS[t]
+            sides.add(quadrant_side)
+            limbs.add(quadrant_limb)
         elif t not in _KEYWORDS and (g := _glued(t)) is not None:
             (sides if g[0] == "side" else limbs).add(g[1])
             words.add(g[2])
@@ -174,7 +175,9 @@ def infer_labels(body_names: Sequence[str], positions=None,
     parents = dict(parents or {})
     if positions is not None and not isinstance(positions, Mapping):
         positions = dict(zip(names, np.asarray(positions, float).reshape(len(names), 3)))
-    side, strong, role = {}, {}, {}
+    side: dict[str, str] = {}
+    strong: dict[str, str | None] = {}
+    role: dict[str, str | None] = {}
     for n in names:
         _, s, lb = (set(), None, None) if _VERTEBRA.match(n) else _words(n)
         p = parents.get(n)
@@ -205,7 +208,7 @@ def infer_labels(body_names: Sequence[str], positions=None,
             roots = [r for r in chains if side[r] == s]
             if len(roots) == 2 and not any(sure[r] for r in roots) and len({limb_of[r] for r in roots}) < 2:
                 key = {r: float(positions[r][0] + positions[r][2]) for r in roots}
-                front = max(roots, key=key.get)
+                front = max(roots, key=key.__getitem__)
                 for r in roots:
                     limb_of[r] = "front" if r == front else "rear"
     out = {}
@@ -246,7 +249,8 @@ def check_label_overrides(data, source: str | None = None) -> dict[str, dict[str
             if value is None and field != "side":
                 continue
             if value not in choices[field]:
-                fail(f"labels.{body}.{field}", f"unknown {field} {brief(value)} (choose from {', '.join(choices[field])})")
+                fail(f"labels.{body}.{field}",
+                     f"unknown {field} {brief(value)} (choose from {', '.join(choices[field])})")
         out[str(body)] = dict(fields)
     return out
 
@@ -285,7 +289,7 @@ def choose_feet(labels: Mapping[str, BodyLabel], lowest: Mapping[str, float],
     depth = {}
     for n in labels:
         p, d = parents.get(n), 0
-        while p in labels:
+        while p is not None and p in labels:
             p, d = parents.get(p), d + 1
         depth[n] = d
     groups: dict[tuple, list[str]] = {}
@@ -297,9 +301,9 @@ def choose_feet(labels: Mapping[str, BodyLabel], lowest: Mapping[str, float],
         if lab.side != "center" and key not in groups:
             members = [m for m, ml in labels.items() if (ml.limb, ml.side) == key and m in lowest]
             if members:
-                groups[key] = [max(members, key=depth.get)]
+                groups[key] = [max(members, key=depth.__getitem__)]
     floor = min(lowest.values())
-    standing = {key: min(bodies, key=lowest.get) for key, bodies in groups.items()
+    standing = {key: min(bodies, key=lowest.__getitem__) for key, bodies in groups.items()
                 if min(lowest[b] for b in bodies) <= floor + tolerance}
     four = {"front", "rear"} <= {limb for limb, _ in standing}
     out = {}

@@ -13,12 +13,25 @@ file name.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from gaitforge.errors import SpecError, brief
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
+
+
+def vec3(values: Iterable) -> Vec3:
+    """``tuple(float(x) for x in values)``, typed as a 3-vector (the length is
+    not checked here: validation does that)."""
+    return cast(Vec3, tuple(float(x) for x in values))
+
+
+def quat4(values: Iterable) -> Quat:
+    """``tuple(float(x) for x in values)``, typed as a quaternion (see :func:`vec3`)."""
+    return cast(Quat, tuple(float(x) for x in values))
 
 SHAPE_KINDS = ("box", "capsule", "ellipsoid", "sphere")
 JOINT_TYPES = ("ball", "fixed", "free", "hinge", "planar", "slide")
@@ -187,7 +200,8 @@ class Joint:
                     raise SpecError(f"{path}.rest", "a ball joint's rest is a rotation vector of 3 numbers")
         else:
             if isinstance(self.stiffness, tuple):
-                raise SpecError(f"{path}.stiffness", f"one value per axis applies to ball joints only, got {brief(self.stiffness)}")
+                raise SpecError(f"{path}.stiffness",
+                                f"one value per axis applies to ball joints only, got {brief(self.stiffness)}")
             _finite(f"{path}.stiffness", self.stiffness, nonneg=True)
             if isinstance(self.rest, tuple):
                 raise SpecError(f"{path}.rest", f"must be one number for a {self.type} joint, got {brief(self.rest)}")
@@ -306,7 +320,8 @@ class Constraint:
         if self.kind == "loop" and self.other is None:
             raise SpecError(f"{path}.other", "a loop constraint needs the other bone")
         if self.kind != "loop" and self.other is not None:
-            raise SpecError(f"{path}.other", f"a {self.kind} constraint ties a bone to the world, not to {brief(self.other)}")
+            raise SpecError(f"{path}.other",
+                            f"a {self.kind} constraint ties a bone to the world, not to {brief(self.other)}")
         if self.axis is not None:
             _vector(f"{path}.axis", self.axis, 3)
             if self.kind != "loop":
@@ -397,7 +412,8 @@ class CreatureSpec:
         roots = [i for i, b in enumerate(self.bones) if b.parent is None]
         if roots != [0]:
             where = f"bones[{roots[1] if len(roots) > 1 and roots[0] == 0 else roots[0]}]" if roots else "bones"
-            raise SpecError(f"{where}.parent", "exactly one root bone (parent: null) is allowed, and it must come first")
+            raise SpecError(f"{where}.parent",
+                            "exactly one root bone (parent: null) is allowed, and it must come first")
         names = set(seen)
         for i, b in enumerate(self.bones[1:], start=1):
             if b.parent not in names:
@@ -407,7 +423,9 @@ class CreatureSpec:
         parent = {b.name: b.parent for b in self.bones}
         rooted: set[str] = set()
         for i, b in enumerate(self.bones):
-            chain, on_chain, node = [], set(), b.name
+            chain: list[str] = []
+            on_chain: set[str] = set()
+            node: str | None = b.name
             while node is not None and node not in rooted:
                 if node in on_chain:
                     raise SpecError(f"bones[{i}].parent", f"cycle in the bone tree: {' -> '.join(chain + [node])}")
@@ -417,7 +435,7 @@ class CreatureSpec:
             rooted.update(chain)
         order = {n: i for i, n in enumerate(seen)}
         for i, b in enumerate(self.bones[1:], start=1):
-            if order[b.parent] > i:
+            if b.parent is not None and order[b.parent] > i:  # (parents checked above: never None here)
                 raise SpecError(f"bones[{i}].parent", f"parent {brief(b.parent)} must come before its child")
         self._validate_refs(names, seen)
 
@@ -434,16 +452,17 @@ class CreatureSpec:
                 raise SpecError(f"contacts[{i}].name", f"duplicate contact point name {brief(c.name)}")
             cnames.add(c.name)
         knames: set[str] = set()
-        for i, c in enumerate(self.constraints):
-            c.validate(f"constraints[{i}]")
-            bone_ref(f"constraints[{i}].bone", c.bone)
-            if c.other is not None:
-                bone_ref(f"constraints[{i}].other", c.other)
-                if c.other == c.bone:
-                    raise SpecError(f"constraints[{i}].other", f"a loop needs two different bones, got {brief(c.other)} twice")
-            if c.name in knames:
-                raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {brief(c.name)}")
-            knames.add(c.name)
+        for i, con in enumerate(self.constraints):
+            con.validate(f"constraints[{i}]")
+            bone_ref(f"constraints[{i}].bone", con.bone)
+            if con.other is not None:
+                bone_ref(f"constraints[{i}].other", con.other)
+                if con.other == con.bone:
+                    raise SpecError(f"constraints[{i}].other",
+                                    f"a loop needs two different bones, got {brief(con.other)} twice")
+            if con.name in knames:
+                raise SpecError(f"constraints[{i}].name", f"duplicate constraint name {brief(con.name)}")
+            knames.add(con.name)
         hinge_like = {b.name for b in self.bones if b.joint.type in ("hinge", "slide")}
         for i, s in enumerate(self.springs):
             s.validate(f"springs[{i}]")

@@ -66,7 +66,8 @@ class BvhJoint:
 
 def _check_order(rotation_order: str) -> None:
     if rotation_order not in ROTATION_ORDERS:
-        raise GaitforgeError(f"unknown BVH rotation order {rotation_order!r} (choose from {', '.join(ROTATION_ORDERS)})")
+        raise GaitforgeError(f"unknown BVH rotation order {rotation_order!r} "
+                             f"(choose from {', '.join(ROTATION_ORDERS)})")
 
 
 def _check_units(units: str) -> None:

@@ -52,9 +52,10 @@ class _Loader(_Checks, yaml.SafeLoader):
 
 
 _LIBYAML = hasattr(yaml, "CSafeLoader")
+_FAST_BASE: Any = yaml.CSafeLoader if _LIBYAML else yaml.SafeLoader
 
 
-class _FastLoader(_Checks, yaml.CSafeLoader if _LIBYAML else yaml.SafeLoader):
+class _FastLoader(_Checks, _FAST_BASE):
     """libyaml's parser where PyYAML has it (about 10x faster on large
     documents); a document it refuses is read again by :class:`_Loader` for
     the message, so messages never depend on the installation."""

@@ -40,7 +40,7 @@ import numpy as np
 
 from gaitforge.creatures.compile import compile_spec
 from gaitforge.creatures.labels import apply_label_overrides, facing_yaw, infer_labels
-from gaitforge.creatures.spec import Bone, ContactPoint, CreatureSpec, Joint, Shape
+from gaitforge.creatures.spec import Bone, ContactPoint, CreatureSpec, Joint, Shape, vec3
 from gaitforge.errors import GaitforgeError, SpecError
 from gaitforge.io.clipfiles import Y_UP
 from gaitforge.io.import_mjcf import default_joint_stiffness, foot_sites, load_label_overrides
@@ -244,7 +244,7 @@ def creature_from_bvh_nodes(nodes: list[BvhNode], name: str, *, radius: float | 
         kind = "free" if i == 0 else "ball" if any(c.endswith("rotation") for c in n.channels) else "fixed"
         pos = pts[0] if i == 0 else to_m @ n.offset
         lab = labels[n.name]
-        bones.append(Bone(n.name, parents[n.name], tuple(shapes), Joint(kind), pos=tuple(map(float, pos)),
+        bones.append(Bone(n.name, parents[n.name], tuple(shapes), Joint(kind), pos=vec3(pos),
                           density=float(density), side=lab.side, role=lab.role, limb=lab.limb))
     draft = CreatureSpec(name=name, bones=tuple(bones), description=description)
     model, rest, _ = compile_spec(draft)
@@ -256,7 +256,7 @@ def creature_from_bvh_nodes(nodes: list[BvhNode], name: str, *, radius: float | 
                                                                 else k[model.joint(b.name).id])))
              if b.joint.type == "ball" else b for b in bones]
     ids = [model.body(b.name).id for b in bones]
-    contacts = tuple(ContactPoint(site, body, tuple(map(float, local)))
+    contacts = tuple(ContactPoint(site, body, vec3(local))
                      for site, body, local in foot_sites(model, data, labels, ids))
     return replace(draft, bones=tuple(bones), contacts=contacts)
 

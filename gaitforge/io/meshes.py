@@ -96,7 +96,9 @@ def cylinder(radius: float, half_length: float, segments: int = 24) -> TriMesh:
 def box(half_sizes) -> TriMesh:
     """Six faces of four vertices each (sharp edges)."""
     half = np.asarray(half_sizes, float)
-    pos, nrm, tri = [], [], []
+    pos: list[np.ndarray] = []
+    nrm: list[np.ndarray] = []
+    tri: list[np.ndarray] = []
     for axis in range(3):
         u, v = (axis + 1) % 3, (axis + 2) % 3  # e_u × e_v = e_axis
         for sign in (1.0, -1.0):
@@ -144,7 +146,7 @@ def geom_mesh(model: mujoco.MjModel, geom: int, segments: int = 24) -> TriMesh |
         local = model_mesh(model, int(model.geom_dataid[geom]))
     else:
         return None
-    R = np.zeros(9)
+    R: np.ndarray = np.zeros(9)
     mujoco.mju_quat2Mat(R, model.geom_quat[geom])
     R = R.reshape(3, 3)
     return TriMesh(local.positions @ R.T + model.geom_pos[geom], local.normals @ R.T, local.triangles)

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 
 from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.errors import SpecError, brief
@@ -63,7 +64,7 @@ def path_from_dict(data: Any) -> WaypointPath:
         raise SpecError("loop", f"must be true or false, got {brief(loop)}")
     if loop and xy[0] == xy[-1]:
         raise SpecError("loop", "the last waypoint repeats the first; leave it out, the loop closes itself")
-    return WaypointPath(xy, speed=speed, loop=loop)
+    return WaypointPath(np.array(xy, dtype=float), speed=speed, loop=loop)
 
 
 def parse_path_text(text: str, source: str) -> WaypointPath:

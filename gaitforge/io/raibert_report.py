@@ -36,7 +36,8 @@ def table_csv(lines) -> str:
     return buf.getvalue()
 
 
-def save_table(lines, markdown_path: str | os.PathLike | None = None, csv_path: str | os.PathLike | None = None) -> None:
+def save_table(lines, markdown_path: str | os.PathLike | None = None,
+               csv_path: str | os.PathLike | None = None) -> None:
     """Write the report as markdown and/or CSV (atomically)."""
     if markdown_path is not None:
         write_text(markdown_path, table_markdown(lines))

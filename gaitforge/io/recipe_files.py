@@ -33,7 +33,8 @@ from gaitforge.io.atomic import write_text
 from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
-_RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight", "terms")
+_RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight",
+                "terms")
 _REQUIRED = ("name", "creature", "terms")
 _TERM_KEYS = ("mode", "amplitude", "phase", "phase_deg", "frequency", "offset")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import mujoco
 import numpy as np
@@ -17,6 +17,9 @@ import scipy.linalg.lapack
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal import canonical
 from gaitforge.modal.symmetry import mirror_of
+
+if TYPE_CHECKING:
+    from gaitforge.creatures.character import Character
 
 RANK_RTOL = 1e-9    # singular values of G below this fraction of the largest count as zero
 RIGID_RTOL = 1e-10  # K̄'s null space (rigid motions): pivots below this fraction of its largest entry
@@ -65,7 +68,7 @@ class ModalBasis:
     mass_matrix: np.ndarray | None = field(default=None, repr=False)
     stiffness_matrix: np.ndarray | None = field(default=None, repr=False)
     admissible: np.ndarray | None = field(default=None, repr=False)
-    character: object = field(default=None, repr=False)
+    character: Character | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         k = len(self.frequencies)

@@ -27,7 +27,7 @@ import threading
 import weakref
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import Mapping, NamedTuple, cast
 
 import mujoco
 import numpy as np
@@ -37,7 +37,8 @@ from gaitforge.modal.symmetry import mirror_of
 
 from gaitforge.modal.naming import ANTISYMMETRIC, MIXED, NO_MIRROR, SYMMETRIC, mode_name, pool_key  # noqa: F401
 SYMMETRY_THRESHOLD = 0.9  # share ≥ this: symmetric; ≤ 1 − this: antisymmetric; else mixed
-_CENTER_REGIONS = {"head": "head", "neck": "neck", "tail": "tail"}  # other center bodies: "spine"
+# Regions of centred bodies by role; other center bodies: "spine".
+_CENTER_REGIONS: dict[str | None, str] = {"head": "head", "neck": "neck", "tail": "tail"}
 
 
 class FootMotion(NamedTuple):
@@ -173,6 +174,7 @@ def _closure_rotations(character: Character, d: mujoco.MjData, U: np.ndarray) ->
     jr, jr2 = np.zeros((3, m.nv)), np.zeros((3, m.nv))
     for c in character.constraints:
         if c.kind == "loop":
+            assert c.other is not None  # a loop joins two bones (validated)
             mujoco.mj_jacBody(m, d, None, jr, character.body_id(c.bone))
             mujoco.mj_jacBody(m, d, None, jr2, character.body_id(c.other))
             out.append((jr2 - jr) @ U)
@@ -223,12 +225,12 @@ def _describe(character: Character, basis, scratch: "_Scratch") -> tuple[ModeDes
     # Kinetic energy per body: x, y, z translation and rotation (k, nbody, 4).
     W, V = _body_motion(m, d, U)
     R = d.ximat.reshape(-1, 3, 3)
-    I = np.einsum("bij,bj,bkj->bik", R, m.body_inertia, R)  # world inertia about the com
+    inertia = np.einsum("bij,bj,bkj->bik", R, m.body_inertia, R)  # world inertia about the com
     energy = np.concatenate([0.5 * m.body_mass[None, :, None] * V ** 2,
-                             0.5 * np.einsum("kbi,bij,kbj->kb", W, I, W)[..., None]], axis=2)
+                             0.5 * np.einsum("kbi,bij,kbj->kb", W, inertia, W)[..., None]], axis=2)
     moves = np.einsum("rb,kbe->kre", member, energy)  # (k, regions, 4)
     total = energy.sum(axis=(1, 2))
-    sag = (energy[..., 0] + energy[..., 2]).sum(1) + 0.5 * np.einsum("kb,b->k", W[..., 1] ** 2, I[:, 1, 1])
+    sag = (energy[..., 0] + energy[..., 2]).sum(1) + 0.5 * np.einsum("kb,b->k", W[..., 1] ** 2, inertia[:, 1, 1])
     # Joint springs: energy per body's joints, rotation relative to the parent (world axes).
     rel = W - W[:, m.body_parentid]  # (k, nbody, 3)
     rotational = {"hinge", "ball", "gimbal"}
@@ -281,7 +283,7 @@ def _describe(character: Character, basis, scratch: "_Scratch") -> tuple[ModeDes
         reach = max((math.hypot(f.forward, f.vertical) for f in feet), default=0.0)
         desc = ModeDescription(
             i, float(basis.frequencies[i]), "", sym, share, sagittal[i], dict(zip(region_names, motion[i])),
-            dict(zip(region_names, bends[i])), tuple(axes[i]), feet,
+            dict(zip(region_names, bends[i])), cast(tuple[float, float, float], tuple(axes[i])), feet,
             dict(zip([n for n, _ in knees], knee_bend[i])), _phases(feet, pairs, 0.2 * reach))
         # Joint bends along the tree, then across ring closures: (3, joints) about x, y, z.
         seq = None  # only legless creatures are named by their bends

@@ -85,7 +85,8 @@ class _Rows:
     """Rows over the stacked body twists (6 per body, bodies 1..nbody−1)."""
 
     def __init__(self, nb: int):
-        self.nb, self.blocks = nb, []
+        self.nb = nb
+        self.blocks: list[np.ndarray] = []
 
     def add(self, rows: np.ndarray, parts: list[tuple[int, np.ndarray]]) -> None:
         out = np.zeros((rows.shape[0], 6 * self.nb))
@@ -121,7 +122,7 @@ def _tree(model, d) -> tuple[np.ndarray, np.ndarray]:
         p = model.body_parentid[b]
         T_c = adjoint(Theta, o, *_com_frame(d, b))
         T_p = adjoint(Theta, o, *_com_frame(d, p)) if p > 0 else None
-        parts = [(b, T_c)] + ([(p, -T_p)] if p > 0 else [])
+        parts = [(b, T_c)] + ([(p, -T_p)] if T_p is not None else [])  # T_p: p > 0
         if C.shape[0]:
             G.add(C, parts)
         if kinds:

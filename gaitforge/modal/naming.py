@@ -64,5 +64,6 @@ def mode_name(desc, chain: np.ndarray | None, cyclic: bool, moves: dict[str, np.
     region = max(moves, key=lambda r: moves[r].sum())
     e = moves[region]
     if region.endswith(("leg", "legs", "arm", "arms")):  # limbs: by where they go
-        return f"{region} " + ("twist" if e[3] > e[:3].sum() else ("swing", "sideways swing", "lift")[int(np.argmax(e[:3]))])
+        return f"{region} " + ("twist" if e[3] > e[:3].sum()
+                               else ("swing", "sideways swing", "lift")[int(np.argmax(e[:3]))])
     return f"{region} " + ("twist", "bend", "lateral bend")[axis]

@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from gaitforge.creatures.spec import CONSTRAINT_KINDS, LIMBS, ROLES, SIDES, Constraint
+from gaitforge.creatures.spec import CONSTRAINT_KINDS, LIMBS, ROLES, SIDES, Constraint, vec3
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 _FORM = "KIND:BODY[:OTHER][@X,Y,Z][~AX,AY,AZ]"
@@ -80,7 +80,8 @@ def parse_constraint(text: str, character) -> "Constraint":
                              "e.g. pin:left_foot, lock:head, loop:left_hand:right_hand")
     kind = match["kind"]
     if kind not in CONSTRAINT_KINDS:
-        raise GaitforgeError(f"unknown constraint kind {kind!r} in {text!r} (choose from {', '.join(CONSTRAINT_KINDS)})")
+        raise GaitforgeError(f"unknown constraint kind {kind!r} in {text!r} "
+                             f"(choose from {', '.join(CONSTRAINT_KINDS)})")
     tokens = match["bodies"].split(":")
     if len(tokens) != _BODY_COUNT[kind]:
         need = "one body" if _BODY_COUNT[kind] == 1 else "two bodies"
@@ -98,14 +99,14 @@ def parse_constraint(text: str, character) -> "Constraint":
     if match["point"] is not None:
         point = _vector(text, "point", match["point"])
     elif kind == "pin":
-        point = tuple(float(v) for v in _reference_point(character, bodies[0]))
+        point = vec3(_reference_point(character, bodies[0]))
     elif kind == "loop":
         ends = character.world_points(character.rest_qpos, bodies,
                                       [_reference_point(character, b) for b in bodies])
         d = character.make_data()
         bid = character.body_id(bodies[0])
         local = d.xmat[bid].reshape(3, 3).T @ (ends.mean(axis=0) - d.xpos[bid])
-        point = tuple(float(v) for v in local)
+        point = vec3(local)
     else:
         point = (0.0, 0.0, 0.0)
     return Constraint(name=text, kind=kind, bone=bodies[0], other=bodies[1] if kind == "loop" else None,

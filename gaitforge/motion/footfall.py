@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gaitforge.creatures.spec import vec3
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 FOOT_SUFFIXES = ("_foot", "_knuckle")  # knuckle-walkers bear weight on their knuckles
-_LIMB_ORDER = {"front": 0, "rear": 1}
-_SIDE_ORDER = {"left": 0, "right": 1}
+_LIMB_ORDER: dict[str | None, int] = {"front": 0, "rear": 1}
+_SIDE_ORDER: dict[str | None, int] = {"left": 0, "right": 1}
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def _foot(character, name: str, body: str, point) -> Foot:
     lab = character.labels[body]
     limb = lab.limb or _from_name(name, ("front", "rear"))
     side = lab.side if lab.side != "center" else (_from_name(name, ("left", "right")) or "center")
-    return Foot(name, body, tuple(float(x) for x in point), limb, side)
+    return Foot(name, body, vec3(point), limb, side)
 
 
 def _site_foot(character, name: str) -> Foot:
@@ -236,7 +237,11 @@ def footfalls_from_contacts(contact, names, *, times=None, fps: float | None = N
     c = np.asarray(contact, dtype=bool)
     if (times is None) == (fps is None):
         raise GaitforgeError("footfalls: give either times or fps")
-    t = np.arange(c.shape[0]) / fps if times is None else np.asarray(times, float)
+    if times is None:
+        assert fps is not None  # exactly one of them was given
+        t = np.arange(c.shape[0]) / fps
+    else:
+        t = np.asarray(times, float)
     if min_duration > 0 and c.ndim == 2 and len(t) > 1:
         c = debounce(c, 1.0 / float(np.median(np.diff(t))), min_duration)
     return Footfalls(t, c, tuple(names))

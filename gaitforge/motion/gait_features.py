@@ -143,7 +143,7 @@ def mirror_class(keys, P: np.ndarray) -> str | None:
     pairs = [(i, pos[(k[0], "right") if isinstance(k, tuple) else "right"]) for i, k in enumerate(keys)
              if "left" in str(k)]
     for sym, sign in ((ANTISYMMETRIC, -1), (SYMMETRIC, 1)):
-        if all(abs(P[r] - sign * P[l]) < 1e-9 for l, r in pairs):
+        if all(abs(P[right] - sign * P[left]) < 1e-9 for left, right in pairs):
             return sym
     return None
 

@@ -313,7 +313,7 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     down = rise <= tol
     if feet and flight and T > 3:
         stance = stance_candidates(heights, stance_share)
-        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], ~stance.any(axis=1), 1.0 / fps)
+        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1)), 1.0 / fps)
         if airborne.any():  # in a gait that flies, a foot swinging through low does not hold the body back
             down &= (stance | (rise == 0)) & ~airborne[:, None]
     if feet and speed is None:

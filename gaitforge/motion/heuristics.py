@@ -52,7 +52,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,7 +66,7 @@ from gaitforge.motion.metrics import PHASE_TOL
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 _Q = ("front", "left"), ("front", "right"), ("rear", "left"), ("rear", "right")
-FOOTFALLS = {  # lateral-sequence walk and amble, transverse gallop
+FOOTFALLS: dict[str, dict[str, dict[Any, float]]] = {  # lateral-sequence walk and amble, transverse gallop
     "biped": {"walk": {"left": 0.0, "right": 0.5}, "run": {"left": 0.0, "right": 0.5},
               "jump": {"left": 0.0, "right": 0.0}, "jumping_jacks": {"left": 0.0, "right": 0.0}},
     "quadruped": {g: dict(zip(_Q, p)) for g, p in {
@@ -318,6 +318,7 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
             best = (err, recipe)
         if best[0] == 0.0:
             break
+    assert best is not None  # (the product tried is never empty)
     err, recipe = best
     if err > 0.0:
         got = _classified(character, basis, recipe)

@@ -39,7 +39,7 @@ __all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_
 _SMALL_ANGLE = 1e-6  # below this rotation angle [rad], sin(θ/2)/θ comes from its Taylor series
 
 
-def soft_limit_excess(d: np.ndarray, delta: float) -> np.ndarray:
+def soft_limit_excess(d: np.ndarray, delta: float | np.ndarray) -> np.ndarray:
     """How far past a limit a coordinate ends up when Eq. 4 puts it d > 0
     past: d − d²/(d + Δ) = dΔ/(d + Δ) (Kry09 §4.2); Δ = 0 clamps hard."""
     return d * delta / (d + delta)
@@ -71,7 +71,10 @@ class JointLayout:
     """
 
     def __init__(self, model: mujoco.MjModel):
-        lin_q, lin_v, quat_q, quat_v = [], [], [], []
+        lin_q: list[int] = []
+        lin_v: list[int] = []
+        quat_q: list[range] = []
+        quat_v: list[range] = []
         lim_q, lim_lo, lim_hi, lim_rot, cone_k, cone_max = [], [], [], [], [], []
         for j in range(model.njnt):
             kind, qa, va = int(model.jnt_type[j]), int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])

@@ -82,10 +82,10 @@ class BatchEvaluator:
         self.problem = problem
         self.workers = check_workers(workers)
         self.ray_address = ray
-        self._pool = None
-        self._ray = None
-        self._remote = None
-        self._problem_ref = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._ray: Any = None  # the ray module, imported on demand
+        self._remote: Any = None
+        self._problem_ref: Any = None
 
     def __enter__(self) -> "BatchEvaluator":
         if self.ray_address is not None:

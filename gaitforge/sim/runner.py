@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import mujoco
 import numpy as np
@@ -19,7 +19,7 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.sim.controller import Controller, run_settings
 
-_OWN = object()  # the default of ``run``'s settings: the controller's own
+_OWN: Any = object()  # the default of ``run``'s settings: the controller's own
 
 
 @dataclass(frozen=True)

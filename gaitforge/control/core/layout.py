@@ -12,7 +12,7 @@ Python reads and writes the fields by name (:meth:`Layout.get`,
 from __future__ import annotations
 
 import math
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -62,6 +62,9 @@ class Layout:
         except KeyError:
             raise InternalError(f"layout {self.name} has no field {name!r}") from None
 
+    def _unknown(self, name: str) -> NoReturn:
+        raise InternalError(f"layout {self.name} has no field {name!r}")
+
     def __contains__(self, name: str) -> bool:
         return name in self.offsets
 
@@ -76,7 +79,7 @@ class Layout:
     def get(self, array: np.ndarray, name: str):
         """Field ``name`` of ``array``: a scalar of the field's kind (NaN floats
         as they are), or a live view (size,) for a vector field."""
-        f = self.fields.get(name) or self[name]
+        f = self.fields.get(name) or self._unknown(name)
         if f.size > 1:
             return array[self.span(name)]
         value = array[self[name]]

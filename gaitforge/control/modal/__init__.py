@@ -7,5 +7,5 @@ spring reference follows a sum of modal vibrations), :func:`simulate_modal`
 from gaitforge.control.modal.controller import ModalController, ModalPlan, modal_controller
 from gaitforge.control.modal.rollout import Divergence, ModalRollout, body_length, run_recipe, simulate_modal
 
-__all__ = ["Divergence", "ModalController", "ModalPlan", "ModalRollout", "body_length", "modal_controller", "run_recipe",
-           "simulate_modal"]
+__all__ = ["Divergence", "ModalController", "ModalPlan", "ModalRollout", "body_length", "modal_controller",
+           "run_recipe", "simulate_modal"]

@@ -78,12 +78,12 @@ class ModalPlan:
         self.rest_hinge = self.rest[self.hinge_qpos].copy()
         coef = np.zeros((m.ntendon, len(scalar)))
         col = {int(q): i for i, q in enumerate(self.hinge_qpos)}
-        for t in range(m.ntendon):
-            adr, num = m.tendon_adr[t], m.tendon_num[t]
+        for tendon in range(m.ntendon):
+            adr, num = m.tendon_adr[tendon], m.tendon_num[tendon]
             for w in range(adr, adr + num):
                 if int(m.wrap_type[w]) != int(mujoco.mjtWrap.mjWRAP_JOINT):
-                    raise GaitforgeError(f"tendon {t} of {character.name} is not a fixed (joint) tendon")
-                coef[t, col[int(m.jnt_qposadr[m.wrap_objid[w]])]] = m.wrap_prm[w]
+                    raise GaitforgeError(f"tendon {tendon} of {character.name} is not a fixed (joint) tendon")
+                coef[tendon, col[int(m.jnt_qposadr[m.wrap_objid[w]])]] = m.wrap_prm[w]
         self.tendon_coef = coef
         self.tendon_rest = m.tendon_lengthspring[:, 0].copy() if m.ntendon else np.zeros(0)
         self.K = np.asarray(character.stiffness_matrix, float)

@@ -16,6 +16,7 @@ energy above ``energy_limit`` [J]).
 from __future__ import annotations
 
 import math
+from typing import Any
 from dataclasses import dataclass
 
 import mujoco
@@ -121,9 +122,11 @@ class _Recorder:
         self.rest_q = np.asarray(character.rest_qpos)[self.scalar_q].copy()
         self.K = np.asarray(character.stiffness_matrix)[np.ix_(dofs, dofs)].copy()
         self.slack_abs, self.slack_rel = slack
-        self.samples: list[tuple[float, float, float, np.ndarray]] = []
+        # (kinetic [J], potential [J], work [J], mass centre (3,) [m], bodies touching (nbody-1,), passive [J])
+        self.samples: list[tuple[float, float, float, np.ndarray, np.ndarray, float]] = []
         self.divergence: Divergence | None = None
-        self.data = self.model = None
+        self.data: Any = None  # the run's mujoco.MjData and MjModel, bound at reset
+        self.model: Any = None
         self._tick = 0
         self._last_t = -math.inf
         self._warn = None

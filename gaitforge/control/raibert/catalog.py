@@ -57,6 +57,7 @@ def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = No
         options["scale"] = scale
     if path is not None:
         options["path"] = path
+    assert r.make is not None  # every runner in RUNNERS builds its controller
     ctrl = r.make(character, gait, speed * factor("velocity", scale), **options)
     dt, model, _ = run_settings(ctrl, character.model)
     return character, ctrl, model, dt

@@ -9,6 +9,7 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.core.rotations import quat_to_mat
+from gaitforge.creatures.spec import vec3
 from gaitforge.errors import GaitforgeError
 
 
@@ -67,7 +68,7 @@ def leg_geometry(character, upper: str, lower: str, foot: str) -> LegGeometry:
     if m.site_bodyid[site] != low or m.body_parentid[low] != up:
         raise GaitforgeError(f"{character.name!r}: {foot!r} is not on {lower!r} under {upper!r}")
     tip = m.body_pos[low] + m.site_pos[site]
-    return LegGeometry(tuple(float(c) for c in m.body_pos[up]), round(float(np.linalg.norm(tip)), 12))
+    return LegGeometry(vec3(m.body_pos[up]), round(float(np.linalg.norm(tip)), 12))
 
 
 def trunk_fall_check(min_height: float, max_tilt: float, body: int = 1) -> Callable[[mujoco.MjData], str | None]:

@@ -130,7 +130,7 @@ def measure_run(character: Character, rollout: Rollout, desired_speed: float | N
 
     window = slice(first, last)
     c_win = contact[window]
-    flights = intervals(~c_win.any(axis=1))
+    flights = intervals(np.asarray(~c_win.any(axis=1)))
     n_strides = len(strides)
     flight = sum(b - a for a, b in flights) / max(n_strides, 1) / rollout.clip.fps
 

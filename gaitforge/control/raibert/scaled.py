@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import cast
 
 import mujoco
 
@@ -41,7 +42,7 @@ def _joint(joint: Joint, L: float) -> Joint:
     stiffness = _vec(joint.stiffness, k) if isinstance(joint.stiffness, tuple) else joint.stiffness * k
     return dataclasses.replace(
         joint, stiffness=stiffness, damping=joint.damping * b,
-        rest=joint.rest * L if linear else joint.rest,
+        rest=cast(float, joint.rest) * L if linear else joint.rest,  # (a slide rest is a length)
         range=_vec(joint.range, L) if linear else joint.range,
         armature=joint.armature * factor("mass" if linear else "inertia", L))
 

@@ -51,6 +51,7 @@ that the explicit spring force stays well inside the stability limit at the
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -167,7 +168,7 @@ def _arm(side: str, chest_pos: np.ndarray, density: float) -> list[Bone]:
     y0, y1 = sorted((K[1] - 0.055, K[1] + 0.055))
     # Curled under toward the palm, so the box points back from the knuckles.
     fingers = _slab((K[0] - 0.10, y0, 0.0), (K[0] + 0.02, y1, KNUCKLE_HEIGHT), K)
-    lab = dict(side=side, limb="front", density=density)
+    lab: dict[str, Any] = dict(side=side, limb="front", density=density)
     return [
         Bone(f"upper_arm_{side}", "chest", (_bar(S, E, 0.07, 0.075, S),), _ball("shoulder"),
              pos=vec(S - chest_pos), role="shoulder", **lab),
@@ -190,7 +191,7 @@ def _leg(side: str, pelvis_pos: np.ndarray, density: float) -> list[Bone]:
     foot = _slab((A[0] - 0.06, y0, 0.0), (T[0], y1, 0.07), A)
     y0, y1 = sorted((T[1] - 0.055, T[1] + 0.055))
     toes = _slab((T[0], y0, 0.0), (T[0] + 0.07, y1, 0.03), T)
-    lab = dict(side=side, limb="rear", density=density)
+    lab: dict[str, Any] = dict(side=side, limb="rear", density=density)
     return [
         Bone(f"thigh_{side}", "pelvis", (_bar(H, N, 0.085, 0.09, H),), _ball("hip"),
              pos=vec(H - pelvis_pos), role="hip", **lab),

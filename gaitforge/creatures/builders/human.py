@@ -124,6 +124,7 @@ def _mirror_quat(q) -> tuple[float, float, float, float]:
 def _mirror_shape(s: Shape) -> Shape:
     """Reflect a shape (in its bone frame) through the x-z plane."""
     if s.kind == "capsule":
+        assert s.fromto is not None  # validated capsules have end points
         return replace(s, fromto=mirror_y(s.fromto[:3]) + mirror_y(s.fromto[3:]))
     return replace(s, pos=mirror_y(s.pos), quat=_mirror_quat(s.quat))
 

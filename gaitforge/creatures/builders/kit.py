@@ -5,14 +5,14 @@ import math
 
 import numpy as np
 
-from gaitforge.creatures.spec import Shape
+from gaitforge.creatures.spec import Shape, quat4, vec3
 
 Vec3 = tuple[float, float, float]
 
 
 def vec(v) -> Vec3:
     """A plain float 3-tuple (specs hold tuples, never arrays)."""
-    return tuple(float(x) for x in v)  # type: ignore[return-value]
+    return vec3(v)
 
 
 def quat_axis_angle(axis, angle: float) -> tuple[float, float, float, float]:
@@ -30,7 +30,7 @@ def capsule(p0, p1, radius: float, *, contact: bool = True) -> Shape:
 
 def box(half_sizes, pos=(0.0, 0.0, 0.0), quat=(1.0, 0.0, 0.0, 0.0), *, contact: bool = True) -> Shape:
     """A solid box with half extents ``half_sizes`` [m] centred at ``pos``."""
-    return Shape("box", half_sizes=vec(half_sizes), pos=vec(pos), quat=tuple(float(q) for q in quat),
+    return Shape("box", half_sizes=vec(half_sizes), pos=vec(pos), quat=quat4(quat),
                  contact=contact)
 
 
@@ -39,7 +39,7 @@ def sphere(radius: float, pos=(0.0, 0.0, 0.0), *, contact: bool = True) -> Shape
 
 
 def ellipsoid(radii, pos=(0.0, 0.0, 0.0), quat=(1.0, 0.0, 0.0, 0.0), *, contact: bool = True) -> Shape:
-    return Shape("ellipsoid", radii=vec(radii), pos=vec(pos), quat=tuple(float(q) for q in quat),
+    return Shape("ellipsoid", radii=vec(radii), pos=vec(pos), quat=quat4(quat),
                  contact=contact)
 
 

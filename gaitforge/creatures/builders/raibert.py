@@ -219,7 +219,7 @@ def kangaroo_tail_moments() -> tuple[float, float, float]:
     for n in names[:-1]:
         joints.append(joints[-1] + links[n].length * _xz(KANGAROO_POSE[n]))
     coms = [j + links[n].mass_center[0] * _xz(KANGAROO_POSE[n]) for j, n in zip(joints, names)]
-    return tuple(float(sum(links[n].inertia[0] + links[n].mass * np.sum((c - joints[i]) ** 2)
+    return kit.vec(float(sum(links[n].inertia[0] + links[n].mass * np.sum((c - joints[i]) ** 2)
                            for n, c in zip(names[i:], coms[i:]))) for i in range(3))
 
 

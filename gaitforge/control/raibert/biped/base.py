@@ -22,7 +22,7 @@ from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_g
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.core.phase import drain
 from gaitforge.control.raibert.fsm import PHASES as fsm_phases
-from gaitforge.control.raibert.fsm import replay
+from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer, replay
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_torsional_friction
@@ -60,6 +60,8 @@ class BipedBase:
     views of it (slide rest lengths now, and where they are slewing to)."""
 
     gait = ""
+    _machines: tuple[PhaseMachine, ...]  # set by the subclass before reset
+    _timers: tuple[StanceTimer, ...]
     _next_stage = (K.ACT, K.ACT)  # where a tick resumes after leg 0's / leg 1's steering stop
 
     yaw_d = slot("kstate", K.YAW_D)  # Desired heading [rad].

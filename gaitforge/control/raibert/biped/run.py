@@ -23,6 +23,10 @@ holds the controller object and the stance leg's documented actions.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import numpy as np
+
 from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo
 from gaitforge.control.raibert.biped import tick as biped_tick
@@ -48,6 +52,21 @@ class Support:
       minus a share ``roll_lead`` of the roll the flight after the last such
       support had, so the trunk rolls about level instead of landing tilted.
     """
+
+    # Bound by BipedBase (reset, _bind).
+    kstate: np.ndarray
+    spring: np.ndarray
+    stiff: np.ndarray
+    damp: np.ndarray
+    qfrc: np.ndarray
+    _qpos: np.ndarray
+    _qvel: np.ndarray
+    _gxpos: np.ndarray
+    _com: np.ndarray
+    _comvel: np.ndarray
+
+    if TYPE_CHECKING:
+        def com_state(self) -> tuple[list[float], list[float]]: ...  # BipedBase's
 
     def posture(self, legs: tuple) -> None:
         """Eq. 4 (roll, pitch, yaw) through the stance hips, every tick.

@@ -5,6 +5,7 @@ timer, and the fall check."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -47,13 +48,15 @@ class KangarooHop(JumpStages):
 
     speed, v_cmd = slot("_s", kk.SPEED), slot("_s", kk.V_CMD)                  # desired, commanded [m/s]
     stance_avg, x_offset = slot("_s", kk.STANCE_AVG), slot("_s", kk.X_OFFSET)  # T_s [s]; Eq. 3 integral [m]
-    apex, apex_bias = slot("_s", kk.APEX), slot("_s", kk.APEX_BIAS)            # COM apex this flight; its correction [m]
+    # COM apex this flight; its correction [m]
+    apex, apex_bias = slot("_s", kk.APEX), slot("_s", kk.APEX_BIAS)
     td_com_z = slot("_s", kk.TD_COM_Z, optional=True)                    # COM height at touchdown [m]
     apex_target = slot("_s", kk.APEX_TARGET, optional=True)              # jump take-off apex [m]
     t_approach = slot("_s", kk.T_APPROACH)                               # approach flight time [s]
     rest_len = slot("_s", kk.REST_LEN)                                   # leg length at touchdown [m]
     prev_len = slot("_s", kk.PREV_LEN, optional=True)                    # leg length last tick [m]
-    ankle_rest, td_rest = slot("_s", kk.ANKLE_REST), slot("_s", kk.TD_REST)    # ankle rest angle: now, at touchdown [rad]
+    # ankle rest angle: now, at touchdown [rad]
+    ankle_rest, td_rest = slot("_s", kk.ANKLE_REST), slot("_s", kk.TD_REST)
 
     def __init__(self, character: Character, speed: float, gains: KangarooGains | None = None,
                  jump: JumpPlan | None = None, touch_sensor=None):
@@ -74,7 +77,7 @@ class KangarooHop(JumpStages):
         tx, tz = float(m.site_pos[self.toe][0]), float(m.site_pos[self.toe][2])
         self.r_toe, self.toe_angle = math.hypot(tx, tz), math.atan2(-tz, tx)
         self.fsm = PhaseMachine(compress_eps=self.g.compress_eps)
-        self._hot = (None,) * 5  # (data bound, state, data window, model window, tick entry)
+        self._hot: tuple[Any, ...] = (None,) * 5  # (data bound, state, data window, model window, tick entry)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
 
     def kernel_state(self) -> dict:

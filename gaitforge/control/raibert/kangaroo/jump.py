@@ -10,6 +10,7 @@ ankle damping) → "done" (hopping again, never another jump).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import mujoco
 
@@ -17,6 +18,9 @@ from gaitforge.control.raibert.kangaroo.gains import _q
 from gaitforge.control.core.rotations import G
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
+
+if TYPE_CHECKING:
+    from gaitforge.control.raibert.kangaroo.gains import KangarooGains
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,16 @@ class JumpStages:
     The apex each stance aims at is computed in the compiled tick
     (``kangaroo.kernel.apex_wanted``) from the values planned here."""
 
+    # Owned by KangarooHop (attributes, or state-array slots there).
+    jump: JumpPlan | None
+    g: KangarooGains
+    stance_avg: float
+    apex_target: float | None
+    t_approach: float
+    last_approach: bool
+    stage: str | None
+
+
     def _plan_jump(self, toe_x: float, vx: float, com_z: float) -> None:
         """At a touchdown before the box. Up to four strides early
         ("approach") flights are lengthened or shortened so that a touchdown
@@ -54,6 +68,7 @@ class JumpStages:
         (half a stance sweep ahead of the toe) to ``landing_gap`` past the far
         face with the tucked toe above the box: the higher apex wins."""
         jp, g = self.jump, self.g
+        assert jp is not None  # planned only with a jump
         ahead, vx = jp.near_x - toe_x, max(vx, 0.1)
         stride = vx * (self.stance_avg + g.flight_time)
         if 0.0 < ahead <= jp.takeoff_gap + 0.8 * stride:  # (too close is still better jumped)

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.linalg
 
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.spec import vec3
 
 
 def tune_tail(model: mujoco.MjModel, data: mujoco.MjData, character: Character, period: float,
@@ -30,7 +31,7 @@ def tune_tail(model: mujoco.MjModel, data: mujoco.MjData, character: Character, 
     for j, i, kk, mm in zip(jid, dof, k * scale, np.diag(Mt)):
         model.jnt_stiffness[j] = kk
         model.dof_damping[i] = 2.0 * damping_ratio * math.sqrt(kk * mm)
-    return tuple(float(x) for x in k * scale)
+    return vec3(k * scale)
 
 
 def pitch_inertia(model: mujoco.MjModel, data: mujoco.MjData, trunk: int) -> float:

@@ -139,7 +139,7 @@ class QuadrupedRunner(LegEvents):
         self._events: list[tuple[float, str]] = []
         # The state the compiled tick reads and writes (layout: quadruped.kernel).
         self._F = F_LAYOUT.new()
-        self._I = I = I_LAYOUT.new()
+        self._I = ints = I_LAYOUT.new()
         self._F[F_HIP:F_HIP + 12] = self.hips.ravel()
         self.leg_length = self._F[F_LEG] = quadruped_leg_length(character)
         # Timing follows the creature's size (RH91 Table 1: times × √L).
@@ -149,9 +149,9 @@ class QuadrupedRunner(LegEvents):
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
         for i in range(4):
-            I[I_HIP_Q + i], I[I_HIP_D + i], I[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
-            I[I_SLIDE_D + i], I[I_SITE + i] = self.slide_d[i], self._site_of[i]
-            I[I_HIP_J + 2 * i], I[I_HIP_J + 2 * i + 1] = (j * per_joint for j in self.hip_j[i])
+            ints[I_HIP_Q + i], ints[I_HIP_D + i], ints[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
+            ints[I_SLIDE_D + i], ints[I_SITE + i] = self.slide_d[i], self._site_of[i]
+            ints[I_HIP_J + 2 * i], ints[I_HIP_J + 2 * i + 1] = (j * per_joint for j in self.hip_j[i])
 
     # ---------------------------------------------------------------- protocol
     @property

@@ -120,54 +120,54 @@ I_SIZE = I_LAYOUT.size
 
 
 @kernel
-def set_mode(F, I, stiff, damp, frc, leg, stance):
+def set_mode(F, ints, stiff, damp, frc, leg, stance):
     """Hip servo gains of one leg: swing (position servo) or stance (limp,
     torque from Eq. 4 only). A leg that lands keeps the rest length it has:
     lengthening it further on the ground would pump energy into the hop."""
-    I[I_STANCE + leg] = stance
+    ints[I_STANCE + leg] = stance
     if stance:
         F[F_REST + leg] = F[F_REST_OUT + leg]
         kp, kv = 0.0, F[F_STANCE_KV]
     else:
         kp, kv = F[F_SWING_KP], F[F_SWING_KV]
-    stiff[I[I_HIP_J + 2 * leg]] = kp
-    stiff[I[I_HIP_J + 2 * leg + 1]] = kp
-    d = I[I_HIP_D + leg]
+    stiff[ints[I_HIP_J + 2 * leg]] = kp
+    stiff[ints[I_HIP_J + 2 * leg + 1]] = kp
+    d = ints[I_HIP_D + leg]
     damp[d] = damp[d + 1] = kv
     frc[d] = frc[d + 1] = 0.0
 
 
 @kernel
-def leg_cycle(F, I, q, spring, frc, stiff, damp, i, xdot, touching):
+def leg_cycle(F, ints, q, spring, frc, stiff, damp, i, xdot, touching):
     """Thrust and unloading of leg i of a staggered pair on its own spring
     (xdot [m/s]: its length rate); once up, the leg holds its angles (a limp
     hip would let it flail while its partner still carries the trunk)."""
-    p = I[I_LEG_PHASE + i]
-    x = q[I[I_SLIDE_Q + i]]
+    p = ints[I_LEG_PHASE + i]
+    x = q[ints[I_SLIDE_Q + i]]
     if p == FLIGHT and touching:
-        I[I_LEG_PHASE + i] = COMPRESSION
+        ints[I_LEG_PHASE + i] = COMPRESSION
     elif p == COMPRESSION and x < F[F_REST + i] - F[F_STAGGER_EPS] and xdot > 0.0:
-        I[I_LEG_PHASE + i] = THRUST
-        F[F_REST + i] += F[F_THRUST + I[I_ACTIVE]]
+        ints[I_LEG_PHASE + i] = THRUST
+        F[F_REST + i] += F[F_THRUST + ints[I_ACTIVE]]
     elif p == THRUST and x > F[F_REST + i] - F[F_FULL_MARGIN]:
-        I[I_LEG_PHASE + i] = UNLOADING
+        ints[I_LEG_PHASE + i] = UNLOADING
         F[F_REST + i] = -F[F_RETRACT]
     elif p == UNLOADING and not touching:
-        set_mode(F, I, stiff, damp, frc, i, 0)
-        h = I[I_HIP_Q + i]
+        set_mode(F, ints, stiff, damp, frc, i, 0)
+        h = ints[I_HIP_Q + i]
         spring[h] = q[h]
         spring[h + 1] = q[h + 1]
 
 
 @kernel
-def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
+def place(F, ints, q, v, spring, t, r6, r7, a0, a1, trail_short):
     """RH91 Eq. 3 for the landing legs a0, a1, each foot relative to its own
     hip, and their lengths: equal foot heights, short while the hip rises,
     the trailing leg of a staggered pair ``stagger`` shorter if
     ``trail_short``. t [s]; r6, r7: the trunk's rotation matrix entries
     R[2,0], R[2,1]."""
     ts = F[F_TS]
-    if I[I_TD_VALID] == 0 or t - F[F_TD_T] < F[F_SETTLE]:
+    if ints[I_TD_VALID] == 0 or t - F[F_TD_T] < F[F_SETTLE]:
         vx, vy = v[0], v[1]
     else:  # mean velocity since the last touchdown: the trunk's own swings average out
         dt = t - F[F_TD_T]
@@ -210,15 +210,15 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
     # scuff the ground.
     half = 0.5 * (hz0 - hz1)
     top = -F[F_CLEARANCE] - F[F_LEG]
-    if I[I_STANCE + a0] == 0:
-        h = I[I_HIP_Q + a0]
+    if ints[I_STANCE + a0] == 0:
+        h = ints[I_HIP_Q + a0]
         spring[h], spring[h + 1] = a, b
         target = F[F_LANDING] + half
         if v[2] - px0 * v[4] > 0.0 and hz0 + top < target:
             target = hz0 + top
         F[F_REST + a0] = target
-    if I[I_STANCE + a1] == 0:
-        h = I[I_HIP_Q + a1]
+    if ints[I_STANCE + a1] == 0:
+        h = ints[I_HIP_Q + a1]
         spring[h], spring[h + 1] = a, b
         target = F[F_LANDING] - half - (F[F_STAGGER] if trail_short else 0.0)
         if v[2] - px1 * v[4] > 0.0 and hz1 + top < target:
@@ -227,11 +227,11 @@ def place(F, I, q, v, spring, t, r6, r7, a0, a1, trail_short):
 
 
 @kernel
-def allocate(F, I, q, n, l0, l1):
+def allocate(F, ints, q, n, l0, l1):
     """Fresh least-effort allocation rows (``quadruped.virtual_legs``) over the first
     n of legs (l0, l1), at their present hip angles and leg lengths."""
-    I[I_ALLOC_N], I[I_ALLOC_LEGS], I[I_ALLOC_LEGS + 1] = n, l0, l1
-    I[I_ALLOC_ON] = 0
+    ints[I_ALLOC_N], ints[I_ALLOC_LEGS], ints[I_ALLOC_LEGS + 1] = n, l0, l1
+    ints[I_ALLOC_ON] = 0
     if n == 0:
         return
     P, ang, ell, W = np.empty((n, 3)), np.empty((n, 2)), np.empty(n), np.empty((2 * n, 3))
@@ -239,36 +239,36 @@ def allocate(F, I, q, n, l0, l1):
         i = l0 if k == 0 else l1
         for c in range(3):
             P[k, c] = F[F_HIP + 3 * i + c]
-        h = I[I_HIP_Q + i]
+        h = ints[I_HIP_Q + i]
         ang[k, 0], ang[k, 1] = q[h], q[h + 1]
-        ell[k] = F[F_LEG] + q[I[I_SLIDE_Q + i]]
+        ell[k] = F[F_LEG] + q[ints[I_SLIDE_Q + i]]
     torque_allocation_into(P, ang, ell, 1e-3, W)
     for r in range(2 * n):
         for c in range(3):
             F[F_W + 3 * r + c] = W[r, c]
-    I[I_ALLOC_ON] = 1
+    ints[I_ALLOC_ON] = 1
 
 
 @kernel
-def posture(F, I, q, v, frc, roll, pitch, a0, a1, t0, t1):
+def posture(F, ints, q, v, frc, roll, pitch, a0, a1, t0, t1):
     """RH91 Eq. 4 on roll, pitch and heading, τ = −k_p (φ − φ_d) − k_v φ̇ per
     axis, through the hips of the touching legs of the active pair (t0, t1:
     whether a0, a1 touch), spread by least effort over the touching legs or,
     with ``pair_alloc``, over the whole pair (a touching leg takes its share
     only), and limited to ``max_torque`` per hinge. roll, pitch [rad]."""
     n, l0, l1 = (2, a0, a1) if t0 and t1 else ((1, a0, -1) if t0 else ((1, a1, -1) if t1 else (0, -1, -1)))
-    sn = I[I_SERVO_N]
-    if not (sn == n and (n < 1 or I[I_SERVO_LEGS] == l0) and (n < 2 or I[I_SERVO_LEGS + 1] == l1)):
+    sn = ints[I_SERVO_N]
+    if not (sn == n and (n < 1 or ints[I_SERVO_LEGS] == l0) and (n < 2 or ints[I_SERVO_LEGS + 1] == l1)):
         # a leg landed or left: clear, reallocate
-        I[I_SERVO_N], I[I_SERVO_LEGS], I[I_SERVO_LEGS + 1] = n, l0, l1
+        ints[I_SERVO_N], ints[I_SERVO_LEGS], ints[I_SERVO_LEGS + 1] = n, l0, l1
         for i in (a0, a1):
-            d = I[I_HIP_D + i]
+            d = ints[I_HIP_D + i]
             frc[d] = frc[d + 1] = 0.0
-        sn, s0, s1 = (2, a0, a1) if n > 0 and I[I_PAIR_ALLOC] != 0 else (n, l0, l1)
-        an = I[I_ALLOC_N]
-        if not (an == sn and (sn < 1 or I[I_ALLOC_LEGS] == s0) and (sn < 2 or I[I_ALLOC_LEGS + 1] == s1)):
-            allocate(F, I, q, sn, s0, s1)
-    if I[I_ALLOC_ON] == 0:
+        sn, s0, s1 = (2, a0, a1) if n > 0 and ints[I_PAIR_ALLOC] != 0 else (n, l0, l1)
+        an = ints[I_ALLOC_N]
+        if not (an == sn and (sn < 1 or ints[I_ALLOC_LEGS] == s0) and (sn < 2 or ints[I_ALLOC_LEGS + 1] == s1)):
+            allocate(F, ints, q, sn, s0, s1)
+    if ints[I_ALLOC_ON] == 0:
         return
     R0, _, _, R3, _, _, _, _, _ = trunk_matrix(q)
     e_yaw = math.atan2(R3, R0) - F[F_HEADING]
@@ -277,33 +277,33 @@ def posture(F, I, q, v, frc, roll, pitch, a0, a1, t0, t1):
     ty = posture_torque(pitch, v[4], F[F_PITCH_D], F[F_PITCH_KP], F[F_PITCH_KV])
     tz = posture_torque(e_yaw, v[5], 0.0, F[F_YAW_KP], F[F_YAW_KV])
     lim = F[F_MAX_TORQUE]
-    for k in range(I[I_ALLOC_N]):
-        i = I[I_ALLOC_LEGS + k]
+    for k in range(ints[I_ALLOC_N]):
+        i = ints[I_ALLOC_LEGS + k]
         if (n >= 1 and i == l0) or (n == 2 and i == l1):
             r = F_W + 6 * k
             u0 = F[r] * tx + F[r + 1] * ty + F[r + 2] * tz
             u1 = F[r + 3] * tx + F[r + 4] * ty + F[r + 5] * tz
-            d = I[I_HIP_D + i]
+            d = ints[I_HIP_D + i]
             frc[d] = lim if u0 > lim else (-lim if u0 < -lim else u0)
             frc[d + 1] = lim if u1 > lim else (-lim if u1 < -lim else u1)
 
 
 @kernel
-def idle_legs(F, I, q, spring, roll, pitch, r6, r7, a0, a1, shorten):
+def idle_legs(F, ints, q, spring, roll, pitch, r6, r7, a0, a1, shorten):
     """The idle pair mirrors the active pair's world pitch angle (their swing
     moments on the trunk cancel), feet below the hips in roll; with
     ``idle_clearance`` (and ``shorten``) its legs are only as short as
     their feet need to clear the ground, at most ``retract``: a short
     flight leaves no time to lengthen a fully shortened leg."""
-    idle = 1 - I[I_ACTIVE]
-    b = -0.5 * (q[I[I_HIP_Q + a0] + 1] + q[I[I_HIP_Q + a1] + 1]) - 2.0 * pitch
+    idle = 1 - ints[I_ACTIVE]
+    b = -0.5 * (q[ints[I_HIP_Q + a0] + 1] + q[ints[I_HIP_Q + a1] + 1]) - 2.0 * pitch
     for k in range(2):
-        h = I[I_HIP_Q + I[I_PAIRS + 2 * idle + k]]
+        h = ints[I_HIP_Q + ints[I_PAIRS + 2 * idle + k]]
         spring[h], spring[h + 1] = -roll, b
-    if I[I_IDLE_CLEAR] != 0 and shorten:
+    if ints[I_IDLE_CLEAR] != 0 and shorten:
         lo, hi, top = -F[F_RETRACT], F[F_LANDING], q[2] - F[F_CLEARANCE] - F[F_LEG]
         for k in range(2):
-            i = I[I_PAIRS + 2 * idle + k]
-            if I[I_STANCE + i] == 0:
+            i = ints[I_PAIRS + 2 * idle + k]
+            if ints[I_STANCE + i] == 0:
                 room = top + r6 * F[F_HIP + 3 * i] + r7 * F[F_HIP + 3 * i + 1]
                 F[F_REST + i] = lo if room < lo else (hi if room > hi else room)

@@ -14,6 +14,7 @@ rest lengths are in metres from the full (relaxed) length ``LEG_LENGTH``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -59,7 +60,11 @@ from gaitforge.control.raibert.quadruped.kernel import (
     LOG_SIZE,
     set_mode,
 )
-from gaitforge.control.raibert.quadruped.virtual_legs import GAITS
+from gaitforge.control.raibert.quadruped.virtual_legs import GAITS, GaitPattern
+
+if TYPE_CHECKING:
+    from gaitforge.control.raibert.quadruped.gains import QuadrupedGains
+    from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
 
@@ -67,6 +72,30 @@ _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")
 
 class LegEvents:
     """Command handling and state views of the quadruped runner."""
+
+    # Set by the runner (QuadrupedRunner.__init__, reset, _bind).
+    _F: np.ndarray
+    _I: np.ndarray
+    _fsm: PhaseMachine
+    _timers: list[StanceTimer]
+    _events: list[tuple[float, str]]
+    _next_cmd: int
+    _cmd_time: float | None
+    _qpos: np.ndarray
+    _stiff: np.ndarray
+    _damp: np.ndarray
+    _frc: np.ndarray
+    gait: str
+    speed: float
+    pattern: GaitPattern
+    pairs: tuple[tuple[int, int], tuple[int, int]]
+    g: QuadrupedGains
+    gains: dict[str, QuadrupedGains]
+    schedule: tuple[tuple[float, str, float], ...]
+    path: WaypointPath | None
+    follower: PathFollower | None
+    control_dt: float
+    hip_xy: list[tuple[float, ...]]
 
     active = slot("_I", I_ACTIVE, int)          # virtual leg now in use (0 or 1)
     staggered = slot("_I", I_STAGGERED, bool)  # the active gait's pairs land staggered now
@@ -112,13 +141,13 @@ class LegEvents:
         self.pattern = GAITS[gait]
         self.pairs = self.pattern.pairs
         self.g = g = self.gains[gait]
-        F, I = self._F, self._I
+        F, ints = self._F, self._I
         F[:len(GAIN_FIELDS)] = [getattr(g, f) for f in GAIN_FIELDS]
         F[F_TRIM_FLOOR:F_TRIM_FLOOR + len(MORE_FIELDS)] = [getattr(g, f) for f in MORE_FIELDS]
         F[F_LEG_STEP] = g.leg_rate * self.control_dt
-        I[I_PAIRS:I_PAIRS + 4] = self.pairs[0] + self.pairs[1]
-        I[I_IDLE_CLEAR], I[I_PAIR_ALLOC] = bool(g.idle_clearance), bool(g.pair_alloc)
-        I[I_PATTERN_STAGGERED] = self.pattern.staggered
+        ints[I_PAIRS:I_PAIRS + 4] = self.pairs[0] + self.pairs[1]
+        ints[I_IDLE_CLEAR], ints[I_PAIR_ALLOC] = bool(g.idle_clearance), bool(g.pair_alloc)
+        ints[I_PATTERN_STAGGERED] = self.pattern.staggered
         # Mean hip offsets of each pair (trunk axes): their height is the pair's hop height.
         F[F_PAIR_HIP:F_PAIR_HIP + 4] = [float(np.mean([self.hip_xy[i][k] for i in p])) for p in self.pairs
                                         for k in (0, 1)]
@@ -177,23 +206,23 @@ class LegEvents:
 
     def _reset_state(self) -> None:
         """The runner's state at the start of a run, in flight (see ``reset``)."""
-        g, I = self.g, self._I
+        g, ints = self.g, self._I
         self.staggered = False
         self.active = 0
         self.timers = [StanceTimer(default=g.stance_guess), StanceTimer(default=g.stance_guess)]
         self._F[F_TS] = g.stance_guess
-        I[I_STANCE:I_STANCE + 4] = 0
-        I[I_LEG_PHASE:I_LEG_PHASE + 4] = FLIGHT
+        ints[I_STANCE:I_STANCE + 4] = 0
+        ints[I_LEG_PHASE:I_LEG_PHASE + 4] = FLIGHT
         self.rest = -g.retract
         self.thrust = g.thrust
         self.hip_top = -math.inf
         self.trim = 0.0
-        I[I_ALLOC_ON] = I[I_ALLOC_N] = 0
-        I[I_SERVO_N] = -1
+        ints[I_ALLOC_ON] = ints[I_ALLOC_N] = 0
+        ints[I_SERVO_N] = -1
         self.td_time = -1.0
-        I[I_TD_VALID] = 0
+        ints[I_TD_VALID] = 0
         self._F[F_LOG_N] = 0
         self.heading, self._cmd_time = 0.0, None
-        I[I_FOLLOW] = self.path is not None
+        ints[I_FOLLOW] = self.path is not None
         self._next_cmd = 1
         self._schedule_next()

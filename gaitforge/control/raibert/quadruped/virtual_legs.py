@@ -16,7 +16,7 @@ list-in, list-out forms.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -119,7 +119,7 @@ def torque_map(hips, angles, lengths) -> list[tuple[float, float, float]]:
     P, ang, ell = _inputs(hips, angles, lengths)
     A = np.empty((2 * len(P), 3))
     torque_map_into(P, ang, ell, A)
-    return [tuple(r) for r in A.tolist()]
+    return cast(list[tuple[float, float, float]], [tuple(r) for r in A.tolist()])
 
 
 def torque_allocation(hips, angles, lengths, regularization: float = 1e-3) -> list[tuple[float, float, float]]:
@@ -128,4 +128,4 @@ def torque_allocation(hips, angles, lengths, regularization: float = 1e-3) -> li
     P, ang, ell = _inputs(hips, angles, lengths)
     W = np.empty((2 * len(P), 3))
     torque_allocation_into(P, ang, ell, float(regularization), W)
-    return [tuple(r) for r in W.tolist()]
+    return cast(list[tuple[float, float, float]], [tuple(r) for r in W.tolist()])
