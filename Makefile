@@ -38,6 +38,7 @@ KERNELS := Haswell SandyBridge $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/nul
 
 test: $(STAMP) $(VALIDATOR)
 	$(VENV)/bin/ruff check gaitforge tests benchmarks
+	$(VENV)/bin/mypy gaitforge
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 	@if [ "$$(uname -m)" = x86_64 ]; then for k in $(KERNELS); do \
 		echo "== modal and gait tests again under OPENBLAS_CORETYPE=$$k"; \

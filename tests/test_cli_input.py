@@ -21,9 +21,12 @@ def _err(capsys):
     (["run", "biped", "--seconds", "nan"], "run: argument --seconds: must be a number above 0 up to 3600, got 'nan'"),
     (["run", "biped", "--seconds", "inf"], "run: argument --seconds: must be a number above 0 up to 3600, got 'inf'"),
     (["run", "biped", "--speed", "nan"], "run: argument --speed: must be a number from 0 to 20, got 'nan'"),
-    (["report", "raibert", "--seconds", "-5"], "report: argument --seconds: must be a number above 0 up to 600, got '-5'"),
-    (["animate", "dog", "--gait", "trot", "--fps", "1e7"], "animate: argument --fps: must be a number above 0 up to 240, got '1e7'"),
-    (["animate", "dog", "--gait", "trot", "--modes", "2.5"], "animate: argument --modes: must be a whole number from 1 to 500, got '2.5'"),
+    (["report", "raibert", "--seconds", "-5"],
+     "report: argument --seconds: must be a number above 0 up to 600, got '-5'"),
+    (["animate", "dog", "--gait", "trot", "--fps", "1e7"],
+     "animate: argument --fps: must be a number above 0 up to 240, got '1e7'"),
+    (["animate", "dog", "--gait", "trot", "--modes", "2.5"],
+     "animate: argument --modes: must be a whole number from 1 to 500, got '2.5'"),
     (["modes", "dog", "--count", "0"], "modes: argument --count: must be a whole number from 1 to 10000, got '0'"),
     (["animate", "dog", "--bogus"], "unrecognized arguments: --bogus"),
 ])
@@ -41,7 +44,8 @@ BOMB = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9) if i else ', '.join
 
 
 @pytest.mark.parametrize("text, message", [
-    (BOMB + "name: *a8\n", "the document expands to more than 1,000,000 values (YAML aliases nested inside each other?); refused"),
+    (BOMB + "name: *a8\n",
+     "the document expands to more than 1,000,000 values (YAML aliases nested inside each other?); refused"),
     ("name: dog\nname: cat\n", "line 2, column 1: duplicate key 'name' (first at line 1)"),
     ("[" * 50000, "the document nests too deeply to read (more than 100 levels are refused)"),
     ("a: " + "[" * 150 + "]" * 150 + "\n", "the document nests deeper than 100 levels; refused"),
@@ -180,7 +184,8 @@ def test_amplitudes_beyond_half_a_turn_are_refused(trot_recipe, tmp_path, capsys
         "°, more than 360°: modes are small motions; lower the amplitudes\n")
 
 
-ROOT = "  - {{name: a, parent: null, joint: {{type: {root}}}, shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0, 0, 1]}}]}}\n"
+ROOT = ("  - {{name: a, parent: null, joint: {{type: {root}}}, "
+        "shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0, 0, 1]}}]}}\n")
 ARM = ("  - {{name: b, parent: a, pos: [0, 0, 1], joint: {joint}, "
        "shapes: [{{kind: capsule, radius: 0.02, fromto: [0, 0, 0, 0.3, 0, 0]}}]}}\n")
 
@@ -207,7 +212,8 @@ def test_run_takes_creature_names_and_family_names(capsys):
     assert main(["run", "quadruped", "--seconds", "2", "--speed", "1.0"]) == 0
     by_family = capsys.readouterr().out
     timing = lambda out: out.split("\n", 1)[1]  # noqa: E731  (the first line reports wall time)
-    assert by_creature.startswith("raibert_quadruped trot: 2.0 s simulated") and timing(by_creature) == timing(by_family)
+    assert by_creature.startswith("raibert_quadruped trot: 2.0 s simulated")
+    assert timing(by_creature) == timing(by_family)
 
 
 def test_one_output_convention_with_the_old_spellings_kept(tmp_path, capsys):

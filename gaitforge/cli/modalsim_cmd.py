@@ -28,12 +28,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("landscape", help="distance travelled over activation magnitude x phase (Kry 2012 Fig. 4)")
     p.add_argument("creature", metavar="NAME", help="built-in creature (worm, loop)")
-    p.add_argument("--grid", type=number(2, 200, integer=True), default=16, metavar="N", help="N x N cells (default 16)")
+    p.add_argument("--grid", type=number(2, 200, integer=True), default=16, metavar="N",
+                   help="N x N cells (default 16)")
     p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
                    help="simulated time per cell [s] (default 5)")
     p.add_argument("--max-magnitude", type=number(0, 1e6, above=True), metavar="A",
                    help="largest activation (modal units; default 2.5x the hand-set amplitude)")
-    p.add_argument("--frequency", type=number(0, 1000, above=True), metavar="HZ", help="drive frequency (default: the hand-set gait's)")
+    p.add_argument("--frequency", type=number(0, 1000, above=True), metavar="HZ",
+                   help="drive frequency (default: the hand-set gait's)")
     _workers_args(p)
     p.add_argument("--out-dir", default="landscape", metavar="DIR",
                    help="folder for landscape.csv and landscape.png (default landscape)")
@@ -43,10 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
     p.add_argument("--objective", choices=["distance", "speed", "cost"], default="distance",
                    help="maximize distance or speed, or minimize cost (energy per distance); default distance")
-    p.add_argument("--budget", type=number(2, 1e7, integer=True), default=200, metavar="N", help="simulations in total (default 200)")
+    p.add_argument("--budget", type=number(2, 1e7, integer=True), default=200, metavar="N",
+                   help="simulations in total (default 200)")
     p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
                    help="horizon per simulation [s] (default 5)")
-    p.add_argument("--seed", type=number(0, 2 ** 32 - 1, integer=True), default=1, metavar="S", help="random seed (default 1)")
+    p.add_argument("--seed", type=number(0, 2 ** 32 - 1, integer=True), default=1, metavar="S",
+                   help="random seed (default 1)")
     p.add_argument("--start", metavar="FILE", help="start recipe (default: the hand-set gait)")
     p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
                    help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
@@ -60,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _workers_args(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--workers", type=number(1, 1024, integer=True), metavar="K", help="local worker processes (default: all cores)")
+    p.add_argument("--workers", type=number(1, 1024, integer=True), metavar="K",
+                   help="local worker processes (default: all cores)")
     p.add_argument("--ray", metavar="auto|ADDRESS", help="evaluate on a Ray cluster instead (needs gaitforge[cluster])")
 
 

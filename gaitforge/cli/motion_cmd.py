@@ -25,8 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     how = p.add_mutually_exclusive_group()
     how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
-    p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S", help="clip length (default 4)")
-    p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N", help="frames per second (default 60)")
+    p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S",
+                   help="clip length (default 4)")
+    p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N",
+                   help="frames per second (default 60)")
     p.add_argument("--modes", type=number(1, 500, integer=True), default=DEFAULT_MODES, metavar="N",
                    help=f"elastic modes to compute (default {DEFAULT_MODES})")
     p.add_argument("-o", "--out", metavar="FILE",
