@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="reproduce a paper's measurements")
     p.add_argument("paper", choices=["raibert"], help="raibert: Table 2 of Raibert & Hodgins 1991")
     p.add_argument("--seconds", type=number(0, 600, above=True), default=30.0, help="simulated time per experiment [s]")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out-dir", "--out", dest="out", default="report-raibert", metavar="DIR",
                    help="folder for table2.md, table2.csv and the plots (default report-raibert)")
     p.set_defaults(func=cmd_report)
@@ -107,9 +108,19 @@ def cmd_report(args) -> int:
     from gaitforge.io.atomic import atomic_paths, check_output_dir
     from gaitforge.io.raibert_report import save_joint_force_plot, save_table, table_markdown
 
+    from gaitforge.cli.progress import progress_bar
+    from gaitforge.control.raibert.table2 import TABLE2
+
     out = check_output_dir(args.out)
-    runs = run_experiments(args.seconds, settle=min(10.0, args.seconds / 3),
-                           progress=lambda title: console.print(f"running {title} ..."))
+    with progress_bar("report raibert", len(TABLE2), quiet=args.quiet, unit="experiments") as advance:
+        done: list[str] = []
+
+        def started(title: str) -> None:
+            if advance is not None:
+                advance(len(done), info=title)
+            done.append(title)
+
+        runs = run_experiments(args.seconds, settle=min(10.0, args.seconds / 3), progress=started)
     lines = report_lines(runs)
     console.print(table_markdown(lines))
     standing = []
