@@ -310,3 +310,16 @@ def test_too_many_bones_is_a_clear_limit(tmp_path, capsys):
     path.write_text(text + "".join(bone.format(i=i, p=i - 1) for i in range(1, 5000)))
     assert main(["modes", str(path)]) == 2
     assert _err(capsys) == f"gaitforge: error: {path}: bones: at most 1000 bones are supported, got 5000\n"
+
+
+def test_modal_simulation_and_optimization_take_creature_files(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # a relative path: the workers must still find the file
+    assert main(["export", "worm", "-o", "worm.yaml"]) == 0
+    capsys.readouterr()
+    assert main(["simulate", "worm.yaml", "--seconds", "1"]) == 0
+    by_file = capsys.readouterr().out.split("\n", 1)[1]
+    assert main(["simulate", "worm", "--seconds", "1"]) == 0
+    assert capsys.readouterr().out.split("\n", 1)[1] == by_file        # the same run, timing line aside
+    assert main(["optimize", "worm.yaml", "--budget", "4", "--seconds", "0.5", "--workers", "2",
+                 "-o", "best.yaml"]) == 0
+    assert "name: worm_optimized" in (tmp_path / "best.yaml").read_text()

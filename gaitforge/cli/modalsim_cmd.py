@@ -95,20 +95,31 @@ def _heading(text: str):
     return math.radians(value)
 
 
-def _spec(name_or_path: str):
-    from gaitforge.io.spec_files import resolve_spec
-    return resolve_spec(name_or_path)
+def _creature(name_or_path: str):
+    """(the Character, a picklable source the workers can rebuild it from):
+    a built-in name, or a creature file of any format (an absolute path, so
+    that workers started elsewhere find it)."""
+    import functools
+    import os
+
+    from gaitforge.creatures import registry
+    from gaitforge.io.creature_files import load_character
+    from gaitforge.naming import match
+
+    name = match(name_or_path, registry.names())
+    source = name if name else functools.partial(load_character, os.path.abspath(name_or_path))
+    return load_character(name_or_path), source
 
 
-def _start_recipe(spec, path: str | None):
+def _start_recipe(character, path: str | None):
     from gaitforge.control.modal.presets import hand_set, names
 
     if path:
         from gaitforge.io.recipe_files import load_recipe
         return load_recipe(path)
-    if spec.name in names():
-        return hand_set(spec.name)
-    raise GaitforgeError(f"{spec.name} has no hand-set modal gait; give a recipe file")
+    if character.name in names():
+        return hand_set(character.name)
+    raise GaitforgeError(f"{character.name} has no hand-set modal gait; give a recipe file")
 
 
 # ------------------------------------------------------------------ commands
@@ -116,7 +127,6 @@ def cmd_simulate(args) -> int:
     from gaitforge.control.modal import run_recipe
     from gaitforge.control.modal.measures import summarize
     from gaitforge.control.modal.presets import RAMP
-    from gaitforge.creatures.character import Character
 
     from gaitforge.io.atomic import check_output
     from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
@@ -126,11 +136,10 @@ def cmd_simulate(args) -> int:
         check_output(args.out, EXPORT_EXTENSIONS, "motion")
     if args.traces:
         check_output(args.traces, (".csv",), "traces")
-    spec = _spec(args.creature)
-    recipe = _start_recipe(spec, args.recipe)
-    if recipe.creature not in (spec.name, args.creature):
-        raise GaitforgeError(f"recipe {recipe.name!r} is for {recipe.creature!r}, not {spec.name!r}")
-    character = Character.from_spec(spec)
+    character, _ = _creature(args.creature)
+    recipe = _start_recipe(character, args.recipe)
+    if recipe.creature not in (character.name, args.creature):
+        raise GaitforgeError(f"recipe {recipe.name!r} is for {recipe.creature!r}, not {character.name!r}")
     r = run_recipe(character, recipe, seconds, ramp=RAMP)
     s = summarize(r, character.mass, 1.0 / max(recipe.max_frequency, 1e-9))
     console.print(f"{character.name} {recipe.name}: {r.clip.duration:.2f} s simulated in "
@@ -220,11 +229,10 @@ def cmd_optimize(args) -> int:
     _check_workers(args)
     check_output(args.out, (".yaml", ".yml", ".json"), "recipe")
     heading = _heading(args.heading)
-    spec = _spec(args.creature)
-    start = _start_recipe(spec, args.start)
+    character, source = _creature(args.creature)
+    start = _start_recipe(character, args.start)
     modes = tuple(t.mode for t in start.terms)
-    creature = args.creature if args.creature == spec.name else spec
-    problem = ModalProblem(creature, modes=modes, seconds=seconds, name=f"{spec.name}_optimized")
+    problem = ModalProblem(source, modes=modes, seconds=seconds, name=f"{character.name}_optimized")
     x0 = problem.vector(start)
     if heading == "auto":  # forward is where the start gait goes
         d = problem.rollout(x0).displacement
@@ -232,7 +240,7 @@ def cmd_optimize(args) -> int:
             raise GaitforgeError("the start gait does not travel, so it sets no heading; give --heading DEG or any")
         heading = math.atan2(d[1], d[0])
         console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
-    problem = ModalProblem(creature, modes=modes, seconds=seconds, name=f"{spec.name}_optimized",
+    problem = ModalProblem(source, modes=modes, seconds=seconds, name=f"{character.name}_optimized",
                            heading=None if heading == "any" else heading)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol)
     ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)

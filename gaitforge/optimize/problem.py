@@ -44,7 +44,10 @@ class Score(NamedTuple):
 class ModalProblem:
     """Picklable, deterministic evaluator of modal gaits of one creature.
 
-    creature: a built-in creature name or a ``CreatureSpec``; modes: elastic
+    creature: a built-in creature name, a ``CreatureSpec``, or a picklable
+    function of no arguments that returns the Character (e.g.
+    ``functools.partial(load_character, path)`` for an MJCF, URDF or BVH
+    file: each worker loads it itself); modes: elastic
     mode indices driven; seconds [s]: horizon; ramp [s]: amplitude fade-in;
     start_noise: standard deviation of a random start velocity along the
     driven modes (modal units per s; 0: start at rest; the candidate's seed
@@ -67,7 +70,10 @@ class ModalProblem:
         self.creature = creature
         self.modes = tuple(int(m) for m in modes)
         self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
-        self.creature_name = creature if isinstance(creature, str) else creature.name
+        if callable(creature) and not isinstance(creature, str):  # a picklable factory of the Character
+            self.creature_name = creature().name
+        else:
+            self.creature_name = creature if isinstance(creature, str) else creature.name
         self.name = name or f"{self.creature_name}_modal"
         self._cache = None
 
@@ -88,8 +94,11 @@ class ModalProblem:
             from gaitforge.creatures.character import Character
             from gaitforge.modal import compute_modes
 
-            spec = registry.build(self.creature) if isinstance(self.creature, str) else self.creature
-            character = Character.from_spec(spec)
+            if callable(self.creature) and not isinstance(self.creature, str):
+                character = self.creature()
+            else:
+                spec = registry.build(self.creature) if isinstance(self.creature, str) else self.creature
+                character = Character.from_spec(spec)
             self._cache = (character, compute_modes(character, count=max(self.modes) + 1))
         return self._cache
 
