@@ -323,3 +323,16 @@ def test_modal_simulation_and_optimization_take_creature_files(tmp_path, monkeyp
     assert main(["optimize", "worm.yaml", "--budget", "4", "--seconds", "0.5", "--workers", "2",
                  "-o", "best.yaml"]) == 0
     assert "name: worm_optimized" in (tmp_path / "best.yaml").read_text()
+
+
+def test_every_command_taking_a_creature_takes_its_files(tmp_path, capsys):
+    data = os.path.join(os.path.dirname(__file__), "data")
+    bvh, urdf = os.path.join(data, "tiny_biped.bvh"), os.path.join(data, "tiny_quadruped.urdf")
+    assert main(["show", bvh]) == 0 and main(["modes", urdf, "--count", "2"]) == 0
+    assert main(["export", bvh, "-o", str(tmp_path / "b.yaml")]) == 0
+    assert main(["export", urdf, "-o", str(tmp_path / "q.xml")]) == 0
+    capsys.readouterr()
+    assert main(["export", urdf, "-o", str(tmp_path / "q.yaml")]) == 2
+    assert _err(capsys) == (f"gaitforge: error: {urdf}: an MJCF or URDF model has no creature document of its "
+                            "own; export it as .xml, or use it directly\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.yaml", "q.xml"]

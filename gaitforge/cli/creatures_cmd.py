@@ -79,12 +79,15 @@ def cmd_show(args) -> int:
 def cmd_export(args) -> int:
     from gaitforge.io.atomic import check_output
     check_output(args.to, (".yaml", ".yml", ".json", ".xml"), "export")
-    spec = resolve_spec(args.creature)
-    if Path(args.to).suffix.lower() == ".xml":
+    to_mjcf = Path(args.to).suffix.lower() == ".xml"
+    if to_mjcf and args.creature.lower().endswith((".xml", ".urdf")):  # a model: its compiled form
         from gaitforge.io.mjcf import save_mjcf
-        save_mjcf(Character.from_spec(spec), args.to)
+        save_mjcf(load_character(args.creature), args.to)
+    elif to_mjcf:
+        from gaitforge.io.mjcf import save_mjcf
+        save_mjcf(Character.from_spec(resolve_spec(args.creature)), args.to)
     else:  # .yaml, .yml or .json (check_output refused the rest)
-        save_spec(spec, args.to)
+        save_spec(resolve_spec(args.creature), args.to)
     console.print(f"wrote {args.to}")
     return 0
 

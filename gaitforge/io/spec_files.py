@@ -11,6 +11,7 @@ from gaitforge.naming import match
 from gaitforge.creatures import registry
 from gaitforge.creatures.serialize import spec_from_dict, spec_to_dict
 from gaitforge.creatures.spec import CreatureSpec
+from gaitforge.errors import GaitforgeError
 from gaitforge.io.atomic import write_text
 from gaitforge.io.documents import build_from, parse_text, read_text
 
@@ -43,6 +44,12 @@ def resolve_spec(name_or_path: str) -> CreatureSpec:
     """A built-in creature by name, or a creature file by path."""
     if match(name_or_path, registry.names()):
         return registry.build(name_or_path)
+    if name_or_path.lower().endswith(".bvh"):
+        from gaitforge.io.import_bvh import load_creature_from_bvh
+        return load_creature_from_bvh(name_or_path)
+    if name_or_path.lower().endswith((".xml", ".urdf")):
+        raise GaitforgeError(f"{name_or_path}: an MJCF or URDF model has no creature document of its own; "
+                             "export it as .xml, or use it directly")
     if name_or_path.lower().endswith((".yaml", ".yml", ".json")) or os.sep in name_or_path:
         return load_spec(name_or_path)
     registry.entry(name_or_path)  # raises the unknown-creature error with the valid names
