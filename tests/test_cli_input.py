@@ -336,3 +336,15 @@ def test_every_command_taking_a_creature_takes_its_files(tmp_path, capsys):
     assert _err(capsys) == (f"gaitforge: error: {urdf}: an MJCF or URDF model has no creature document of its "
                             "own; export it as .xml, or use it directly\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.yaml", "q.xml"]
+
+
+def test_a_model_with_impossible_values_is_refused_naming_the_body(tmp_path, capsys):
+    model = ('<mujoco model="n"><worldbody><body name="a" pos="0 0 1"><freejoint/><geom type="sphere" size="0.1"/>'
+             '<body name="b" pos="{pos}"><joint type="hinge" axis="0 1 0" stiffness="10"/>'
+             '<geom type="capsule" fromto="0 0 0 0 0 0.2" size="0.02"/></body></body></worldbody></mujoco>')
+    for pos, shown in (("nan 0 0.2", "nan, 0, 0.2"), ("1e300 0 0.2", "1e+300, 0, 0.2")):
+        path = tmp_path / "m.xml"
+        path.write_text(model.format(pos=pos))
+        assert main(["modes", str(path)]) == 2
+        assert _err(capsys).endswith(f"gaitforge: error: {path}: body 'b': position ({shown}) is not finite or "
+                                     "out of range\n")

@@ -125,9 +125,36 @@ def _parse(path: Path) -> tuple[mujoco.MjSpec, mujoco.MjModel]:
             used = {e.name for e in items}
             for i, e in enumerate(items):
                 e.name = e.name or _unique(f"{kind}{i}", used)
-        return spec, spec.compile()
+        model = spec.compile()
     except ValueError as exc:  # MuJoCo reports parse and compile failures as ValueError
         raise mujoco_file_error(path, exc) from None
+    _check_magnitudes(model, path)
+    return spec, model
+
+
+def _check_magnitudes(model: mujoco.MjModel, path: Path) -> None:
+    """Refuse what MuJoCo compiles but no analysis can use: non-finite or
+    absurd placements, sizes and masses (the same ranges as creature files),
+    naming the first body or geom at fault."""
+    from gaitforge.creatures.spec import MASS, REACH, SIZE
+
+    for b in range(1, model.nbody):
+        name = model.body(b).name
+        for what, values, ok in (("position", model.body_pos[b], lambda v: abs(v) <= REACH),
+                                 ("orientation", model.body_quat[b], lambda v: True),
+                                 ("mass", [model.body_mass[b]], lambda v: v == 0 or MASS[0] <= v <= MASS[1]),
+                                 ("inertia", model.body_inertia[b], lambda v: v <= 1e9)):
+            if not all(np.isfinite(v) and ok(v) for v in values):
+                shown = ", ".join(f"{v:g}" for v in values)
+                raise GaitforgeError(f"{path}: body {name!r}: {what} ({shown}) is not finite or out of range")
+    for g in range(model.ngeom):
+        if model.geom_bodyid[g] == 0:
+            continue  # the world's own geoms (a floor plane) are not the creature's
+        size = model.geom_size[g]
+        if not np.all(np.isfinite(size)) or np.any(size > SIZE[1]):
+            name = model.geom(g).name or f"geom {g} of body {model.body(int(model.geom_bodyid[g])).name!r}"
+            raise GaitforgeError(f"{path}: {name}: size ({', '.join(f'{v:g}' for v in size)}) is not finite "
+                                 "or out of range")
 
 
 def _rest_vector(model: mujoco.MjModel, rest: str, path: Path) -> np.ndarray:
