@@ -348,3 +348,16 @@ def test_a_model_with_impossible_values_is_refused_naming_the_body(tmp_path, cap
         assert main(["modes", str(path)]) == 2
         assert _err(capsys).endswith(f"gaitforge: error: {path}: body 'b': position ({shown}) is not finite or "
                                      "out of range\n")
+
+
+def test_a_bvh_nested_thousands_deep_is_refused(tmp_path, capsys):
+    depth = 3000
+    lines = ["HIERARCHY", "ROOT hips", "{", "OFFSET 0 0 0", "CHANNELS 6 Xposition Yposition Zposition Zrotation "
+             "Xrotation Yrotation"]
+    for i in range(depth):
+        lines += [f"JOINT j{i}", "{", "OFFSET 0 1 0", "CHANNELS 3 Zrotation Xrotation Yrotation"]
+    lines += ["}"] * (depth + 1) + ["MOTION", "Frames: 1", "Frame Time: 0.03", " ".join(["0"] * (6 + 3 * depth))]
+    path = tmp_path / "deep.bvh"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["show", str(path)]) == 2
+    assert _err(capsys) == f"gaitforge: error: {path}: line 802: joints nest deeper than 200 levels\n"

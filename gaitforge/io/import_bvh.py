@@ -41,7 +41,7 @@ import numpy as np
 from gaitforge.creatures.compile import compile_spec
 from gaitforge.creatures.labels import apply_label_overrides, facing_yaw, infer_labels
 from gaitforge.creatures.spec import Bone, ContactPoint, CreatureSpec, Joint, Shape, vec3
-from gaitforge.errors import GaitforgeError, SpecError
+from gaitforge.errors import GaitforgeError, SpecError, brief
 from gaitforge.io.clipfiles import Y_UP
 from gaitforge.io.import_mjcf import default_joint_stiffness, foot_sites, load_label_overrides
 
@@ -103,10 +103,18 @@ class _Reader:
         return np.array([self.number("a number (OFFSET)") for _ in range(3)])
 
 
-def _joint(r: _Reader, nodes: list[BvhNode], parent: int) -> None:
+MAX_JOINTS = 1000  # as many bones as a creature may have
+MAX_NESTING = 200  # joints inside joints (a human hierarchy is ~10 deep)
+
+
+def _joint(r: _Reader, nodes: list[BvhNode], parent: int, depth: int = 0) -> None:
     name, line = r.next("a joint name")
-    if name in {n.name for n in nodes}:
-        raise r.fail(line, f"duplicate joint name {name!r}")
+    if depth >= MAX_NESTING:
+        raise r.fail(line, f"joints nest deeper than {MAX_NESTING} levels")
+    if len(nodes) >= MAX_JOINTS:
+        raise r.fail(line, f"more than {MAX_JOINTS} joints")
+    if any(n.name == name for n in nodes):
+        raise r.fail(line, f"duplicate joint name {brief(name)}")
     r.expect("{")
     offset = r.offset()
     r.expect("CHANNELS")
@@ -124,7 +132,7 @@ def _joint(r: _Reader, nodes: list[BvhNode], parent: int) -> None:
     while True:
         tok, tline = r.next("JOINT, End Site or '}'")
         if tok == "JOINT":
-            _joint(r, nodes, me)
+            _joint(r, nodes, me, depth + 1)
         elif tok == "End":
             r.expect("Site")
             r.expect("{")
