@@ -31,6 +31,9 @@ class ModalPlan:
 
     hinge_qpos (h,) qpos addresses and hinge_dof (h,) dof addresses of the
     scalar (hinge/slide) joints; U (h, n) the terms' shapes on those dofs;
+    ball_qpos (b,) qpos addresses of the ball joints, U_ball (b, 3, n) the
+    shapes on their rotation-vector dofs, rest_ball (b, 4) their rest
+    quaternions (w, x, y, z);
     alpha, omega [rad/s], gamma, beta (n,) per term; rest (nq,) θ0;
     tendon_coef (ntendon, h) fixed-tendon coefficients on those joints (the
     tendon's spring length follows its length at θ_ref); tendon_rest
@@ -53,21 +56,20 @@ class ModalPlan:
         kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
         scalar = [j for j in range(m.njnt) if int(m.jnt_type[j]) in kinds]
         ball = [j for j in range(m.njnt) if int(m.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_BALL)]
-        if ball:
-            dofs = np.concatenate([np.arange(m.jnt_dofadr[j], m.jnt_dofadr[j] + 3) for j in ball])
-            modes = [t.mode for t in recipe.terms]
-            part = np.abs(basis.shapes[dofs][:, modes]).max()
-            if part > 1e-9 * np.abs(basis.shapes[:, modes]).max():
-                raise GaitforgeError(f"modal control moves hinge and slide springs only; the modes of recipe "
-                                     f"{recipe.name!r} also turn ball joints of {character.name} "
-                                     f"(e.g. {m.joint(ball[0]).name})")
+        modes = [t.mode for t in recipe.terms]
+        # Ball joints: their spring reference is a quaternion, the rest orientation turned by the
+        # rotation vector (3,) the modes give (in the joint's frame, as MuJoCo integrates them).
+        self.ball_qpos = np.array([m.jnt_qposadr[j] for j in ball], dtype=int)
+        ball_dofs = np.array([np.arange(m.jnt_dofadr[j], m.jnt_dofadr[j] + 3) for j in ball], dtype=int).reshape(-1, 3)
+        self.U_ball = np.ascontiguousarray(basis.shapes[ball_dofs.reshape(-1)][:, modes]).reshape(
+            len(ball), 3, len(modes))
+        self.rest_ball = np.array([character.rest_qpos[a:a + 4] for a in self.ball_qpos], float).reshape(-1, 4)
         self.hinge_qpos = np.array([m.jnt_qposadr[j] for j in scalar], dtype=int)
         q = self.hinge_qpos
         # A contiguous block (the usual case) is written through a slice: cheaper than fancy indexing.
         self.hinge_index = (slice(int(q[0]), int(q[-1]) + 1) if len(q) and np.array_equal(q, np.arange(q[0], q[-1] + 1))
                             else q)
         self.hinge_dof = np.array([m.jnt_dofadr[j] for j in scalar], dtype=int)
-        modes = [t.mode for t in recipe.terms]
         self.U = np.ascontiguousarray(basis.shapes[self.hinge_dof][:, modes])
         self.full_U = np.ascontiguousarray(basis.shapes[:, modes])
         self.alpha = np.array([t.amplitude for t in recipe.terms])
@@ -95,6 +97,20 @@ class ModalPlan:
     def displacement(self, t: float) -> np.ndarray:
         """Joint displacement (h,) of the spring reference on the scalar joints at t [s]."""
         return self.U @ self.modal_coords(t)
+
+    def ball_references(self, coords: np.ndarray) -> np.ndarray:
+        """Spring-reference quaternions (b, 4) w, x, y, z of the ball joints for
+        modal coordinates ``coords`` (n,): rest ⊗ exp(Σ uᵢ cᵢ)."""
+        v = self.U_ball @ coords                                  # (b, 3) rotation vectors [rad]
+        angle = np.linalg.norm(v, axis=1)
+        half = 0.5 * angle
+        # sin(θ/2)/θ → 1/2 as θ → 0
+        k = np.where(angle > 1e-12, np.sin(half) / np.where(angle > 1e-12, angle, 1.0), 0.5)
+        e = np.column_stack([np.cos(half), v * k[:, None]])      # (b, 4) exp(v)
+        r = self.rest_ball
+        w = r[:, 0] * e[:, 0] - np.einsum("ij,ij->i", r[:, 1:], e[:, 1:])
+        xyz = r[:, :1] * e[:, 1:] + e[:, :1] * r[:, 1:] + np.cross(r[:, 1:], e[:, 1:])
+        return np.column_stack([w, xyz])
 
 
 class ModalController:
@@ -126,6 +142,7 @@ class ModalController:
         self._w = float(p.omega[0])
         self._S, self._C = p.U @ a_cos, p.U @ a_sin
         self._R0 = p.rest_hinge + p.U @ p.beta
+        self._a_cos, self._a_sin = a_cos, a_sin
         self._D0 = p.U @ p.beta
         self._P = np.vstack([Ku @ a_cos, Ku @ a_sin, Ku @ p.beta])  # (3, nv): power terms
         self._Ku = Ku
@@ -170,6 +187,8 @@ class ModalController:
                 lengths = self._tendons
                 for i, (t0, ts, tc) in enumerate(self._T):
                     lengths[i, 0] = lengths[i, 1] = t0 + ws * ts + wc * tc
+            if len(p.ball_qpos):
+                self._set_balls(model, ws * self._a_cos + wc * self._a_sin + p.beta)
             return ws, wc
         c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
         delta = p.U @ c
@@ -178,7 +197,14 @@ class ModalController:
             length = p.tendon_rest + p.tendon_coef @ delta
             model.tendon_lengthspring[:, 0] = length
             model.tendon_lengthspring[:, 1] = length
+        if len(p.ball_qpos):
+            self._set_balls(model, c)
         return c
+
+    def _set_balls(self, model: mujoco.MjModel, coords: np.ndarray) -> None:
+        quats = self.plan.ball_references(coords)
+        for a, q in zip(self.plan.ball_qpos, quats):
+            model.qpos_spring[a:a + 4] = q
 
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         t = data.time
