@@ -1,0 +1,40 @@
+"""The stance limbs' share of the body wrench (virtual forces on the leg
+frames, realised through the stance limbs' Jacobian transpose).
+
+The body needs a net force F [N] and torque T [N m] about its mass centre:
+its weight carried, the speed force kv (v_d − v) of Wang 2011 §3.3.2, a
+soft spring toward where the mass centre should be, and a PD on the trunk's
+orientation. The stance feet share it: forces f_i (3,) at the feet r_i
+(relative to the mass centre) with Σ f_i = F and Σ r_i × f_i = T, solved in
+least squares with a small penalty on ‖f‖ so that no foot is asked for much
+more than its share; the feet can only push, and not beyond friction, so
+each f_i is then clipped into its friction pyramid.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def distribute(feet: np.ndarray, force: np.ndarray, torque: np.ndarray, *, friction: float = 0.7,
+               min_push: float = 0.0, regularize: float = 1e-3) -> np.ndarray:
+    """Ground forces (n, 3) [N, world] at ``feet`` (n, 3) [m, relative to
+    the mass centre] that best give the net ``force`` (3,) and ``torque``
+    (3,); ``regularize`` weighs ‖f‖² against the wrench error (in units of
+    the squared lever, m²); each force keeps f_z ≥ ``min_push`` and
+    |f_xy| ≤ ``friction`` f_z."""
+    n = len(feet)
+    if n == 0:
+        return np.zeros((0, 3))
+    A = np.zeros((6, 3 * n))
+    for i, r in enumerate(feet):
+        A[:3, 3 * i:3 * i + 3] = np.eye(3)
+        A[3:, 3 * i:3 * i + 3] = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    w = np.concatenate([force, torque])
+    f = np.linalg.solve(A.T @ A + regularize * np.eye(3 * n), A.T @ w).reshape(n, 3)
+    f[:, 2] = np.maximum(f[:, 2], min_push)
+    tangential = np.hypot(f[:, 0], f[:, 1])
+    cap = friction * f[:, 2]
+    over = tangential > cap
+    if over.any():
+        f[over, :2] *= (cap[over] / tangential[over])[:, None]
+    return f
