@@ -92,6 +92,7 @@ class SkillController:
         mujoco.mj_forward(m, d)  # positions and mass centres of the start
         self.pose = PoseSolver(m, self.order, self.spine, self.anchor == 0, self.span)
         self.kp = m.jnt_stiffness.copy()
+        self.kd = m.dof_damping.copy()
         self.limb_joints = [np.array([m.body_jntadr[b] for b in limb.bodies]) for limb in self.order]
         self.limit = self.params.torque_limit * self.mass * 9.81 * self.hip_height  # N m
         self.phase = 0.0
@@ -240,5 +241,7 @@ class SkillController:
         for i, f in zip(stance, forces):
             self.vf.at_site(d, self.order[i], f, qfrc)
         for i in range(4):
-            joints = self.limb_joints[i]
-            m.jnt_stiffness[joints] = self.kp[joints] * (p.stance_kp if self.mode[i] == STANCE else 1.0)
+            joints, dofs = self.limb_joints[i], self.vf.cols[LIMBS[i]]
+            scale = p.stance_kp if self.mode[i] == STANCE else 1.0
+            m.jnt_stiffness[joints] = self.kp[joints] * scale
+            m.dof_damping[dofs] = self.kd[dofs] * scale

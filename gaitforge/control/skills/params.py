@@ -36,7 +36,7 @@ class SkillParams:
     kp_scale: float = 3.0
     kd_time: float = 0.04
     spine_scale: float = 4.0
-    stance_kp: float = 0.3
+    stance_kp: float = 0.05
     kv: float = 300.0
     kp_position: float = 4.0
     lead: float = 0.1

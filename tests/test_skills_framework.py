@@ -1,0 +1,240 @@
+"""The pieces of the quadruped skills controller, each against an
+independent oracle: gait graphs, analytic limb IK (checked by MuJoCo's own
+forward kinematics), Jacobian-transpose torques and gravity compensation
+(checked by finite differences of positions and potential energy), the
+inverted-pendulum step (energy conservation) and the wrench distribution."""
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from gaitforge.control.skills import limbs as L
+from gaitforge.control.skills import quat as Q
+from gaitforge.control.skills.gaitgraph import LIMBS, Gait, GaitGraph
+from gaitforge.control.skills.gaits import DIAGONAL, TROT, graph
+from gaitforge.control.skills.placement import ipm_offset, swing_height
+from gaitforge.control.skills.support import distribute
+from gaitforge.control.skills.vforce import VirtualForces
+from gaitforge.creatures.character import Character
+from gaitforge.creatures.registry import build
+from gaitforge.errors import GaitforgeError
+
+G = 9.81
+
+
+@pytest.fixture(scope="module", params=["gorilla", "dog"])
+def creature(request):
+    return Character.from_spec(build(request.param))
+
+
+# ----------------------------------------------------------------- gait graphs
+def test_gait_graph_swing_windows_wrap_around_the_cycle():
+    g = GaitGraph((0.9, 0.0, 0.25, 0.5), (0.2, 0.0, 0.25, 0.4))
+    p = g.swing_progress(0.95)
+    assert p[0] == pytest.approx(0.25)  # 0.05 into a 0.2 swing that began at 0.9
+    assert p[1] == -1.0  # never swings
+    assert p[2] == -1.0 and p[3] == -1.0  # 0.95 is past their windows
+    assert g.swing_progress(0.05)[0] == pytest.approx(0.75)  # wrapped past 1.0
+    assert g.swing_progress(0.15)[0] == -1.0
+    np.testing.assert_allclose(g.duty(), [0.8, 1.0, 0.75, 0.6])
+
+
+def test_diagonal_sequence_lands_hind_then_opposite_fore():
+    g = graph(DIAGONAL, 0.22)
+    td = [(lift + s) % 1.0 for lift, s in zip(g.lift, g.swing)]
+    order = [LIMBS[i] for i in np.argsort(td)]
+    assert order == ["rear_left", "front_right", "rear_right", "front_left"]
+    # slow: never two limbs in swing at once; a trot swings diagonal pairs
+    for phase in np.linspace(0, 1, 200, endpoint=False):
+        assert (g.swing_progress(phase) >= 0).sum() <= 1
+    t = graph(TROT, 0.3)
+    for phase in np.linspace(0, 1, 200, endpoint=False):
+        s = t.swing_progress(phase) >= 0
+        assert s[0] == s[3] and s[1] == s[2]
+
+
+def test_gait_mixes_slow_and_fast_by_speed():
+    slow, fast = graph(DIAGONAL, 0.2), graph(DIAGONAL, 0.4)
+    gait = Gait("w", slow, fast, period=(1.4, 1.0), speeds=(0.1, 0.6))
+    assert gait.graph(0.0).swing == slow.swing and gait.graph(9.0).swing == fast.swing
+    assert gait.graph(0.35).swing[0] == pytest.approx(0.3)
+    assert gait.stride(0.35) == pytest.approx(1.2)
+    # lift phases mix on the circle: 0.95 and 0.05 meet at 0.0, not 0.5
+    a = GaitGraph((0.95,) * 4, (0.1,) * 4)
+    b = GaitGraph((0.05,) * 4, (0.1,) * 4)
+    assert a.mix(b, 0.5).lift[0] == pytest.approx(0.0, abs=1e-12) or a.mix(b, 0.5).lift[0] == pytest.approx(1.0)
+
+
+def test_gait_graph_rejects_bad_swing():
+    with pytest.raises(GaitforgeError, match="swing fractions must lie in"):
+        GaitGraph((0, 0, 0, 0), (0.5, 1.0, 0.2, 0.2))
+
+
+# ----------------------------------------------------------------- limb IK
+def _fk_distal(character, limb, ball, knee, distal_angles=None):
+    """World position of the limb's distal joint with the root at rest and
+    the limb's joints set (MuJoCo's forward kinematics)."""
+    m = character.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = character.rest_qpos
+    d.qpos[limb.qpos[0]:limb.qpos[0] + 4] = ball
+    if limb.balls[0]:
+        d.qpos[limb.qpos[1]:limb.qpos[1] + 4] = Q.from_axis_angle(limb.knee_axis, knee)
+    else:
+        d.qpos[limb.qpos[1]] = knee
+    mujoco.mj_kinematics(m, d)
+    return d, d.xpos[limb.bodies[2]].copy(), d.xpos[limb.frame].copy()
+
+
+def test_ik_reaches_targets_exactly(creature):
+    rng = np.random.default_rng(7)
+    for limb in L.find_limbs(creature).values():
+        for _ in range(20):
+            direction = rng.normal(size=3)
+            direction[2] = -abs(direction[2]) - 1.0  # mostly downward, as a leg reaches
+            direction /= np.linalg.norm(direction)
+            target = limb.hip + direction * rng.uniform(0.55, 0.97) * limb.reach
+            ball, knee = L.solve(limb, target, 0.0)
+            _, distal, frame = _fk_distal(creature, limb, ball, knee)
+            np.testing.assert_allclose(distal - frame, target, atol=1e-9)
+
+
+def test_ik_beyond_reach_points_the_straight_limb_at_the_target(creature):
+    for limb in L.find_limbs(creature).values():
+        target = limb.hip + np.array([0.3, 0.0, -1.0]) * 3.0
+        ball, knee = L.solve(limb, target, 0.0)
+        _, distal, frame = _fk_distal(creature, limb, ball, knee)
+        v = distal - frame - limb.hip
+        u = target - limb.hip
+        assert np.linalg.norm(v) == pytest.approx(max(np.linalg.norm(L.distal_point(limb, k))
+                                                      for k in np.linspace(-math.pi, math.pi, 2001)), rel=1e-4)
+        assert np.dot(v, u) / (np.linalg.norm(v) * np.linalg.norm(u)) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_ik_is_continuous_and_keeps_its_branch(creature):
+    for limb in L.find_limbs(creature).values():
+        prev = L.knee_angle(limb, 0.8 * limb.reach, 0.5)  # bent, away from the straight-limb singularity
+        start = L.distal_point(limb, prev)
+        first = None
+        for s in np.linspace(0.0, 1.0, 400):  # a swing-like arc: shorten, lift, move forward
+            target = limb.hip + start * (1.0 - 0.2 * math.sin(math.pi * s)) + np.array([0.15 * s, 0.0, 0.0])
+            ball, knee = L.solve(limb, target, prev)
+            assert abs(knee - prev) < 0.05  # no jump between neighbouring targets
+            if first is None and abs(knee) > 1e-3:
+                first = math.copysign(1.0, knee)
+            prev = knee
+        assert first is not None
+
+
+def test_ik_has_two_knee_solutions_and_takes_the_nearer(creature):
+    for limb in L.find_limbs(creature).values():
+        length = 0.85 * limb.reach
+        a, b = L.knee_angle(limb, length, 1.5), L.knee_angle(limb, length, -1.5)
+        assert abs(a - b) > 0.1  # the limb can bend either way
+        for k in (a, b):
+            assert np.linalg.norm(L.distal_point(limb, k)) == pytest.approx(length, rel=1e-9)
+            assert L.knee_angle(limb, length, k + 0.05) == pytest.approx(k, abs=1e-12)
+
+
+def test_hold_orientation_levels_a_link():
+    parent = Q.euler_zyx(0.3, 0.4, 0.0)
+    axis = np.array([0.0, 1.0, 0.0])
+    angle = L.hold_orientation(parent, axis, Q.from_axis_angle((0, 0, 1), 0.3))
+    child = Q.mul(parent, Q.from_axis_angle(axis, angle))
+    x = Q.rotate(child, np.array([1.0, 0.0, 0.0]))
+    assert x[2] == pytest.approx(0.0, abs=1e-12)
+
+
+# ----------------------------------------------------------------- virtual forces
+def _random_pose(character, seed):
+    m = character.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = character.rest_qpos
+    rng = np.random.default_rng(seed)
+    v = rng.normal(scale=0.2, size=m.nv)
+    v[:6] = 0.0
+    mujoco.mj_integratePos(m, d.qpos, v, 1.0)
+    mujoco.mj_forward(m, d)
+    return d
+
+
+def _perturbed(character, qpos, dof, eps):
+    m = character.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = qpos
+    v = np.zeros(m.nv)
+    v[dof] = eps
+    mujoco.mj_integratePos(m, d.qpos, v, 1.0)
+    mujoco.mj_kinematics(m, d)
+    mujoco.mj_comPos(m, d)
+    return d
+
+
+def test_jacobian_transpose_torques_match_virtual_work(creature):
+    """τ = −J_siteᵀ F: for each limb DOF, τ_k = −F · ∂x_site/∂q_k by finite differences (world frame)."""
+    d = _random_pose(creature, 3)
+    limbs = L.find_limbs(creature)
+    vf = VirtualForces(creature.model, limbs)
+    force = np.array([12.0, -7.0, 150.0])
+    eps = 1e-6
+    for name, limb in limbs.items():
+        tau = np.zeros(creature.model.nv)
+        vf.at_site(d, limb, force, tau)
+        for k in vf.cols[name]:
+            plus = _perturbed(creature, d.qpos, k, eps).site_xpos[limb.site]
+            minus = _perturbed(creature, d.qpos, k, -eps).site_xpos[limb.site]
+            assert tau[k] == pytest.approx(-force @ (plus - minus) / (2 * eps), rel=1e-5, abs=1e-6)
+        assert np.count_nonzero(tau) <= len(vf.cols[name])  # only the limb's own joints
+
+
+def test_gravity_compensation_is_the_gradient_of_the_limbs_potential_energy(creature):
+    d = _random_pose(creature, 5)
+    m = creature.model
+    limbs = L.find_limbs(creature)
+    vf = VirtualForces(m, limbs)
+    eps = 1e-6
+
+    def energy(data, limb):
+        return sum(m.body_mass[b] * G * data.xipos[b][2] for b in limb.bodies)
+
+    for name, limb in limbs.items():
+        tau = np.zeros(m.nv)
+        vf.gravity(d, limb, tau)
+        for k in vf.cols[name]:
+            grad = (energy(_perturbed(creature, d.qpos, k, eps), limb)
+                    - energy(_perturbed(creature, d.qpos, k, -eps), limb)) / (2 * eps)
+            assert tau[k] == pytest.approx(grad, rel=1e-5, abs=1e-6)
+
+
+# ----------------------------------------------------------------- placement, wrench
+@pytest.mark.parametrize("v, h", [(0.3, 0.7), (1.2, 0.5), (-0.4, 0.9), (0.0, 0.7)])
+def test_inverted_pendulum_step_conserves_energy(v, h):
+    d = ipm_offset(v, h)
+    # ½ v² + g h = g h' with h' = √(h² + d²): the pendulum stops upright over the foot
+    assert 0.5 * v * v + G * h == pytest.approx(G * math.hypot(h, d), rel=1e-12)
+    assert math.copysign(1.0, d) == math.copysign(1.0, v) or v == 0.0
+
+
+def test_swing_height_starts_and_ends_on_the_ground():
+    assert swing_height(0.0, 0.1) == 0.0 and swing_height(1.0, 0.1) == 0.0
+    assert swing_height(0.5, 0.1) == pytest.approx(0.1)
+
+
+def test_wrench_distribution_shares_weight_and_reproduces_feasible_wrenches():
+    feet = np.array([[0.3, 0.2, -0.7], [0.3, -0.2, -0.7], [-0.3, 0.2, -0.7], [-0.3, -0.2, -0.7]])
+    f = distribute(feet, np.array([0.0, 0.0, 400.0]), np.zeros(3), regularize=1e-9)
+    np.testing.assert_allclose(f[:, 2], 100.0, rtol=1e-6)
+    force, torque = np.array([20.0, -10.0, 400.0]), np.array([5.0, -8.0, 3.0])
+    f = distribute(feet, force, torque, regularize=1e-9)
+    np.testing.assert_allclose(f.sum(axis=0), force, rtol=1e-6)
+    np.testing.assert_allclose(np.cross(feet, f).sum(axis=0), torque, atol=1e-5)
+
+
+def test_wrench_distribution_never_pulls_and_respects_friction():
+    feet = np.array([[0.3, 0.2, -0.7], [-0.3, -0.2, -0.7]])
+    f = distribute(feet, np.array([500.0, 0.0, 100.0]), np.array([0.0, 80.0, 0.0]), friction=0.5, min_push=1.0)
+    assert (f[:, 2] >= 1.0).all()
+    assert (np.hypot(f[:, 0], f[:, 1]) <= 0.5 * f[:, 2] + 1e-9).all()
