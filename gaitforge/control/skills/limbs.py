@@ -15,6 +15,7 @@ chest; hips: the pelvis).
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -134,17 +135,23 @@ def spine_path(character: Character, front: int, rear: int) -> tuple[list[int], 
     return path, front_first
 
 
+@functools.lru_cache(maxsize=None)
+def _knee_constants(thigh: tuple, shank: tuple, axis: tuple) -> tuple[float, float, float]:
+    """(|a|² + |b|² + 2C, ρ, ψ) of a limb: with the knee turned by θ the hip
+    to distal-joint distance squared is that constant + 2ρ cos(θ − ψ)."""
+    a, b, k = np.array(thigh), np.array(shank), np.array(axis)
+    b_par = np.dot(b, k) * k
+    b_perp = b - b_par
+    C, A, B = float(a @ b_par), float(a @ b_perp), float(a @ np.cross(k, b_perp))
+    return float(a @ a + b @ b + 2.0 * C), math.hypot(A, B), math.atan2(B, A)
+
+
 def knee_angle(limb: Limb, length: float, previous: float) -> float:
     """Knee (elbow) hinge angle [rad] putting the distal joint ``length`` [m]
     from the hip, of the two solutions the one nearest ``previous``; the
     length is clamped to what the limb reaches."""
-    a, b, k = limb.thigh, limb.shank, limb.knee_axis
-    b_par = np.dot(b, k) * k
-    b_perp = b - b_par
-    C, A, B = float(a @ b_par), float(a @ b_perp), float(a @ np.cross(k, b_perp))
-    rho = math.hypot(A, B)
-    psi = math.atan2(B, A)
-    c = (length * length - a @ a - b @ b - 2.0 * C) / (2.0 * rho)
+    base, rho, psi = _knee_constants(tuple(limb.thigh), tuple(limb.shank), tuple(limb.knee_axis))
+    c = (length * length - base) / (2.0 * rho)
     c = min(1.0, max(-1.0, c))
     best, gap = 0.0, math.inf
     for s in (1.0, -1.0):
@@ -167,7 +174,7 @@ def solve(limb: Limb, target: np.ndarray, previous_knee: float) -> tuple[np.ndar
     twist about the limb's axis). Link frames are assumed to have the
     identity orientation in their parent at zero joint angles."""
     v = target - limb.hip
-    knee = knee_angle(limb, float(np.linalg.norm(v)), previous_knee)
+    knee = knee_angle(limb, math.sqrt(float(v @ v)), previous_knee)
     return Q.between(distal_point(limb, knee), v), knee
 
 

@@ -38,8 +38,8 @@ class SkillParams:
     spine_scale: float = 4.0
     stance_kp: float = 0.05
     kv: float = 300.0
-    kp_position: float = 4.0
-    lead: float = 0.1
+    kp_position: float = 10.0
+    lead: float = 0.3
     kp_height: float = 100.0
     kd_height: float = 20.0
     orient_freq: float = 10.0
@@ -51,4 +51,4 @@ class SkillParams:
     ipm_coronal: float = 1.0
     torque_limit: float = 1.0
     timestep: float = 0.002
-    control_dt: float = 0.002
+    control_dt: float = 0.01

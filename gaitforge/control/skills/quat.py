@@ -50,16 +50,17 @@ def to_rotvec(q: np.ndarray) -> np.ndarray:
 
 def between(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """The smallest rotation taking direction u onto direction v."""
-    u = u / np.linalg.norm(u)
-    v = v / np.linalg.norm(v)
-    axis = np.cross(u, v)
-    s = float(np.linalg.norm(axis))
-    c = float(np.dot(u, v))
+    u = u / mujoco.mju_norm3(u)
+    v = v / mujoco.mju_norm3(v)
+    axis = np.empty(3)
+    mujoco.mju_cross(axis, u, v)
+    s = mujoco.mju_norm3(axis)
+    c = float(u @ v)
     if s < 1e-12:
         if c > 0:
             return IDENTITY.copy()
         perp = np.cross(u, (1.0, 0.0, 0.0) if abs(u[0]) < 0.9 else (0.0, 1.0, 0.0))
-        return from_axis_angle(perp / np.linalg.norm(perp), math.pi)
+        return from_axis_angle(perp / mujoco.mju_norm3(perp), math.pi)
     return from_axis_angle(axis / s, math.atan2(s, c))
 
 

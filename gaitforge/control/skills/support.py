@@ -26,9 +26,13 @@ def distribute(feet: np.ndarray, force: np.ndarray, torque: np.ndarray, *, frict
     if n == 0:
         return np.zeros((0, 3))
     A = np.zeros((6, 3 * n))
-    for i, r in enumerate(feet):
-        A[:3, 3 * i:3 * i + 3] = np.eye(3)
-        A[3:, 3 * i:3 * i + 3] = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    for i, (x, y, z) in enumerate(feet.tolist()):
+        j = 3 * i
+        A[0, j] = A[1, j + 1] = A[2, j + 2] = 1.0
+        # rows 3..5: the cross-product matrix [r]× (torque r × f)
+        A[3, j + 1], A[3, j + 2] = -z, y
+        A[4, j], A[4, j + 2] = z, -x
+        A[5, j], A[5, j + 1] = -y, x
     w = np.concatenate([force, torque])
     f = np.linalg.solve(A.T @ A + regularize * np.eye(3 * n), A.T @ w).reshape(n, 3)
     f[:, 2] = np.maximum(f[:, 2], min_push)

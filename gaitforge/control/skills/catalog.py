@@ -1,0 +1,80 @@
+"""The skills runners (dog, gorilla) as ``gaitforge.sim.catalog.Runner``
+entries, and the one preparation that serves them: build the creature, its
+controller with a command schedule, and simulate with ``gaitforge.sim.run``.
+
+Speed ranges are the commanded speeds [m/s] each gait holds for 60 s of
+simulated time within 10 % (``tests/test_skills_gaits.py``)."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.skills import gaits
+from gaitforge.control.skills.commands import Command, Commander
+from gaitforge.control.skills.controller import SkillController
+from gaitforge.control.skills.params import SkillParams
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.sim.catalog import Runner
+from gaitforge.sim.runner import Rollout, run
+
+PARAMS = {
+    "gorilla": SkillParams(gaits.GORILLA),
+    # The dog weighs a fifth of the gorilla: its speed force is scaled with its mass.
+    "dog": SkillParams(gaits.DOG, kv=300.0 * 31.4 / 157.0),
+}
+
+SPEED_RANGES = {
+    "gorilla": {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)},
+    "dog": {"stand": (0.0, 0.0), "walk": (0.0, 1.0), "trot": (0.4, 2.0), "pace": (0.4, 1.5)},
+}
+
+ACCEL = {"gorilla": 0.3, "dog": 0.5}  # m/s²: how fast a new speed command is followed
+
+
+def _make(key: str):
+    def make(character: Character, gait: str, speed: float, *, scale: float = 1.0,
+             path: WaypointPath | None = None, turn_rate: float = 0.0,
+             schedule: Sequence[Command] | None = None) -> SkillController:
+        commands = list(schedule) if schedule else [Command(0.0, gait, speed)]
+        for c in commands:
+            RUNNERS[key].check_gait(c.gait)
+        return SkillController(character, PARAMS[key], Commander(commands, ACCEL[key], turn_rate, path))
+    return make
+
+
+RUNNERS: dict[str, Runner] = {
+    key: Runner(key, key, SPEED_RANGES[key], "ds_walk" if key == "gorilla" else "trot",
+                0.3 if key == "gorilla" else 0.8, paths=True, scalable=False, make=_make(key))
+    for key in ("gorilla", "dog")
+}
+
+
+def runner(name: str) -> Runner:
+    """The skills runner of ``name`` (dog or gorilla)."""
+    if name not in RUNNERS:
+        raise UnknownNameError(f"no skills controller for {name!r} (creatures with one: {', '.join(RUNNERS)})")
+    return RUNNERS[name]
+
+
+def simulate(name: str, gait: str, speed: float, seconds: float, *, turn_rate: float = 0.0,
+             path: WaypointPath | None = None, schedule: Sequence[Command] | None = None,
+             perturb: Callable | None = None, progress: Callable[[float], None] | None = None,
+             stop_on_fall: bool = True) -> tuple[Character, Rollout]:
+    """Run ``name``'s skills controller: ``gait`` at ``speed`` [m/s] (or a
+    ``schedule`` of commands), turning at ``turn_rate`` [rad/s] or following
+    ``path``, for ``seconds`` of simulated time. Speeds outside the gait's
+    range are refused."""
+    r = runner(name)
+    r.check_gait(gait)
+    for c in schedule or [Command(0.0, gait, speed)]:
+        r.check_gait(c.gait)
+        lo, hi = r.speed_range(c.gait)
+        if not lo - 1e-9 <= c.speed <= hi + 1e-9:
+            raise GaitforgeError(f"{name} {c.gait}: speed {c.speed:g} m/s is outside its range {lo:g}–{hi:g} m/s")
+    character = Character.from_spec(registry.build(r.creature))
+    assert r.make is not None
+    controller = r.make(character, gait, speed, path=path, turn_rate=turn_rate, schedule=schedule)
+    return character, run(character, controller, seconds, perturb=perturb, progress=progress,
+                          stop_on_fall=stop_on_fall)

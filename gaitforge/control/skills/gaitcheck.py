@@ -1,0 +1,60 @@
+"""What a skills rollout did: its speed and the gait its footfalls show.
+
+The footfalls are read from the rollout's foot contacts and analysed by the
+package's gait metrics (``gaitforge.motion.metrics``). A walk is further
+named by its footfall sequence (Hildebrand): after a hind foot lands, a
+lateral-sequence walk sets down the fore foot of the same side, a
+diagonal-sequence walk the fore foot of the other side.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaitforge.motion.footfall import detect_footfalls
+from gaitforge.motion.metrics import GaitMetrics, classify_gait, gait_metrics
+from gaitforge.sim.runner import Rollout
+
+
+@dataclass(frozen=True)
+class SkillCheck:
+    """speed [m/s]: mean horizontal speed of the mass-centre proxy (root)
+    over the window; gait: the metrics' class; sequence: "diagonal",
+    "lateral" or "" (not a walk); beats: distinct footfall phases per cycle;
+    metrics: the full gait metrics."""
+
+    speed: float
+    gait: str
+    sequence: str
+    beats: int
+    metrics: GaitMetrics
+
+
+def check(character, rollout: Rollout, settle: float = 10.0) -> SkillCheck:
+    """Measure ``rollout`` after its first ``settle`` seconds."""
+    keep = rollout.times >= settle
+    times = rollout.times[keep]
+    clip = type(rollout.clip)(rollout.clip.fps, rollout.clip.qpos[keep], rollout.clip.character_name)
+    # Feet down by their lowest part (sole, heel or toe; knuckles), from the
+    # simulated poses, rather than one body's contacts (a foot rolling onto
+    # its toes is still down).
+    ff = detect_footfalls(character, clip, ground=0.0, height_tol=0.01)
+    m = gait_metrics(character, clip, ff)
+    xy = rollout.clip.qpos[keep][:, :2]
+    speed = float(np.linalg.norm(xy[-1] - xy[0]) / (times[-1] - times[0]))
+    gait = classify_gait(m)
+    phases = sorted(m.phase.values())
+    beats = len({round(p / 0.1) % 10 for p in phases})
+    sequence = ""
+    if gait == "walk":
+        by = {(m.limbs[n], m.sides[n]): n for n in m.feet}
+        s = (m.phase[by[("front", "left")]] - m.phase[by[("rear", "left")]]) % 1.0
+        sequence = "lateral" if s < 0.5 else "diagonal"
+    return SkillCheck(speed, gait, sequence, beats, m)
+
+
+def speed_error(measured: float, commanded: float) -> float:
+    """|measured − commanded| / commanded (0 for a commanded stand)."""
+    return 0.0 if commanded == 0 else abs(measured - commanded) / commanded if math.isfinite(measured) else math.inf
