@@ -19,11 +19,15 @@ console = Console(highlight=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="simulate a Raibert & Hodgins runner (raibert_biped, raibert_quadruped, kangaroo)")
+    p = sub.add_parser("run", help="simulate a controlled runner: a Raibert & Hodgins runner (raibert_biped, "
+                                   "raibert_quadruped, kangaroo) or a quadruped skills controller (dog, gorilla)")
     p.add_argument("creature", metavar="CREATURE",
-                   help="raibert_biped, raibert_quadruped or kangaroo (biped and quadruped also accepted)")
+                   help="raibert_biped, raibert_quadruped, kangaroo (biped and quadruped also accepted), dog, gorilla")
     p.add_argument("--gait", help="run, gallop_together, gallop_alternate (biped); trot, bound, gallop "
-                                  "(quadruped); hop (kangaroo). Default: the creature's first")
+                                  "(quadruped); hop (kangaroo); stand, walk, trot, pace (dog); stand, ds_walk, "
+                                  "trot (gorilla). Default: the creature's first")
+    p.add_argument("--turn", type=number(-3, 3), default=0.0, metavar="RATE",
+                   help="yaw rate [rad/s] to turn at (dog, gorilla)")
     p.add_argument("--speed", type=number(0, 20), help="desired forward speed [m/s]")
     p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
     p.add_argument("--seconds", type=number(0, 3600, above=True), default=10.0, help="simulated time [s] (default 10)")
@@ -53,6 +57,14 @@ def _measures_table(title: str, measures) -> Table:
 
 def cmd_run(args) -> int:
     from gaitforge.control.raibert.measures import measure_run
+    from gaitforge.control.skills import catalog as skills
+
+    if args.creature in skills.RUNNERS:
+        from gaitforge.cli.skills_cmd import run_skills
+        return run_skills(args)
+    if args.turn:
+        raise GaitforgeError(f"--turn works for the skills controllers ({', '.join(skills.RUNNERS)}); "
+                             f"{args.creature} follows --path instead")
 
     r = catalog.runner(args.creature)
     gait = match(args.gait, r.speed_ranges) or args.gait if args.gait else r.default_gait

@@ -64,10 +64,11 @@ def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = No
 
 
 def simulate(key: str, gait: str, speed: float, seconds: float, *, path: WaypointPath | None = None,
-             scale: float = 1.0, record_fps: float = 100.0, progress=None, **options) -> tuple[Character, Rollout]:
+             scale: float = 1.0, record_fps: float = 100.0, progress=None, perturb=None,
+             **options) -> tuple[Character, Rollout]:
     """Run ``key``'s ``gait`` at ``speed`` [m/s] for ``seconds`` of simulated
     time; returns the character (scaled if asked) and the recorded rollout
-    (``progress``: see :func:`gaitforge.sim.run`)."""
+    (``progress``, ``perturb``: see :func:`gaitforge.sim.run`)."""
     character, ctrl, model, dt = prepare(key, gait, speed, path=path, scale=scale, **options)
     return character, run(character, ctrl, seconds, record_fps=min(record_fps, 1.0 / dt), model=model,
-                          progress=progress)
+                          progress=progress, perturb=perturb)

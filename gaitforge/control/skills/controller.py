@@ -57,7 +57,7 @@ class SkillController:
         mujoco.mj_forward(m, rest)
         self.rest_height = np.array([rest.xpos[b][2] for b in self.frames])
         self.com_height = float(rest.subtree_com[1][2])
-        # Hip (shoulder) joint to contact site at rest, in the heading frame.
+        # Hip (shoulder) joint to contact site at rest: (forward, left, up) in the heading frame.
         self.foot_offset = [rest.site_xpos[limb.site] - rest.xpos[limb.bodies[0]] for limb in self.order]
         self.hip_height = float(np.mean([rest.xpos[limb.bodies[0]][2] for limb in self.order]))
         self.span = float(rest.xpos[self.order[0].bodies[0]][0] - rest.xpos[self.order[2].bodies[0]][0])
@@ -130,7 +130,7 @@ class SkillController:
         touching = self._touching(m, d)
         progress = graph.swing_progress(self.phase % 1.0)
         for i in range(4):
-            self._step_limb(i, d, t, graph, progress[i], touching[i], period)
+            self._step_limb(i, d, t, gait, graph, progress[i], touching[i], period)
         fwd = np.array([math.cos(heading), math.sin(heading), 0.0])
         lat = np.array([-fwd[1], fwd[0], 0.0])
         # The mass centre's reference moves at the commanded velocity and is
@@ -141,6 +141,13 @@ class SkillController:
         if e > p.lead:
             err *= p.lead / e
             self.ref = com[:2] + err
+        if p.sway > 0.0 and gait.swing_count() > 0:
+            # Weight shift (Wang 2011 §3.1.3): before and while a limb swings,
+            # the mass centre is pulled sideways toward the middle of the
+            # limbs that stay down.
+            down = [k for k in range(4) if k != self._next_swing(graph)]
+            side = float((self.plant[down].mean(axis=0) - self.plant.mean(axis=0)) @ lat)
+            err = err + p.sway * side * lat[:2]
         twist = 0.0  # roll the front frame to lift a swinging shoulder (Wang 2011 §3.3.5)
         for i, sign in ((0, 1.0), (1, -1.0)):
             if self.mode[i] == SWING:
@@ -177,21 +184,33 @@ class SkillController:
             out[limb[ground & (limb >= 0)]] = True
         return out
 
-    def _step_limb(self, i: int, d, t: float, graph: GaitGraph, progress: float, touching: bool,
+    def _step_limb(self, i: int, d, t: float, gait: Gait, graph: GaitGraph, progress: float, touching: bool,
                    period: float) -> None:
         """Limb i's stance/swing machine: it lifts off when its swing window
-        opens (once per cycle) and lands on touchdown after 60 % of the swing."""
+        opens (once per cycle) and lands on touchdown after 60 % of the swing.
+        In gaits that keep one foot down per side (all but the pace), a limb
+        waits while the other limb on its side swings, then lifts with the
+        swing time its window has left (at least 60 % of the planned one)."""
         if self.mode[i] == STANCE:
             cycle = math.floor(self.phase - graph.lift[i])
-            if 0.0 <= progress < 0.5 and cycle != self.cycles[i]:
+            if 0.0 <= progress < 0.9 and cycle != self.cycles[i]:
+                if gait.side_support and self.mode[i ^ 2] == SWING:
+                    return
                 self.mode[i], self.cycles[i] = SWING, cycle
                 self.lift_at[i] = d.site_xpos[self.order[i].site]
                 self.lift_time[i] = t
-                self.swing_time[i] = graph.swing[i] * period
+                self.swing_time[i] = max(0.6, 1.0 - progress) * graph.swing[i] * period
         elif touching and (t - self.lift_time[i]) > 0.6 * self.swing_time[i]:
             self.mode[i] = STANCE
             self.plant[i] = d.site_xpos[self.order[i].site]
             self.plant[i][2] = 0.0  # held on the floor (the plane z = 0)
+
+    def _next_swing(self, graph: GaitGraph) -> int:
+        """The limb swinging (the latest to lift), or else the next to lift."""
+        swinging = np.flatnonzero(self.mode == SWING)
+        if len(swinging):
+            return int(swinging[np.argmax(self.lift_time[swinging])])
+        return int(np.argmin([(lift - self.phase) % 1.0 for lift in graph.lift]))
 
     def _swing_target(self, i: int, d, t: float, gait: Gait, graph: GaitGraph, fwd, lat, speed: float,
                       period: float) -> np.ndarray:
@@ -207,8 +226,8 @@ class SkillController:
         h, off = self.hip_height, self.foot_offset[i]
         v_f, v_l = float(self.vel @ fwd), float(self.vel @ lat)
         stance = (1.0 - graph.swing[i]) * period
-        ahead = off @ fwd + speed * stance / 2 + p.ipm_sagittal * (ipm_offset(v_f, h) - ipm_offset(speed, h))
-        target = hip + ahead * fwd + (off @ lat + p.ipm_coronal * ipm_offset(v_l, h)) * lat
+        ahead = off[0] + speed * stance / 2 + p.ipm_sagittal * (ipm_offset(v_f, h) - ipm_offset(speed, h))
+        target = hip + ahead * fwd + (off[1] + p.ipm_coronal * ipm_offset(v_l, h)) * lat
         b = swing_blend(u)
         foot = (1 - b) * self.lift_at[i] + b * target
         lift = gait.lift_height[0 if i < 2 else 1]
@@ -237,7 +256,7 @@ class SkillController:
                                        - 2.0 * p.orient_damping * p.orient_freq * d.cvel[b][:3])
         feet = np.array([d.site_xpos[self.order[i].site] - com for i in stance])
         forces = distribute(feet, force, torque, friction=p.friction, min_push=0.02 * mg / max(1, len(stance)),
-                            regularize=p.regularize)
+                            max_push=p.max_push * mg, regularize=p.regularize)
         for i, f in zip(stance, forces):
             self.vf.at_site(d, self.order[i], f, qfrc)
         for i in range(4):

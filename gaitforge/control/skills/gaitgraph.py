@@ -11,8 +11,7 @@ in swing at a time when slow and overlapping swings when fast).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -69,8 +68,10 @@ class Gait:
     at its slowest and fastest speed [m/s], the leg-frame heights offset
     [m] from the rest pose (front, rear), trunk pitch offset [rad, nose up
     positive], shoulder twist amplitude [rad] (rolls the swing shoulder up),
-    swing-foot lift [m] per leg frame (front, rear), and the gait the
-    footfalls must show (``classify``: a name ``motion.metrics`` uses)."""
+    swing-foot lift [m] per leg frame (front, rear), the gait the footfalls
+    must show (``classify``: a name ``motion.metrics`` uses), and whether a
+    limb waits for the other limb of its side to land before it lifts
+    (``side_support``; off for the pace, which swings a side at once)."""
 
     name: str
     slow: GaitGraph
@@ -82,7 +83,11 @@ class Gait:
     twist: float = 0.0
     lift_height: tuple[float, float] = (0.08, 0.08)
     classify: tuple[str, ...] = ()
-    extra: Mapping[str, float] = field(default_factory=dict)
+    side_support: bool = True
+
+    def swing_count(self) -> int:
+        """How many limbs ever swing in this gait (0: standing)."""
+        return sum(1 for s in self.slow.swing if s > 0.0)
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""

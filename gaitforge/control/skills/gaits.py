@@ -42,5 +42,5 @@ DOG = {
     "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
                  lift_height=(0.07, 0.07), classify=("trot",)),
     "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.6, 0.45), speeds=(0.4, 1.5),
-                 lift_height=(0.07, 0.07), classify=("pace",)),
+                 lift_height=(0.07, 0.07), classify=("pace",), side_support=False),
 }

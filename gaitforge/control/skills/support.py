@@ -16,12 +16,12 @@ import numpy as np
 
 
 def distribute(feet: np.ndarray, force: np.ndarray, torque: np.ndarray, *, friction: float = 0.7,
-               min_push: float = 0.0, regularize: float = 1e-3) -> np.ndarray:
+               min_push: float = 0.0, max_push: float = np.inf, regularize: float = 1e-3) -> np.ndarray:
     """Ground forces (n, 3) [N, world] at ``feet`` (n, 3) [m, relative to
     the mass centre] that best give the net ``force`` (3,) and ``torque``
     (3,); ``regularize`` weighs ‖f‖² against the wrench error (in units of
-    the squared lever, m²); each force keeps f_z ≥ ``min_push`` and
-    |f_xy| ≤ ``friction`` f_z."""
+    the squared lever, m²); each force keeps ``min_push`` ≤ f_z ≤
+    ``max_push`` and |f_xy| ≤ ``friction`` f_z."""
     n = len(feet)
     if n == 0:
         return np.zeros((0, 3))
@@ -35,7 +35,7 @@ def distribute(feet: np.ndarray, force: np.ndarray, torque: np.ndarray, *, frict
         A[5, j], A[5, j + 1] = -y, x
     w = np.concatenate([force, torque])
     f = np.linalg.solve(A.T @ A + regularize * np.eye(3 * n), A.T @ w).reshape(n, 3)
-    f[:, 2] = np.maximum(f[:, 2], min_push)
+    f[:, 2] = np.clip(f[:, 2], min_push, max_push)
     tangential = np.hypot(f[:, 0], f[:, 1])
     cap = friction * f[:, 2]
     over = tangential > cap

@@ -1,0 +1,153 @@
+"""Commands for the quadruped skills controllers (dog, gorilla): ``run``
+(shared with the RH91 runners, see ``raibert_cmd``) and ``push``, the push
+recovery table of any simulated runner."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from gaitforge.cli.args import number
+from gaitforge.errors import GaitforgeError
+
+console = Console(highlight=False)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("push", help="largest sideways push survived, per gait and speed (Wang 2011 Table 3.1)")
+    p.add_argument("creature", metavar="CREATURE", help="gorilla, dog, or a Raibert runner (raibert_biped, "
+                                                         "raibert_quadruped, kangaroo)")
+    p.add_argument("--gait", required=True, help="the gait to push (e.g. ds_walk, trot)")
+    p.add_argument("--speeds", type=_speeds, default=None, metavar="V,V,...",
+                   help="commanded speeds [m/s] (default 0.1,0.2,0.3,0.4,0.5)")
+    p.add_argument("--phases", type=number(1, 16, integer=True), default=4,
+                   help="push start points per stride (default 4)")
+    p.add_argument("--workers", type=number(1, 1024, integer=True), default=None, help="worker processes "
+                                                                                       "(default: every core)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster (auto or host:port)")
+    p.add_argument("--json", metavar="FILE", help="write gait → speed → largest force [N] as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_push)
+
+
+def _speeds(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected speeds like 0.1,0.2,0.3, got {text!r}") from None
+    if not values or not all(math.isfinite(v) and 0 <= v <= 20 for v in values):
+        raise argparse.ArgumentTypeError(f"speeds must be numbers from 0 to 20 m/s, got {text!r}")
+    return values
+
+
+def family_of(creature: str) -> str:
+    """"skills" for dog and gorilla, "raibert" for the RH91 runners."""
+    from gaitforge.control.skills import catalog as skills
+
+    if creature in skills.RUNNERS:
+        return "skills"
+    from gaitforge.control.raibert import catalog as raibert
+
+    raibert.runner(creature)  # raises UnknownNameError listing the valid names
+    return "raibert"
+
+
+def cmd_push(args) -> int:
+    from gaitforge.cli.progress import progress_bar
+    from gaitforge.sim.push import THESIS_TABLE_3_1, PushCase, largest_push
+
+    family = family_of(args.creature)
+    if family == "skills":
+        from gaitforge.control.skills import catalog as skills
+        r = skills.runner(args.creature)
+    else:
+        from gaitforge.control.raibert import catalog as raibert
+        r = raibert.runner(args.creature)
+    r.check_gait(args.gait)
+    speeds = args.speeds or [0.1, 0.2, 0.3, 0.4, 0.5]
+    lo, hi = r.speed_range(args.gait)
+    for v in speeds:
+        if not lo - 1e-9 <= v <= hi + 1e-9:
+            raise GaitforgeError(f"{args.creature} {args.gait}: speed {v:g} m/s is outside its range {lo:g}–{hi:g} m/s")
+    if args.json:
+        from gaitforge.io.atomic import check_output
+        check_output(args.json, (".json",), "push table")
+    results = []
+    with progress_bar(f"push {args.creature} {args.gait}", len(speeds), quiet=args.quiet, unit="speeds") as bar:
+        for k, v in enumerate(speeds):
+            results.append(largest_push(PushCase(family, r.key, args.gait, v), phases=args.phases,
+                                        workers=args.workers, ray=args.ray))
+            if bar:
+                bar(k + 1)
+    thesis = THESIS_TABLE_3_1.get(args.gait, {}) if args.creature == "gorilla" else {}
+    t = Table(title=f"{args.creature} {args.gait}: largest lateral push survived (0.5 s at the pelvis)")
+    for col in ["speed (m/s)", "force (N)", "× body weight", "stride (s)", "trials"] + (["Wang 2011 (N)"] if thesis else []):
+        t.add_column(col, justify="right")
+    for res in results:
+        row = [f"{res.case.speed:g}", f"{res.largest:.0f}", f"{res.relative:.3f}", f"{res.stride:.2f}",
+               str(res.trials)]
+        if thesis:
+            ref = thesis.get(round(res.case.speed, 3))
+            row.append("—" if ref is None else f"{ref:.0f}")
+        t.add_row(*row)
+    console.print(t)
+    if args.json:
+        from gaitforge.io.atomic import write_text
+        table = {args.gait: {f"{res.case.speed:g}": round(res.largest, 1) for res in results}}
+        write_text(args.json, json.dumps(table, indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    return 0
+
+
+def run_skills(args) -> int:
+    """``gaitforge run dog|gorilla``: simulate, report speed and gait, export."""
+    from gaitforge.cli.progress import MIN_SECONDS, progress_bar
+    from gaitforge.control.skills import catalog as skills
+    from gaitforge.control.skills.gaitcheck import check
+    from gaitforge.naming import match
+
+    r = skills.runner(args.creature)
+    gait = (match(args.gait, r.speed_ranges) or args.gait) if args.gait else r.default_gait
+    r.check_gait(gait)
+    if args.scale != 1.0:
+        raise GaitforgeError(f"{args.creature} cannot be scaled (scaling works for the Raibert runners)")
+    if args.output:
+        from gaitforge.io.atomic import check_output
+        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
+        check_output(args.output, EXPORT_EXTENSIONS, "motion")
+    path = None
+    if args.path:
+        from gaitforge.io.paths import load_path
+        path = load_path(args.path)
+    speed = args.speed if args.speed is not None else path.speed if path is not None and path.speed is not None \
+        else 0.0 if gait == "stand" else r.default_speed
+    with progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet,
+                      worth_it=args.seconds >= MIN_SECONDS, unit="s") as advance:
+        character, rollout = skills.simulate(args.creature, gait, speed, args.seconds, turn_rate=args.turn,
+                                             path=path, progress=advance)
+    sim = rollout.clip.duration
+    console.print(f"{character.name} {gait} at {speed:g} m/s: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
+                  f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")
+    status = 0
+    if rollout.fall is not None:
+        console.print(f"[red]{rollout.fall}[/red]")
+        status = 1
+    elif sim >= 4.0 and gait != "stand":
+        c = check(character, rollout, settle=min(10.0, sim / 3))
+        t = Table(title=f"{character.name} {gait}")
+        t.add_column("quantity")
+        t.add_column("value", justify="right")
+        t.add_row("speed (m/s)", f"{c.speed:.3f}")
+        t.add_row("footfalls classified", c.gait + (f" ({c.sequence} sequence)" if c.sequence else ""))
+        t.add_row("stride (s)", f"{c.metrics.stride_duration:.3f}")
+        for foot, duty in c.metrics.duty_factor.items():
+            t.add_row(f"duty {foot}", f"{duty:.2f}")
+        console.print(t)
+    if args.output:
+        from gaitforge.io.clipfiles import save_motion
+        save_motion(character, rollout.clip, args.output)
+        console.print(f"wrote {args.output}")
+    return status
