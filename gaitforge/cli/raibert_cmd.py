@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "trot (gorilla). Default: the creature's first")
     p.add_argument("--turn", type=number(-3, 3), default=0.0, metavar="RATE",
                    help="yaw rate [rad/s] to turn at (dog, gorilla)")
+    p.add_argument("--plots", metavar="DIR", help="write footprints.png, gait_graph.png and gait_diagram.png "
+                                                  "into DIR (dog, gorilla)")
     p.add_argument("--speed", type=number(0, 20), help="desired forward speed [m/s]")
     p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
     p.add_argument("--seconds", type=number(0, 3600, above=True), default=10.0, help="simulated time [s] (default 10)")
@@ -62,6 +64,8 @@ def cmd_run(args) -> int:
     if args.creature in skills.RUNNERS:
         from gaitforge.cli.skills_cmd import run_skills
         return run_skills(args)
+    if args.plots:
+        raise GaitforgeError(f"--plots works for the skills controllers ({', '.join(skills.RUNNERS)})")
     if args.turn:
         raise GaitforgeError(f"--turn works for the skills controllers ({', '.join(skills.RUNNERS)}); "
                              f"{args.creature} follows --path instead")

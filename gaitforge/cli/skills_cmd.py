@@ -84,7 +84,8 @@ def cmd_push(args) -> int:
                 bar(k + 1)
     thesis = THESIS_TABLE_3_1.get(args.gait, {}) if args.creature == "gorilla" else {}
     t = Table(title=f"{args.creature} {args.gait}: largest lateral push survived (0.5 s at the pelvis)")
-    for col in ["speed (m/s)", "force (N)", "× body weight", "stride (s)", "trials"] + (["Wang 2011 (N)"] if thesis else []):
+    columns = ["speed (m/s)", "force (N)", "× body weight", "stride (s)", "trials"]
+    for col in columns + (["Wang 2011 (N)"] if thesis else []):
         t.add_column(col, justify="right")
     for res in results:
         row = [f"{res.case.speed:g}", f"{res.largest:.0f}", f"{res.relative:.3f}", f"{res.stride:.2f}",
@@ -118,6 +119,9 @@ def run_skills(args) -> int:
         from gaitforge.io.atomic import check_output
         from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
         check_output(args.output, EXPORT_EXTENSIONS, "motion")
+    if args.plots:
+        from gaitforge.io.atomic import check_output_dir
+        check_output_dir(args.plots)
     path = None
     if args.path:
         from gaitforge.io.paths import load_path
@@ -150,4 +154,26 @@ def run_skills(args) -> int:
         from gaitforge.io.clipfiles import save_motion
         save_motion(character, rollout.clip, args.output)
         console.print(f"wrote {args.output}")
+    if args.plots:
+        _plots(character, rollout, r, gait, speed, args.plots)
     return status
+
+
+def _plots(character, rollout, runner, gait: str, speed: float, folder: str) -> None:
+    from pathlib import Path
+
+    from gaitforge.control.skills.catalog import PARAMS
+    from gaitforge.control.skills.gaitgraph import LIMBS
+    from gaitforge.io.gait_plots import save_gait_diagram
+    from gaitforge.io.skills_plots import footholds, save_footprints, save_gait_graph
+    from gaitforge.motion.footfall import detect_footfalls
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    ff = detect_footfalls(character, rollout.clip, ground=0.0, height_tol=0.01)
+    title = f"{character.name} {gait} at {speed:g} m/s"
+    save_footprints(footholds(character, ff, rollout.clip.qpos), out / "footprints.png", f"Footprints: {title}")
+    save_gait_graph(PARAMS[runner.key].gaits[gait].graph(speed), LIMBS, out / "gait_graph.png",
+                    f"Gait graph: {title}")
+    save_gait_diagram(ff, out / "gait_diagram.png", f"Footfalls: {title}")
+    console.print(f"wrote footprints.png, gait_graph.png, gait_diagram.png in {out}")
