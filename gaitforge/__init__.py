@@ -9,7 +9,7 @@ package stays cheap.
 from gaitforge.errors import GaitforgeError, NotMetError
 
 __version__ = "0.1.0"
-_API = ("creature", "modes", "animate", "metrics", "gait_class", "save", "run")
+_API = ("creature", "modes", "animate", "metrics", "gait_class", "save", "run", "push")
 __all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
 
 

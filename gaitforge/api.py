@@ -10,6 +10,8 @@ layers)::
     print(gf.metrics(clip, dog))                 # duty factors, phases, speed, class
     gf.save(clip, "trot.glb", dog)               # .glb .bvh .mp4 .gif .npz .csv
     character, rollout = gf.run("raibert_quadruped", "bound", speed=2.0, seconds=20)
+    character, rollout = gf.run("gorilla", "ds_walk", speed=0.3, seconds=60, turn_rate=0.1)
+    table = gf.push("gorilla", "trot", speeds=[0.1, 0.3])   # {speed: largest force [N]}
 
 Every function raises :class:`gaitforge.GaitforgeError` (one-line message)
 for bad input.
@@ -101,11 +103,26 @@ class Run(NamedTuple):
 
 
 def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,
-        scale: float = 1.0) -> Run:
-    """Simulate a Raibert & Hodgins controller: ``name`` is a creature with
-    one (raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
-    accepted), ``gait`` one of its gaits (default its first), ``speed`` [m/s]
-    (default its default), ``seconds`` of simulated time, dynamic ``scale``."""
+        scale: float = 1.0, turn_rate: float = 0.0, path=None, schedule=None) -> Run:
+    """Simulate a controlled runner: a Raibert & Hodgins controller (``name``
+    raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
+    accepted) or a quadruped skills controller (dog, gorilla). ``gait`` one
+    of its gaits (default its first), ``speed`` [m/s] (default its
+    default), ``seconds`` of simulated time; dynamic ``scale`` (Raibert
+    runners); ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
+    ``schedule`` of ``skills.commands.Command`` (skills runners)."""
+    from gaitforge.control.skills import catalog as skills
+
+    if name in skills.RUNNERS:
+        if scale != 1.0:
+            from gaitforge.errors import GaitforgeError
+            raise GaitforgeError(f"{name} cannot be scaled (scaling works for the Raibert runners)")
+        sr = skills.runner(name)
+        g = gait or sr.default_gait
+        v = (0.0 if g == "stand" else sr.default_speed) if speed is None else float(speed)
+        character, rollout = skills.simulate(name, g, v, seconds, turn_rate=turn_rate, path=path,
+                                             schedule=schedule)
+        return Run(character, rollout)
     from gaitforge.control.raibert import catalog
 
     r = catalog.runner(name)
@@ -113,3 +130,18 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
                                           r.default_speed if speed is None else float(speed), seconds,
                                           scale=scale)
     return Run(character, rollout)
+
+
+def push(name: str, gait: str, *, speeds=(0.1, 0.2, 0.3, 0.4, 0.5), phases: int = 4, workers: int | None = None,
+         ray: str | None = None) -> dict[float, float]:
+    """The largest sideways push [N] (0.5 s at the pelvis) ``name``'s
+    ``gait`` survives at each commanded speed [m/s], every phase tried
+    (:func:`gaitforge.sim.push.largest_push`; any runner: dog, gorilla or a
+    Raibert runner). Trials run on ``workers`` processes or a Ray cluster."""
+    from gaitforge.sim.push import PushCase, family_of, largest_push, runner_of
+
+    family = family_of(name)
+    r = runner_of(name)
+    r.check_gait(gait)
+    return {float(v): largest_push(PushCase(family, r.key, gait, float(v)), phases=phases, workers=workers,
+                                   ray=ray).largest for v in speeds}

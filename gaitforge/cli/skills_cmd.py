@@ -43,29 +43,12 @@ def _speeds(text: str) -> list[float]:
     return values
 
 
-def family_of(creature: str) -> str:
-    """"skills" for dog and gorilla, "raibert" for the RH91 runners."""
-    from gaitforge.control.skills import catalog as skills
-
-    if creature in skills.RUNNERS:
-        return "skills"
-    from gaitforge.control.raibert import catalog as raibert
-
-    raibert.runner(creature)  # raises UnknownNameError listing the valid names
-    return "raibert"
-
-
 def cmd_push(args) -> int:
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.sim.push import THESIS_TABLE_3_1, PushCase, largest_push
+    from gaitforge.sim.push import THESIS_TABLE_3_1, PushCase, family_of, largest_push, runner_of
 
     family = family_of(args.creature)
-    if family == "skills":
-        from gaitforge.control.skills import catalog as skills
-        r = skills.runner(args.creature)
-    else:
-        from gaitforge.control.raibert import catalog as raibert
-        r = raibert.runner(args.creature)
+    r = runner_of(args.creature)
     r.check_gait(args.gait)
     speeds = args.speeds or [0.1, 0.2, 0.3, 0.4, 0.5]
     lo, hi = r.speed_range(args.gait)

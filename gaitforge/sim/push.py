@@ -56,6 +56,28 @@ class PushCase:
         raise GaitforgeError(f"push: unknown controller family {self.family!r} (skills, raibert)")
 
 
+def family_of(creature: str) -> str:
+    """"skills" for the skills runners (dog, gorilla), "raibert" for the RH91
+    runners; raises ``UnknownNameError`` listing them otherwise."""
+    from gaitforge.control.skills import catalog as skills
+
+    if creature in skills.RUNNERS:
+        return "skills"
+    from gaitforge.control.raibert import catalog as raibert
+
+    raibert.runner(creature)  # raises UnknownNameError listing the valid names
+    return "raibert"
+
+
+def runner_of(creature: str):
+    """The catalogue entry (``sim.catalog.Runner``) of any runner."""
+    if family_of(creature) == "skills":
+        from gaitforge.control.skills import catalog as skills
+        return skills.runner(creature)
+    from gaitforge.control.raibert import catalog as raibert
+    return raibert.runner(creature)
+
+
 def push_body(character) -> int:
     """The body pushed: the pelvis where there is one, else the root."""
     m = character.model
@@ -94,7 +116,9 @@ class PushTrial:
 class PushResult:
     """largest [N]: the largest force every phase survived (0: not even a
     tiny push, or the unpushed run falls); weight [N]: the body's weight;
-    stride [s]; starts [s]: the push start times tried; trials: simulations run."""
+    stride [s]; starts [s]: the push start times tried; trials: simulations
+    run; failed [N]: the bisection's upper end, a force that some phase did
+    not survive (inf when none was tried)."""
 
     case: PushCase
     largest: float
@@ -102,6 +126,7 @@ class PushResult:
     stride: float
     starts: tuple[float, ...]
     trials: int
+    failed: float = math.inf
 
     @property
     def relative(self) -> float:
@@ -122,17 +147,20 @@ def largest_push(case: PushCase, *, phases: int = 4, ceiling: float = 1.0, resol
     stride = _stride(character, base)
     starts = tuple(case.settle + k * stride / phases for k in range(phases))
     if base.fall is not None:
-        return PushResult(case, 0.0, weight, stride, starts, 1)
-    lo, hi, trials = 0.0, ceiling * weight, 1
+        return PushResult(case, 0.0, weight, stride, starts, 1, 0.0)
+    lo, hi, trials, failed = 0.0, ceiling * weight, 1, math.inf
     with BatchEvaluator(PushTrial(case, push_body(character)), workers=workers, ray=ray) as pool:
         while hi - lo > resolution * weight:
             mid = 0.5 * (lo + hi)
             survived = pool.map([np.array([mid, s]) for s in starts], [0] * len(starts))
             trials += len(starts)
-            lo, hi = (mid, hi) if all(survived) else (lo, mid)
+            if all(survived):
+                lo = mid
+            else:
+                hi = failed = mid
             if progress is not None:
                 progress(trials)
-    return PushResult(case, lo, weight, stride, starts, trials)
+    return PushResult(case, lo, weight, stride, starts, trials, failed)
 
 
 def _stride(character, rollout) -> float:

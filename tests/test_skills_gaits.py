@@ -1,0 +1,121 @@
+"""Long-horizon behaviour of the quadruped skills controllers: every case
+simulates 60 s (the controllers' standard), must not fall, must hold its
+commanded speed within 10 %, and its footfalls — read from the simulated
+poses and analysed by the package's gait metrics — must be the gait it
+claims (a DS walk: a four-beat walk in diagonal sequence; a trot: diagonal
+pairs)."""
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from gaitforge.control.skills import catalog
+from gaitforge.control.skills.commands import Command
+from gaitforge.control.skills.gaitcheck import check, speed_error
+from gaitforge.errors import GaitforgeError, UnknownNameError
+
+pytestmark = pytest.mark.slow
+
+MINUTE = 60.0
+
+
+def _held(name, gait, speed, **kw):
+    character, rollout = catalog.simulate(name, gait, speed, MINUTE, **kw)
+    assert rollout.fall is None, f"{name} {gait} at {speed} m/s: {rollout.fall}"
+    return character, rollout
+
+
+@pytest.mark.parametrize("speed", [0.1, 0.5])
+def test_gorilla_diagonal_sequence_walk(speed):
+    character, rollout = _held("gorilla", "ds_walk", speed)
+    c = check(character, rollout)
+    assert speed_error(c.speed, speed) < 0.10
+    assert c.gait == "walk" and c.sequence == "diagonal" and c.beats == 4
+    # slow: mostly one limb in swing (duty well above 0.75 would mean overlapping stances only)
+    assert min(c.metrics.duty_factor.values()) > 0.5
+
+
+@pytest.mark.parametrize("speed", [0.2, 0.4])
+def test_gorilla_walking_trot(speed):
+    character, rollout = _held("gorilla", "trot", speed)
+    c = check(character, rollout)
+    assert speed_error(c.speed, speed) < 0.10
+    assert c.gait == "trot"
+    assert c.metrics.flight_fraction == 0.0  # a walking trot: never airborne (Wang 2011 §3.4)
+
+
+def test_gorilla_stands_a_minute_in_its_natural_pose():
+    character, rollout = _held("gorilla", "stand", 0.0)
+    q = rollout.clip.qpos
+    assert np.abs(q[-1, :2] - q[0, :2]).max() < 0.05  # stays put
+    m = character.model
+    # shoulders higher than hips throughout (the trunk pitched up, Wang 2011 §3.2.1)
+    d = mujoco.MjData(m)
+    for frame in q[::500]:
+        d.qpos[:] = frame
+        mujoco.mj_kinematics(m, d)
+        assert d.xpos[m.body("upper_arm_left").id][2] > d.xpos[m.body("thigh_left").id][2] + 0.3
+
+
+@pytest.mark.parametrize("gait, speed", [("walk", 0.6), ("trot", 1.2)])
+def test_dog_gaits(gait, speed):
+    character, rollout = _held("dog", gait, speed)
+    c = check(character, rollout)
+    assert speed_error(c.speed, speed) < 0.10
+    assert c.gait == gait
+    if gait == "walk":
+        assert c.sequence == "lateral" and c.beats == 4
+
+
+def test_gorilla_turns_at_the_commanded_rate():
+    _, rollout = _held("gorilla", "ds_walk", 0.3, turn_rate=0.2)
+    q = rollout.clip.qpos
+    w, x, y, z = q[:, 3:7].T
+    yaw = np.unwrap(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+    keep = rollout.times >= 10.0
+    rate = np.polyfit(rollout.times[keep], yaw[keep], 1)[0]
+    assert rate == pytest.approx(0.2, rel=0.1)
+    assert yaw[-1] - yaw[0] > 1.5 * math.pi  # went round more than three quarters of a turn
+
+
+def test_gorilla_starts_from_standing_and_changes_gait_and_speed_on_command():
+    schedule = [Command(0.0, "stand", 0.0), Command(5.0, "ds_walk", 0.2), Command(25.0, "ds_walk", 0.5),
+                Command(40.0, "trot", 0.3)]
+    character, rollout = catalog.simulate("gorilla", "stand", 0.0, MINUTE, schedule=schedule)
+    assert rollout.fall is None, rollout.fall
+    x = rollout.clip.qpos[:, 0]
+    t = rollout.times
+
+    def speed(a, b):
+        k = (t >= a) & (t <= b)
+        return (x[k][-1] - x[k][0]) / (t[k][-1] - t[k][0])
+
+    assert abs(speed(0.5, 5.0)) < 0.02
+    assert speed(12.0, 25.0) == pytest.approx(0.2, rel=0.1)
+    assert speed(32.0, 40.0) == pytest.approx(0.5, rel=0.1)
+    assert speed(48.0, 60.0) == pytest.approx(0.3, rel=0.1)
+    assert rollout.states[-1].startswith("trot:") and rollout.states[int(20 / MINUTE * len(t))].startswith("ds_walk:")
+
+
+def test_fall_is_reported_with_time_and_gait_state():
+    from gaitforge.sim.push import Push, push_body
+
+    character, rollout = catalog.simulate("gorilla", "ds_walk", 0.3, 20.0,
+                                          perturb=Push(1, 3000.0, 5.0, 0.5))
+    assert push_body(character) == 1  # the gorilla's pelvis is its root body
+    assert rollout.fall is not None and 5.0 <= rollout.fall.time < 8.0
+    assert rollout.fall.state.startswith("ds_walk:")
+    assert "leg frame" in rollout.fall.reason  # which frame went down or tilted, and by how much
+    assert "fell at t =" in str(rollout.fall)
+
+
+def test_unknown_gait_lists_the_gaits_and_speeds_are_checked():
+    with pytest.raises(UnknownNameError, match=r"gorilla has no gait 'gallop' \(valid gaits: stand, ds_walk, trot\)"):
+        catalog.simulate("gorilla", "gallop", 0.3, 1.0)
+    with pytest.raises(GaitforgeError, match="speed 0.9 m/s is outside its range 0–0.6 m/s"):
+        catalog.simulate("gorilla", "trot", 0.9, 1.0)
+    with pytest.raises(UnknownNameError, match="creatures with one: gorilla, dog"):
+        catalog.runner("cat")
