@@ -238,3 +238,12 @@ def test_wrench_distribution_never_pulls_and_respects_friction():
     f = distribute(feet, np.array([500.0, 0.0, 100.0]), np.array([0.0, 80.0, 0.0]), friction=0.5, min_push=1.0)
     assert (f[:, 2] >= 1.0).all()
     assert (np.hypot(f[:, 0], f[:, 1]) <= 0.5 * f[:, 2] + 1e-9).all()
+
+
+def test_beats_count_footfalls_apart_around_the_cycle():
+    from gaitforge.control.skills.gaitcheck import count_beats
+
+    assert count_beats([0.0, 0.25, 0.5, 0.75]) == 4  # a four-beat walk
+    assert count_beats([0.0, 0.02, 0.5, 0.53]) == 2  # a trot: two pairs
+    assert count_beats([0.98, 0.03, 0.5, 0.5]) == 2  # a pair straddling the cycle's start
+    assert count_beats([0.0, 0.0, 0.0, 0.0]) == 1  # a pronk

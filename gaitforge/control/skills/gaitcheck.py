@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaitforge.motion.footfall import detect_footfalls
-from gaitforge.motion.metrics import GaitMetrics, classify_gait, gait_metrics
+from gaitforge.motion.metrics import PHASE_TOL, GaitMetrics, classify_gait, gait_metrics
 from gaitforge.sim.runner import Rollout
 
 
@@ -45,14 +45,23 @@ def check(character, rollout: Rollout, settle: float = 10.0) -> SkillCheck:
     xy = rollout.clip.qpos[keep][:, :2]
     speed = float(np.linalg.norm(xy[-1] - xy[0]) / (times[-1] - times[0]))
     gait = classify_gait(m)
-    phases = sorted(m.phase.values())
-    beats = len({round(p / 0.1) % 10 for p in phases})
+    beats = count_beats(list(m.phase.values()))
     sequence = ""
     if gait == "walk":
         by = {(m.limbs[n], m.sides[n]): n for n in m.feet}
         s = (m.phase[by[("front", "left")]] - m.phase[by[("rear", "left")]]) % 1.0
         sequence = "lateral" if s < 0.5 else "diagonal"
     return SkillCheck(speed, gait, sequence, beats, m)
+
+
+def count_beats(phases: list[float], tol: float = PHASE_TOL) -> int:
+    """Distinct footfall times in a cycle: phases [cycles] closer than
+    ``tol`` (around the circle) land as one beat."""
+    p = np.sort(np.asarray(phases, float) % 1.0)
+    if len(p) < 2:
+        return len(p)
+    gaps = np.diff(np.r_[p, p[0] + 1.0])
+    return max(1, int((gaps > tol).sum()))
 
 
 def speed_error(measured: float, commanded: float) -> float:

@@ -71,7 +71,9 @@ class Gait:
     swing-foot lift [m] per leg frame (front, rear), the gait the footfalls
     must show (``classify``: a name ``motion.metrics`` uses), and whether a
     limb waits for the other limb of its side to land before it lifts
-    (``side_support``; off for the pace, which swings a side at once)."""
+    (``side_support``; off for the pace, which swings a side at once);
+    late_reach [m per swing time]: how fast a swing foot that has not found
+    the ground by the end of its swing keeps reaching down."""
 
     name: str
     slow: GaitGraph
@@ -84,6 +86,7 @@ class Gait:
     lift_height: tuple[float, float] = (0.08, 0.08)
     classify: tuple[str, ...] = ()
     side_support: bool = True
+    late_reach: float = 0.1
 
     def swing_count(self) -> int:
         """How many limbs ever swing in this gait (0: standing)."""

@@ -32,9 +32,7 @@ class SkillParams:
 
     Swing: swing_gravity (1: full gravity compensation of swing limbs);
     ipm_sagittal, ipm_coronal: weights of the inverted-pendulum correction
-    of the foothold; late_reach [m per swing time]: how fast a swing foot
-    that has not found the ground by the end of its swing keeps reaching
-    down. torque_limit: the virtual-force torques are clipped to
+    of the foothold. torque_limit: the virtual-force torques are clipped to
     ± torque_limit × m g h_hip per DOF. timestep, control_dt [s].
     """
 
@@ -57,7 +55,6 @@ class SkillParams:
     swing_gravity: float = 1.0
     ipm_sagittal: float = 1.0
     ipm_coronal: float = 1.0
-    late_reach: float = 0.5
     torque_limit: float = 1.0
     timestep: float = 0.002
     control_dt: float = 0.01
