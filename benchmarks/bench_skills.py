@@ -6,7 +6,8 @@ As in ``bench_raibert.py``: each case runs ``seconds`` of simulated time the
 way ``gaitforge.sim.run`` does (``compute`` once per control tick, then the
 physics as one ``mj_step`` call with ``nstep``), minus the recording; the
 two parts are timed apart on every tick, so "raw" is exactly the physics of
-this run. The median of ``rounds`` rounds is reported.
+this run. The median of ``rounds`` rounds is reported, after a short
+warm-up round that loads the compiled kernels.
 
     .venv/bin/python benchmarks/bench_skills.py [seconds] [rounds]
 """
@@ -56,6 +57,7 @@ def one_round(key: str, gait: str, speed: float, seconds: float) -> tuple[float,
 
 
 def bench(key: str, gait: str, speed: float, seconds: float, rounds: int) -> dict[str, float]:
+    one_round(key, gait, speed, 0.5)  # warm up: compiled kernels loaded from numba's cache
     runs = [one_round(key, gait, speed, seconds) for _ in range(rounds)]
     control = statistics.median(r[0] for r in runs)
     physics = statistics.median(r[1] for r in runs)

@@ -247,3 +247,33 @@ def test_beats_count_footfalls_apart_around_the_cycle():
     assert count_beats([0.0, 0.02, 0.5, 0.53]) == 2  # a trot: two pairs
     assert count_beats([0.98, 0.03, 0.5, 0.5]) == 2  # a pair straddling the cycle's start
     assert count_beats([0.0, 0.0, 0.0, 0.0]) == 1  # a pronk
+
+
+def test_compiled_limb_pose_matches_the_python_reference(creature):
+    """Two formulations of the limb pose (MuJoCo's quaternion routines in
+    Python; the compiled kernel) write the same joint references."""
+    from gaitforge.control.skills.kernels import pack, solve_limb
+    from gaitforge.control.skills.pose import PoseSolver
+
+    m = creature.model
+    order = list(L.find_limbs(creature).values())
+    spine, front_first = L.spine_path(creature, order[0].frame, order[2].frame)
+    reference = PoseSolver(m, order, spine, front_first, 0.5)
+    rng = np.random.default_rng(11)
+    spring = m.qpos_spring.copy()
+    try:
+        for limb in order:
+            for _ in range(5):
+                foot = np.array([0.3, 0.1, 0.0]) + rng.normal(scale=0.1, size=3)
+                frame_pos = np.array([0.2, 0.0, 0.7]) + rng.normal(scale=0.05, size=3)
+                frame_q = Q.euler_zyx(*rng.normal(scale=0.2, size=3))
+                level = Q.from_axis_angle((0, 0, 1), float(rng.normal()))
+                m.qpos_spring[:] = 0.0
+                k1 = reference.limb(limb, foot, frame_pos, frame_q, level, 0.3)
+                expected = m.qpos_spring.copy()
+                m.qpos_spring[:] = 0.0
+                k2 = solve_limb(m.qpos_spring, *pack(limb), foot, frame_pos, frame_q, level, 0.3)
+                assert k2 == pytest.approx(k1, abs=1e-12)
+                np.testing.assert_allclose(m.qpos_spring, expected, atol=1e-12)
+    finally:
+        m.qpos_spring[:] = spring

@@ -4,7 +4,7 @@ on the shared runner protocol (``gaitforge.sim.controller``).
 Each control tick: the gait generator advances the cycle phase and says
 which limbs swing (``gaitgraph``); swinging limbs follow a foot trajectory
 to an inverted-pendulum foothold (``placement``); the desired pose is solved
-(``pose``: leg frames, spine, limb IK) and tracked by PD servos, MuJoCo's
+(``pose``: leg frames, spine; the limb IK compiled, ``kernels``) and tracked by PD servos, MuJoCo's
 joint springs, whose references this controller moves, so the PD runs in C
 at every physics step; virtual forces add Jacobian-transpose torques
 (``vforce``): gravity compensation of the swing limbs and the body wrench
@@ -22,6 +22,7 @@ from gaitforge.control.skills import limbs as L
 from gaitforge.control.skills import quat as Q
 from gaitforge.control.skills.commands import Commander
 from gaitforge.control.skills.gaitgraph import LIMBS, Gait, GaitGraph
+from gaitforge.control.skills.kernels import pack, solve_limb
 from gaitforge.control.skills.params import SkillParams
 from gaitforge.control.skills.placement import ipm_offset, swing_blend, swing_height
 from gaitforge.control.skills.pose import PoseSolver, flexion
@@ -62,6 +63,7 @@ class SkillController:
         self.hip_height = float(np.mean([rest.xpos[limb.bodies[0]][2] for limb in self.order]))
         self.span = float(rest.xpos[self.order[0].bodies[0]][0] - rest.xpos[self.order[2].bodies[0]][0])
         self.vf = VirtualForces(m, limbs)
+        self.packed = [pack(limb) for limb in self.order]  # the compiled IK's constants
         self._state = "stand"
 
     # ------------------------------------------------------------ protocol
@@ -98,6 +100,7 @@ class SkillController:
         self.phase = 0.0
         self.cycles = np.full(4, -1)
         self.mode = np.full(4, STANCE)
+        self.servo_mode = np.full(4, -1)  # the mode each limb's servo gains were last set for
         self.plant = np.array([d.site_xpos[limb.site].copy() for limb in self.order])
         self.plant[:, 2] = 0.0
         self.lift_at = np.zeros((4, 3))
@@ -161,11 +164,13 @@ class SkillController:
         for i, limb in enumerate(self.order):
             f = 0 if i < 2 else 1
             if self.mode[i] == STANCE:
-                self.knee[i] = self.pose.limb(limb, self.plant[i], frame_pos[f], frame_q[f], level, self.knee[i])
+                self.knee[i] = solve_limb(m.qpos_spring, *self.packed[i], self.plant[i], frame_pos[f], frame_q[f],
+                                          level, self.knee[i])
             else:
                 foot = self._swing_target(i, d, t, gait, graph, fwd, lat, speed, period)
                 b = self.frames[f]
-                self.knee[i] = self.pose.limb(limb, foot, d.xpos[b], d.xquat[b], level, self.knee[i])
+                self.knee[i] = solve_limb(m.qpos_spring, *self.packed[i], foot, d.xpos[b], d.xquat[b], level,
+                                          self.knee[i])
                 self.vf.gravity(d, limb, qfrc, p.swing_gravity)
         self._support(m, d, com, err, speed, fwd, lat, gait, frame_q, qfrc)
         np.clip(qfrc, -self.limit, self.limit, out=qfrc)
@@ -260,7 +265,9 @@ class SkillController:
         for i, f in zip(stance, forces):
             self.vf.at_site(d, self.order[i], f, qfrc)
         for i in range(4):
-            joints, dofs = self.limb_joints[i], self.vf.cols[LIMBS[i]]
-            scale = p.stance_kp if self.mode[i] == STANCE else 1.0
-            m.jnt_stiffness[joints] = self.kp[joints] * scale
-            m.dof_damping[dofs] = self.kd[dofs] * scale
+            if self.mode[i] != self.servo_mode[i]:  # a limb landed or lifted: re-gain its servos
+                joints, dofs = self.limb_joints[i], self.vf.cols[LIMBS[i]]
+                scale = p.stance_kp if self.mode[i] == STANCE else 1.0
+                m.jnt_stiffness[joints] = self.kp[joints] * scale
+                m.dof_damping[dofs] = self.kd[dofs] * scale
+                self.servo_mode[i] = self.mode[i]
