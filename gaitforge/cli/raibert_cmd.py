@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("creature", metavar="CREATURE",
                    help="raibert_biped, raibert_quadruped, kangaroo (biped and quadruped also accepted), dog, gorilla")
     p.add_argument("--gait", help="run, gallop_together, gallop_alternate (biped); trot, bound, gallop "
-                                  "(quadruped); hop (kangaroo); stand, walk, trot, pace (dog); stand, ds_walk, "
+                                  "(quadruped); hop (kangaroo); stand, walk, trot (dog); stand, ds_walk, "
                                   "trot (gorilla). Default: the creature's first")
     p.add_argument("--turn", type=number(-3, 3), default=0.0, metavar="RATE",
                    help="yaw rate [rad/s] to turn at (dog, gorilla)")

@@ -194,13 +194,15 @@ class SkillController:
         """Limb i's stance/swing machine: it lifts off when its swing window
         opens (once per cycle) and lands on touchdown after 60 % of the swing.
         In gaits that keep one foot down per side (all but the pace), a limb
-        waits while the other limb on its side swings, then lifts with the
-        swing time its window has left (at least 60 % of the planned one)."""
+        waits while the other limb on its side is late to land, then lifts
+        with the swing time its window has left (at least 60 % of the
+        planned one)."""
         if self.mode[i] == STANCE:
             cycle = math.floor(self.phase - graph.lift[i])
             if 0.0 <= progress < 0.9 and cycle != self.cycles[i]:
-                if gait.side_support and self.mode[i ^ 2] == SWING:
-                    return
+                j = i ^ 2  # the other limb on this side
+                if gait.side_support and self.mode[j] == SWING and t - self.lift_time[j] >= self.swing_time[j]:
+                    return  # it is late to land: do not leave this side without a foot
                 self.mode[i], self.cycles[i] = SWING, cycle
                 self.lift_at[i] = d.site_xpos[self.order[i].site]
                 self.lift_time[i] = t

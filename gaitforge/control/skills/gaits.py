@@ -10,7 +10,8 @@ left, rear right):
   overlap (§3.3.1);
 - trot / walking trot: diagonal pairs half a cycle apart; short swings when
   slow, longer when fast (§3.4);
-- pace: lateral pairs half a cycle apart.
+- pace: lateral pairs half a cycle apart (defined, not offered: the dog's
+  pace fell within 10 s at 0.4–1.2 m/s).
 """
 from __future__ import annotations
 
@@ -42,6 +43,4 @@ DOG = {
                  lift_height=(0.06, 0.06), classify=("walk",)),
     "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
                  lift_height=(0.07, 0.07), classify=("trot",)),
-    "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.6, 0.45), speeds=(0.4, 1.5),
-                 lift_height=(0.07, 0.07), classify=("pace",), side_support=False),
 }
