@@ -315,11 +315,8 @@ def tick_contacts(st, d, mw, pairs, t):
 
 @kernel
 def tick_early(st, d, mw, pairs, t):
-    """``tick`` inside the debounce time of a stance that is thrusting or
-    unloading: the foot's contact (read from ``pairs`` as in
-    ``tick_contacts``) ends the stance only if the leg has extended (a gap
-    while the leg is still compressed is the soft contact letting go of a
-    whipping foot, not a liftoff)."""
+    """``tick_contacts`` inside the debounce time of a thrusting or unloading stance: a lost
+    contact ends it only once the leg has extended (while still compressed, the gap is a whipping foot)."""
     touching = foot_contact(pairs, st[NF:].view(np.int64))
     return tick(st, d, mw, HOLD if touching else EARLY_OFF, t)
 

@@ -87,14 +87,14 @@ GAIT_GAINS: dict[str, QuadrupedGains] = {
     "bound": QuadrupedGains(
         pitch_kv=30.0, idle_clearance=True,
         apex=0.95,  # higher hops rock the trunk 23-26 deg peak to peak in 0.42 s strides (RH91: 25.8 deg, 0.43 s)
-        pitch_desired=0.03,  # 1.7 deg nose down: the front feet land soon after the rear push (extended flight short)
+        pitch_desired=0.05,  # 2.9 deg nose down: the front feet land soon after the rear push (extended flight short)
         roll_kp=100.0, roll_kv=50.0,  # the roll rate left at liftoff lasts the longer flights: damp it, spring less
         stance_guess=0.10,  # a bound pair's stance on the softened springs (the first placement after a switch)
         # The model's leg springs (12.2 kN/m) bounce a pair in 0.07 s and compress 0.037 m at 2.8 m/s; at
         # 0.35 of that stiffness in stance they take 0.11 / 0.10 s (front / rear) and compress 0.083 m,
         # near RH91 Table 2 (0.10 / 0.08 s, 0.092 m). A softer bound needs a larger speed trim (the
-        # legs sweep further in stance): about 1.2 m/s at 2.8 m/s, the paper's own bound speed error.
-        stance_stiffness=0.35, trim_limit=0.4,
+        # legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about the paper's own bound speed error.
+        stance_stiffness=0.35, trim_limit=0.45,
     ),
     "gallop": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True,
                              stagger=0.02, unison_time=3.0, pair_alloc=True),

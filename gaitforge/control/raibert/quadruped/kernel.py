@@ -86,8 +86,7 @@ F_LAYOUT = Layout("quadruped F", [
     Field("leg", unit="m"), Field("trim_floor", unit="m/s"), Field("settle", unit="s"),
     Field("thrust_min", unit="m"), Field("thrust_max", unit="m"), Field("touch_slack", unit="m"),
     Field("stagger_eps", unit="m"), Field("full_margin", unit="m"), Field("stance_k"),
-    # each leg spring's stiffness in the creature's model (swing and flight)
-    Field("leg_k", 4, unit="N/m"),
+    Field("leg_k", 4, unit="N/m"),  # each leg spring's stiffness in the creature's model
 ])
 (F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP, F_SWING_KV,
  F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV, F_MAX_TORQUE, F_PITCH_D,
@@ -112,8 +111,7 @@ I_LAYOUT = Layout("quadruped I", [
     Field("stance", 4, kind=int), Field("leg_phase", 4, kind=int), Field("alloc_on", kind=int),
     Field("alloc_n", kind=int), Field("alloc_legs", 2, kind=int), Field("servo_n", kind=int),
     Field("servo_legs", 2, kind=int), Field("pattern_staggered", kind=int), Field("follow", kind=int),
-    # the leg springs' (slide joints') flat stiffness index per leg
-    Field("slide_j", 4, kind=int),
+    Field("slide_j", 4, kind=int),  # the leg springs' (slide joints') flat stiffness index per leg
 ], dtype=np.int64)
 (I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE, I_PAIRS, I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR,
  I_PAIR_ALLOC, I_TD_VALID, I_STANCE, I_LEG_PHASE, I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS, I_SERVO_N, I_SERVO_LEGS,
@@ -124,19 +122,16 @@ I_SIZE = I_LAYOUT.size
 
 @kernel
 def set_mode(F, ints, stiff, damp, frc, leg, stance):
-    """Hip servo gains of one leg: swing (position servo) or stance (limp,
-    torque from Eq. 4 only), and its leg spring's stiffness: the model's,
-    × ``stance_stiffness`` in stance. A leg that lands keeps the rest length
-    it has: lengthening it further on the ground would pump energy into the
-    hop."""
+    """Hip servo gains of one leg, swing (position servo) or stance (limp, Eq. 4
+    torque only), and its leg spring's stiffness (× ``stance_stiffness`` in stance). A
+    landed leg keeps its rest length: lengthening it on the ground would pump the hop."""
     ints[I_STANCE + leg] = stance
     if stance:
         F[F_REST + leg] = F[F_REST_OUT + leg]
         kp, kv = 0.0, F[F_STANCE_KV]
-        stiff[ints[I_SLIDE_J + leg]] = F[F_LEG_K + leg] * F[F_STANCE_K]
     else:
         kp, kv = F[F_SWING_KP], F[F_SWING_KV]
-        stiff[ints[I_SLIDE_J + leg]] = F[F_LEG_K + leg]
+    stiff[ints[I_SLIDE_J + leg]] = F[F_LEG_K + leg] * (F[F_STANCE_K] if stance else 1.0)
     stiff[ints[I_HIP_J + 2 * leg]] = kp
     stiff[ints[I_HIP_J + 2 * leg + 1]] = kp
     d = ints[I_HIP_D + leg]
