@@ -95,7 +95,7 @@ def main() -> None:
     idle = copy.copy(roo.model)
     idle.opt.gravity[:] = 0.0
     idle.opt.timestep = g.timestep
-    for dt in (0.001, g.control_dt):
+    for dt in (g.timestep, g.control_dt):  # every physics step, and the controller's own interval
         compare(f"runner alone, tick {dt * 1e3:.0f} ms", roo, Idle, 10.0, dt, idle, None)
 
     _, _, m, dt = hop_on_foot_model(roo, 3.0)

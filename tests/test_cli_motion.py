@@ -31,8 +31,8 @@ def test_gaits_lists_presets_and_what_each_creature_does(capsys):
             for line in out.splitlines() if line.count("│") == 5}
     assert rows["dog"] == ["walk, trot, pace, amble, bound, gallop", "-", "-"]
     assert rows["human_run"] == ["walk, run, jump, jumping_jacks", "-", "-"]
-    assert rows["raibert_quadruped"][0] == "-" and rows["raibert_quadruped"][1].startswith("trot 0.5–2, bound")
-    assert rows["kangaroo"] == ["-", "hop 0.5–5", "-"] and rows["worm"] == ["-", "-", "yes"]
+    assert rows["raibert_quadruped"][0] == "-" and rows["raibert_quadruped"][1].startswith("trot 0.5–2.3, bound 1–2.8")
+    assert rows["kangaroo"] == ["-", "hop 0.5–5.5", "-"] and rows["worm"] == ["-", "-", "yes"]
     assert "lock:head" in out
 
 

@@ -25,7 +25,7 @@ from gaitforge.sim import run
 
 KERNELS = ("landing_pose_xz", "thrust_line_thigh_xz", "foot_contact", "next_phase", "stance_gains",
            "flight_targets", "knee_line_torque", "apex_wanted", "touchdown_liftoff", "act", "tick",
-           "tick_contacts", "resume")
+           "tick_contacts", "tick_early", "resume")
 jit_only = pytest.mark.skipif(not hasattr(kk.tick, "py_func"), reason="kernels run interpreted (GAITFORGE_NO_JIT)")
 
 
@@ -81,14 +81,15 @@ def recorded(roo):
 
     def spy(name, real):
         def call(st, dw, mw, touch, t):
-            calls.append((name, st.copy(), np.array(dw), np.array(mw), np.copy(touch) if name == "tick_contacts"
-                          else touch, t))
+            calls.append((name, st.copy(), np.array(dw), np.array(mw), touch if name == "tick" else np.copy(touch),
+                          t))
             return real(st, dw, mw, touch, t)
         return call
 
     def spy_ticks(ctrl):
         ctrl._hot = (*ctrl._hot[:4], spy("tick", ctrl._hot[4]))
         ctrl._tick_contacts = spy("tick_contacts", ctrl._tick_contacts)
+        ctrl._tick_early = spy("tick_early", ctrl._tick_early)
     _, states = rollout(roo, ctrl, 3.0, model=plan_model(roo, ctrl, jump), spy=spy_ticks)
     # Hopping, every jump stage and hopping again (each stage's own bookkeeping is recorded).
     assert {"jump_approach:thrust", "jump_takeoff:loading", "jump_flight:flight", "jump_landing:compression",
@@ -139,7 +140,7 @@ def test_tick_kernels_match_their_interpreted_form(recorded):
         _both(name, st, dw, mw, touch, t)
         _both("resume", st, dw, mw, t)
     kinds = {(name, touch if name == "tick" else "pairs") for name, *_, touch, _ in recorded}
-    assert kinds == {("tick", kk.HOLD), ("tick", 0), ("tick_contacts", "pairs")}
+    assert kinds == {("tick", kk.HOLD), ("tick", 0), ("tick_contacts", "pairs"), ("tick_early", "pairs")}
 
 
 @jit_only
@@ -267,3 +268,29 @@ def test_a_stance_the_timer_disagrees_with_is_an_error(roo):
     with pytest.raises(InternalError, match=rf"^kangaroo: the tick's stance 0\.5 s differs from the "
                                              rf"StanceTimer's {re.escape(str(ctrl.g.stance_guess))} s$"):
         ctrl._phase_change(0.5, kk.FLIGHT)
+
+
+def test_a_foot_letting_go_early_lifts_off_only_from_an_extended_leg(recorded):
+    """Inside the debounce time a lost contact ends a thrusting stance only
+    once the leg is back to ``liftoff_extension`` (0.9) of its touchdown
+    length; while it is shorter the gap is a whipping foot, and the stance holds."""
+    _, st, dw, mw, _, t = next(c for c in recorded if c[0] == "tick_early")
+    s, ix = _views(st)
+    planted = np.array([[0, int(ix[kk.NI])]], np.int32)  # the ground against the foot's geom
+    assert ix[kk.PHASE] in (kk.THRUST, kk.UNLOADING) and s[kk.LIFTOFF_EXTENSION] == 0.9
+    probe = st.copy()
+    kk.tick(probe, dw.copy(), mw.copy(), kk.HOLD, t)
+    leg = _views(probe)[0][kk.LEG]  # the leg length this tick measures [m]
+    gone = np.zeros((0, 2), np.int32)  # no contact at all
+    for share, lifts in ((0.95, True), (0.85, False)):
+        trial = st.copy()
+        ts, tix = _views(trial)
+        tix[kk.PHASE] = kk.THRUST
+        ts[kk.REST_LEN] = leg / share
+        code = kk.tick_early(trial, dw.copy(), mw.copy(), gone, t)
+        assert (code == kk.FLIGHT) == lifts, share
+        # with the foot still on the ground, the stance goes on either way
+        trial = st.copy()
+        _views(trial)[1][kk.PHASE] = kk.THRUST
+        _views(trial)[0][kk.REST_LEN] = leg / share
+        assert kk.tick_early(trial, dw.copy(), mw.copy(), planted, t) != kk.FLIGHT

@@ -320,7 +320,7 @@ def _assert_runs(roll, speed, seconds=60.0):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("speed", [1.0, 2.0])
+@pytest.mark.parametrize("speed", [1.0, 2.0, 2.3])  # 2.3: RH91 Table 2's trot
 def test_trot_60s_diagonals_together_and_alternating(quad, speed):
     ctl, roll = simulate(quad, "trot", speed, 60.0)
     _assert_runs(roll, speed)

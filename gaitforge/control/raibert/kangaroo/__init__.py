@@ -41,7 +41,11 @@ the ankle, ~1.5 % of what the ankle sees in stance) slows the whip to the
 of a stance (the shortest real stance is ~64 ms, the jump's take-off). With
 0.002 kg m² the 60 s hops fell at 2.875 and 2.95 m/s (after 51-55 s); with
 0.003 every speed from 0.5 to 5.0 m/s in 0.0625 steps (and 2.5-3.25 in
-0.025 steps) holds 60 s.
+0.025 steps) holds 60 s. Above 5 m/s a stance can be shorter than the
+debounce (48 ms was seen at 5.5 m/s): inside it a lost contact is a liftoff
+once the leg is back to ``liftoff_extension`` (0.9) of its touchdown length
+(a whip gap comes while the leg is still compressed); this holds the range
+to 5.5 m/s (``kangaroo.gains``).
 The runs start in flight at ``start_speed`` and ramp the desired speed.
 
 Modules: this one holds the hop controller and its factory; the gains are in

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# 5.0 m/s (RH91 Table 2) holds 180 s within 1 % on these gains; 6.0 falls (stance down to the debounce + 1 tick).
-SPEED_RANGES: dict[str, tuple[float, float]] = {"hop": (0.5, 5.0)}
+# Every 0.0625 m/s from 0.5 to 5.625 and every 0.0125 from 5.0 to 5.6625 holds 60 s, 5.3-5.55 hold 120 s; the
+# first fall is at 5.675 (5.6 falls after 104 s). Above 5 m/s the stance (0.06-0.07 s) is no longer than the
+# contact debounce: a liftoff is then read from the leg's extension (``liftoff_extension``). Before that, the
+# first fall on the 0.0125 grid was at 5.525 m/s.
+SPEED_RANGES: dict[str, tuple[float, float]] = {"hop": (0.5, 5.5)}
 
 
 def _q(quantity: str | None, default):
@@ -31,7 +34,8 @@ class KangarooGains:
     accel: float = _q("acceleration", 0.5)       # the desired speed then ramps at this rate [m/s²]
     stance_guess: float = _q("time", 0.11)       # T_s before the first stance [s]
     stance_smoothing: float = _q(None, 0.3)      # weight of the newest stance in T_s's running mean
-    debounce: float = _q("time", 0.06)           # contact changes ignored this soon after the last [s]
+    debounce: float = _q("time", 0.06)           # contact changes ignored this soon after the last [s] ...
+    liftoff_extension: float = _q(None, 0.9)     # ... unless the leg is back to this share of its touchdown length
     compress_eps: float = _q("length", 0.004)    # leg shortening that starts COMPRESSION [m]
     leg_length_td: float = _q("length", 0.42)    # hip-to-toe length at touchdown [m]
     swing_clearance: float = _q("length", 0.08)  # toe height kept while the leg swings up [m]

@@ -26,6 +26,7 @@ from gaitforge.control.raibert.kangaroo.kernel import (
     stance_gains,
     tick,
     tick_contacts,
+    tick_early,
 )
 from gaitforge.control.raibert.kangaroo.setup import pitch_inertia, tune_tail
 from gaitforge.control.raibert.kangaroo.state import STAGES
@@ -33,6 +34,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_time_constant
 
 _FLIGHT, _LOADING, _HOLD = Phase.FLIGHT, Phase.LOADING, kk.HOLD
+_EXTENDING = (Phase.THRUST, Phase.UNLOADING)  # stance phases whose contact is read inside the debounce time
 _subtree_vel = mujoco.mj_subtreeVel
 _PHASES = PHASES  # fsm.Phase by kernel code
 
@@ -198,6 +200,7 @@ class KangarooHop(JumpStages):
         self._contacts = data.contact  # (the list reads data.ncon live)
         self._i_com, self._i_vel, self._i_toe = (int(self._ix[k]) for k in (kk.C_COM, kk.C_LINVEL, kk.C_TOE))
         self._tick_contacts = entry(tick_contacts, (self._st, self._d, self._m, ks.PAIRS_SAMPLE, 0.0))
+        self._tick_early = entry(tick_early, (self._st, self._d, self._m, ks.PAIRS_SAMPLE, 0.0))
         self._hot = (data, self._st, self._d, self._m, entry(tick, (self._st, self._d, self._m, 0, 0.0)))
 
     # ------------------------------------------------------------------ tick
@@ -208,11 +211,16 @@ class KangarooHop(JumpStages):
             bound, st, d, m, run = self._hot
         t = data.time
         _subtree_vel(model, data)
-        # The foot's contact is read only once the last phase change is older
-        # than the debounce time (until then the phase's holds). In flight
-        # data.ncon is read first: it is cheaper than the contact list.
+        # The foot's contact is read only once the last touchdown or liftoff is
+        # older than the debounce time (until then the phase's holds), except
+        # in THRUST and UNLOADING, where a foot letting go of an extended leg
+        # is a liftoff (``tick_early``). In flight data.ncon is read first: it
+        # is cheaper than the contact list.
         if t - self.last_event < self._debounce:
-            code = run(st, d, m, _HOLD, t)
+            if self.fsm.phase in _EXTENDING and self.touch_sensor is None:
+                code = self._tick_early(st, d, m, self._contacts.geom, t)
+            else:
+                code = run(st, d, m, _HOLD, t)
         elif self.touch_sensor is not None:
             code = run(st, d, m, int(bool(self.touch_sensor(data))), t)
         elif self.fsm.phase is _FLIGHT and data.ncon == 0:

@@ -43,7 +43,7 @@ S_LAYOUT = Layout("kangaroo s", [
     "apex_target", "t_approach", "takeoff_placement", "near_x", "depth", "height", "energy_factor", "hip_kp",
     "hip_kv", "hip_kp_stance", "hip_kv_stance", "knee_kp", "knee_kv", "head_kp", "head_kv", "ankle_k0",
     "ankle_b0", "stiffness_factor", "landing_damping_factor", "td_time", "last_stance", "stance_guess",
-    "stance_pred"
+    "stance_pred", "liftoff_extension"
 ])
 (SPEED, V_CMD, DV, CONTROL_DT, COMPRESS_EPS, FULL_FRACTION, PREV_LEN, LEG, RATE, REST_LEN, TAIL_STANCE,
  TAIL_FLIGHT, HEAD_REST, PITCH_DESIRED, K_X, K_XI, X_OFFSET, STANCE_AVG, STANCE_SMOOTHING, LEG_LENGTH_TD,
@@ -51,7 +51,7 @@ S_LAYOUT = Layout("kangaroo s", [
  ANKLE_THRUST_MAX, I_PITCH, POSTURE_KP, POSTURE_KV, MASS, GRAVITY, FLIGHT_TIME, APEX_GAIN, TD_COM_Z, APEX_BIAS,
  APEX_TARGET, T_APPROACH, TAKEOFF_PLACEMENT, NEAR_X, DEPTH, HEIGHT, ENERGY_FACTOR, HIP_KP, HIP_KV,
  HIP_KP_STANCE, HIP_KV_STANCE, KNEE_KP, KNEE_KV, HEAD_KP, HEAD_KV, ANKLE_K0, ANKLE_B0, STIFFNESS_FACTOR,
- LANDING_DAMPING_FACTOR, TD_TIME, LAST_STANCE, STANCE_GUESS, STANCE_PRED) = (
+ LANDING_DAMPING_FACTOR, TD_TIME, LAST_STANCE, STANCE_GUESS, STANCE_PRED, LIFTOFF_EXTENSION) = (
     S_LAYOUT[n] for n in S_LAYOUT.fields)
 NF = S_LAYOUT.size
 # The int64 part ix (after NF): phase and stage codes, flags, window offsets
@@ -70,8 +70,9 @@ IX_LAYOUT = Layout("kangaroo ix", [
 NI = IX_LAYOUT.size
 #: Jump-stage codes (``kangaroo.state.STAGES`` names them).
 ST_NONE, ST_APPROACH, ST_TAKEOFF, ST_FLIGHT, ST_LANDING, ST_DONE = range(6)
-#: ``touch`` code of ``tick`` besides 0 / 1: as the phase (stance phases touch).
-HOLD = -2
+#: ``touch`` codes of ``tick`` besides 0 / 1: as the phase (stance phases touch); the foot let go
+#: inside the debounce time (a liftoff only if the leg is back to ``liftoff_extension`` × its touchdown length).
+HOLD, EARLY_OFF = -2, -3
 #: Added to a touchdown's code when the jump must be planned before acting.
 PLAN = 8
 
@@ -283,10 +284,12 @@ def tick(st, d, mw, touch, t):
     s, ix = st[:NF], st[NF:].view(np.int64)
     hip, toe, phase = ix[C_HIP], ix[C_TOE], ix[PHASE]
     s[V_CMD] = min(s[SPEED], s[V_CMD] + s[DV])
+    leg = math.hypot(d[hip] - d[toe], d[hip + 2] - d[toe + 2])
     if touch == HOLD:
         touch = 0 if phase == FLIGHT else 1
+    elif touch == EARLY_OFF:  # the foot let go inside the debounce time: a liftoff once the leg has extended
+        touch = 0 if leg >= s[LIFTOFF_EXTENSION] * s[REST_LEN] else 1
     ix[TOUCH] = touch
-    leg = math.hypot(d[hip] - d[toe], d[hip + 2] - d[toe + 2])
     rate = 0.0 if math.isnan(s[PREV_LEN]) else (leg - s[PREV_LEN]) / s[CONTROL_DT]
     s[PREV_LEN], s[LEG], s[RATE] = leg, leg, rate
     new = next_phase(phase, touch, leg, rate, s[REST_LEN], s[COMPRESS_EPS], s[FULL_FRACTION])
@@ -308,6 +311,14 @@ def tick_contacts(st, d, mw, pairs, t):
     """``tick`` with the touch read from ``pairs`` = data.contact.geom
     (ncon, 2) int32: touching if a contact involves a foot geom."""
     return tick(st, d, mw, foot_contact(pairs, st[NF:].view(np.int64)), t)
+
+
+@kernel
+def tick_early(st, d, mw, pairs, t):
+    """``tick_contacts`` inside the debounce time of a thrusting or unloading stance: a lost
+    contact ends it only once the leg has extended (while still compressed, the gap is a whipping foot)."""
+    touching = foot_contact(pairs, st[NF:].view(np.int64))
+    return tick(st, d, mw, HOLD if touching else EARLY_OFF, t)
 
 
 @kernel

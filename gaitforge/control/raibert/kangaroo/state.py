@@ -54,6 +54,7 @@ def load_gains(s: np.ndarray, g, jump) -> None:
     s[kk.HIP_KP], s[kk.HIP_KV], s[kk.HIP_KP_STANCE], s[kk.HIP_KV_STANCE] = (g.hip_kp, g.hip_kv, g.hip_kp_stance,
                                                                            g.hip_kv_stance)
     s[kk.KNEE_KP], s[kk.KNEE_KV], s[kk.HEAD_KP], s[kk.HEAD_KV] = g.knee_kp, g.knee_kv, g.head_kp, g.head_kv
+    s[kk.LIFTOFF_EXTENSION] = g.liftoff_extension
     if jump is not None:
         s[kk.TAKEOFF_PLACEMENT], s[kk.ENERGY_FACTOR] = jump.takeoff_placement, jump.energy_factor
         s[kk.NEAR_X], s[kk.DEPTH], s[kk.HEIGHT] = jump.near_x, jump.depth, jump.height

@@ -84,6 +84,7 @@ from gaitforge.control.raibert.quadruped.kernel import (
     F_FULL,
     F_HIP,
     F_LEG,
+    F_LEG_K,
     F_LAYOUT,
     FLIGHT,
     I_HIP_D,
@@ -93,6 +94,7 @@ from gaitforge.control.raibert.quadruped.kernel import (
     I_SITE,
     I_LAYOUT,
     I_SLIDE_D,
+    I_SLIDE_J,
     I_SLIDE_Q,
 )
 from gaitforge.control.raibert.quadruped.legs import PHASES, LegEvents
@@ -152,6 +154,8 @@ class QuadrupedRunner(LegEvents):
             ints[I_HIP_Q + i], ints[I_HIP_D + i], ints[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
             ints[I_SLIDE_D + i], ints[I_SITE + i] = self.slide_d[i], self._site_of[i]
             ints[I_HIP_J + 2 * i], ints[I_HIP_J + 2 * i + 1] = (j * per_joint for j in self.hip_j[i])
+            ints[I_SLIDE_J + i] = slides[i].mj_joints[0] * per_joint
+            self._F[F_LEG_K + i] = m.jnt_stiffness.reshape(-1)[ints[I_SLIDE_J + i]]
 
     # ---------------------------------------------------------------- protocol
     @property

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 SPEED_RANGES: dict[str, tuple[float, float]] = {
-    # Every 0.0125 m/s across these ranges holds 60 s. Above them falls appear
-    # among speeds that hold: trot 3 of 15 from 2.1125 to 2.3 m/s, gallop 8 of
-    # 40 from 2.0125 to 2.5 m/s (RH91's trot ran at 2.3).
-    "trot": (0.5, 2.0),
-    "bound": (1.0, 2.8),  # RH91 Table 2 pace: 60 s and 180 s runs hold 2.8 m/s within 6 %
+    # Every 0.0125 m/s across these ranges holds 60 s (the trot's every 0.0125
+    # m/s from 2.0 to 2.4 also holds 120 s). Above the gallop's, falls appear
+    # among speeds that hold: 8 of 40 from 2.0125 to 2.5 m/s.
+    "trot": (0.5, 2.3),  # RH91 Table 2's trot speed
+    "bound": (1.0, 2.8),  # RH91 Table 2 pace: 60 s and 180 s runs hold 2.8 m/s within 5 %
     "gallop": (1.0, 1.9),
 }
 LEG_LENGTH = 0.81  # m, hip to foot with the leg spring relaxed (Table 3: 0.41 + 0.40); the
@@ -71,18 +71,30 @@ class QuadrupedGains:
     touch_slack: float = _q("displacement", default=0.002)  # a touching leg is shortened by this [m]
     compress_eps: float = _q("displacement", default=0.005)  # LOADING -> COMPRESSION shortening [m]
     full_margin: float = _q("displacement", default=0.01)    # THRUST ends this short of the rest length [m]
+    stance_stiffness: float = _q("angle", default=1.0)  # leg spring stiffness in stance, x the model's [1]
     stagger_eps: float = _q("displacement", default=0.005)   # a staggered leg's compression before thrust [m]
     start_clearance: float = _q("displacement", default=0.03)  # feet above the ground at the start [m]
 
 
 GAIT_GAINS: dict[str, QuadrupedGains] = {
-    "trot": QuadrupedGains(),
+    "trot": QuadrupedGains(
+        # Above 2 m/s a trot's flights last three times its 0.1 s stances: the roll and yaw rates left at
+        # liftoff carry through them unchecked and the tilt they leave grows from stride to stride (with
+        # the default 30 and 10, 15 of 33 speeds from 2.0 to 2.4 m/s fell within 120 s). Damping both
+        # more in stance halves the roll (mean 9.5 -> 5.2 deg peak to peak over those speeds).
+        roll_kv=50.0, yaw_kv=20.0,
+    ),
     "bound": QuadrupedGains(
         pitch_kv=30.0, idle_clearance=True,
         apex=0.95,  # higher hops rock the trunk 23-26 deg peak to peak in 0.42 s strides (RH91: 25.8 deg, 0.43 s)
-        pitch_desired=0.03,  # 1.7 deg nose down: the front feet land soon after the rear push (extended flight short)
+        pitch_desired=0.05,  # 2.9 deg nose down: the front feet land soon after the rear push (extended flight short)
         roll_kp=100.0, roll_kv=50.0,  # the roll rate left at liftoff lasts the longer flights: damp it, spring less
-        stance_guess=0.07,  # a bound pair's stance on the trot-tuned springs (the first placement after a switch)
+        stance_guess=0.10,  # a bound pair's stance on the softened springs (the first placement after a switch)
+        # The model's leg springs (12.2 kN/m) bounce a pair in 0.07 s and compress 0.037 m at 2.8 m/s; at
+        # 0.35 of that stiffness in stance they take 0.11 / 0.10 s (front / rear) and compress 0.083 m,
+        # near RH91 Table 2 (0.10 / 0.08 s, 0.092 m). A softer bound needs a larger speed trim (the
+        # legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about the paper's own bound speed error.
+        stance_stiffness=0.35, trim_limit=0.45,
     ),
     "gallop": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True,
                              stagger=0.02, unison_time=3.0, pair_alloc=True),

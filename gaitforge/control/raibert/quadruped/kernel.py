@@ -53,7 +53,7 @@ GAIN_FIELDS = ("touch_height", "min_stance", "retract", "landing", "k_x", "k_y",
                "yaw_kv", "max_torque", "pitch_desired", "ground_match", "match_time", "max_swing", "apex",
                "apex_gain", "trim_limit", "speed_trim_gain", "stance_guess", "unison_time")  # QuadrupedGains
 MORE_FIELDS = ("trim_floor", "settle_time", "thrust_min", "thrust_max", "touch_slack", "stagger_eps",
-               "full_margin")  # QuadrupedGains, at F_TRIM_FLOOR
+               "full_margin", "stance_stiffness")  # QuadrupedGains, at F_TRIM_FLOOR
 F_LAYOUT = Layout("quadruped F", [
     # gains of the current gait: GAIN_FIELDS, in order (F[:len(GAIN_FIELDS)] is written at once)
     Field("touch", unit="m"), Field("min_stance", unit="s"), Field("retract", unit="m"),
@@ -85,7 +85,8 @@ F_LAYOUT = Layout("quadruped F", [
     # the creature's leg length (hip to foot, spring relaxed); more gains: MORE_FIELDS, in order
     Field("leg", unit="m"), Field("trim_floor", unit="m/s"), Field("settle", unit="s"),
     Field("thrust_min", unit="m"), Field("thrust_max", unit="m"), Field("touch_slack", unit="m"),
-    Field("stagger_eps", unit="m"), Field("full_margin", unit="m"),
+    Field("stagger_eps", unit="m"), Field("full_margin", unit="m"), Field("stance_k"),
+    Field("leg_k", 4, unit="N/m"),  # each leg spring's stiffness in the creature's model
 ])
 (F_TOUCH, F_MIN_STANCE, F_RETRACT, F_LANDING, F_KX, F_KY, F_CLEARANCE, F_STAGGER, F_SWING_KP, F_SWING_KV,
  F_STANCE_KV, F_ROLL_KP, F_ROLL_KV, F_PITCH_KP, F_PITCH_KV, F_YAW_KP, F_YAW_KV, F_MAX_TORQUE, F_PITCH_D,
@@ -93,7 +94,7 @@ F_LAYOUT = Layout("quadruped F", [
  F_UNISON, F_LEG_STEP, F_HIP, F_PAIR_HIP, F_EPS, F_FULL, F_REST, F_REST_OUT, F_HIP_TOP, F_THRUST, F_W, F_TRIM,
  F_WANT, F_HEADING, F_HC, F_HS, F_TD_TIME, F_TD_T, F_TD_X, F_TD_Y, F_TS, F_GAIT_START, F_NEXT_CMD, F_TIMER,
  F_ROLL, F_PITCH, F_R6, F_R7, F_LOG_N, F_LOG_T, F_LOG_CODE, F_LEG, F_TRIM_FLOOR, F_SETTLE, F_THRUST_MIN,
- F_THRUST_MAX, F_TOUCH_SLACK, F_STAGGER_EPS, F_FULL_MARGIN) = (
+ F_THRUST_MAX, F_TOUCH_SLACK, F_STAGGER_EPS, F_FULL_MARGIN, F_STANCE_K, F_LEG_K) = (
     F_LAYOUT[n] for n in F_LAYOUT.fields)
 F_SIZE = F_LAYOUT.size
 I_LAYOUT = Layout("quadruped I", [
@@ -110,26 +111,27 @@ I_LAYOUT = Layout("quadruped I", [
     Field("stance", 4, kind=int), Field("leg_phase", 4, kind=int), Field("alloc_on", kind=int),
     Field("alloc_n", kind=int), Field("alloc_legs", 2, kind=int), Field("servo_n", kind=int),
     Field("servo_legs", 2, kind=int), Field("pattern_staggered", kind=int), Field("follow", kind=int),
-
+    Field("slide_j", 4, kind=int),  # the leg springs' (slide joints') flat stiffness index per leg
 ], dtype=np.int64)
 (I_HIP_Q, I_HIP_D, I_HIP_J, I_SLIDE_Q, I_SLIDE_D, I_SITE, I_PAIRS, I_ACTIVE, I_STAGGERED, I_PHASE, I_IDLE_CLEAR,
  I_PAIR_ALLOC, I_TD_VALID, I_STANCE, I_LEG_PHASE, I_ALLOC_ON, I_ALLOC_N, I_ALLOC_LEGS, I_SERVO_N, I_SERVO_LEGS,
- I_PATTERN_STAGGERED, I_FOLLOW) = (
+ I_PATTERN_STAGGERED, I_FOLLOW, I_SLIDE_J) = (
     I_LAYOUT[n] for n in I_LAYOUT.fields)
 I_SIZE = I_LAYOUT.size
 
 
 @kernel
 def set_mode(F, ints, stiff, damp, frc, leg, stance):
-    """Hip servo gains of one leg: swing (position servo) or stance (limp,
-    torque from Eq. 4 only). A leg that lands keeps the rest length it has:
-    lengthening it further on the ground would pump energy into the hop."""
+    """Hip servo gains of one leg, swing (position servo) or stance (limp, Eq. 4
+    torque only), and its leg spring's stiffness (× ``stance_stiffness`` in stance). A
+    landed leg keeps its rest length: lengthening it on the ground would pump the hop."""
     ints[I_STANCE + leg] = stance
     if stance:
         F[F_REST + leg] = F[F_REST_OUT + leg]
         kp, kv = 0.0, F[F_STANCE_KV]
     else:
         kp, kv = F[F_SWING_KP], F[F_SWING_KV]
+    stiff[ints[I_SLIDE_J + leg]] = F[F_LEG_K + leg] * (F[F_STANCE_K] if stance else 1.0)
     stiff[ints[I_HIP_J + 2 * leg]] = kp
     stiff[ints[I_HIP_J + 2 * leg + 1]] = kp
     d = ints[I_HIP_D + leg]
