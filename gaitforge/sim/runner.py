@@ -39,8 +39,9 @@ class Rollout:
     """A recorded run.
 
     clip: the motion (qpos per record tick); feet: names of the feet tracked;
-    contact (T, F) bool: foot touches the ground; grf (T, F, 3) [N] ground
-    reaction force on each foot in world axes; states: the controller's state
+    contact (T, F) bool: foot touches the ground (the foot's body or a body
+    below it, e.g. toes); grf (T, F, 3) [N] ground reaction force on each
+    foot (with those bodies) in world axes; states: the controller's state
     label at each record tick; fall: a FallEvent or None; wall_time [s].
     """
 
@@ -65,6 +66,19 @@ def foot_bodies(character: Character) -> dict[str, int]:
     for name, site in character.contacts.items():
         if name == "foot" or name.endswith(("_foot", "_knuckle")):
             out[name] = int(m.site_bodyid[site])
+    return out
+
+
+def _foot_of_body(m: mujoco.MjModel, feet: list[int]) -> dict[int, int]:
+    """Foot index of each body that belongs to a foot: the foot's body and
+    the bodies below it (toes touching the ground are the foot touching)."""
+    out = {}
+    for b in range(1, m.nbody):
+        a = b
+        while a > 0 and a not in feet:
+            a = int(m.body_parentid[a])
+        if a > 0:
+            out[b] = feet.index(a)
     return out
 
 
@@ -126,7 +140,7 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     controller.reset(m, d)
     mujoco.mj_forward(m, d)
     feet = foot_bodies(character)
-    body_to_foot = {b: i for i, b in enumerate(feet.values())}
+    body_to_foot = _foot_of_body(m, list(feet.values()))
     force6 = np.zeros(6)
     ticks = int(round(seconds / control_dt))
     # Falls develop over tenths of a second: checking every ~20 ms is enough

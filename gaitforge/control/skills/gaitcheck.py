@@ -1,7 +1,7 @@
 """What a skills rollout did: its speed and the gait its footfalls show.
 
-The footfalls are read from the rollout's foot contacts and analysed by the
-package's gait metrics (``gaitforge.motion.metrics``). A walk is further
+The footfalls are the rollout's foot contacts in MuJoCo (debounced),
+analysed by the package's gait metrics (``gaitforge.motion.metrics``). A walk is further
 named by its footfall sequence (Hildebrand): after a hind foot lands, a
 lateral-sequence walk sets down the fore foot of the same side, a
 diagonal-sequence walk the fore foot of the other side.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gaitforge.motion.footfall import detect_footfalls
+from gaitforge.motion.footfall import footfalls_from_contacts
 from gaitforge.motion.metrics import PHASE_TOL, GaitMetrics, classify_gait, gait_metrics
 from gaitforge.sim.runner import Rollout
 
@@ -32,15 +32,18 @@ class SkillCheck:
     metrics: GaitMetrics
 
 
-def check(character, rollout: Rollout, settle: float = 10.0) -> SkillCheck:
-    """Measure ``rollout`` after its first ``settle`` seconds."""
+def check(character, rollout: Rollout, settle: float = 10.0, debounce: float = 0.1) -> SkillCheck:
+    """Measure ``rollout`` after its first ``settle`` seconds; contacts and
+    gaps shorter than ``debounce`` [s] are dropped (a planted foot that
+    unloads for a moment, as weight moves to a landing foot, is not a new
+    footfall; every swing and stance here lasts longer)."""
     keep = rollout.times >= settle
     times = rollout.times[keep]
     clip = type(rollout.clip)(rollout.clip.fps, rollout.clip.qpos[keep], rollout.clip.character_name)
-    # Feet down by their lowest part (sole, heel or toe; knuckles), from the
-    # simulated poses, rather than one body's contacts (a foot rolling onto
-    # its toes is still down).
-    ff = detect_footfalls(character, clip, ground=0.0, height_tol=0.01)
+    # The simulation's own foot contacts (a foot's body or its toes touching
+    # the ground), debounced.
+    ff = footfalls_from_contacts(rollout.contact[keep], rollout.feet, times=times - times[0],
+                                 min_duration=debounce)
     m = gait_metrics(character, clip, ff)
     xy = rollout.clip.qpos[keep][:, :2]
     speed = float(np.linalg.norm(xy[-1] - xy[0]) / (times[-1] - times[0]))
