@@ -66,6 +66,7 @@ class ModalPlan:
         self.U_ball = np.ascontiguousarray(basis.shapes[ball_dofs.reshape(-1)][:, modes]).reshape(
             len(ball), 3, len(modes))
         self.rest_ball = np.array([character.rest_qpos[a:a + 4] for a in self.ball_qpos], float).reshape(-1, 4)
+        self.rest_ball_T = np.ascontiguousarray(self.rest_ball.T)  # (4, b): components w, x, y, z
         self.hinge_qpos = np.array([m.jnt_qposadr[j] for j in scalar], dtype=int)
         q = self.hinge_qpos
         # A contiguous block (the usual case) is written through a slice: cheaper than fancy indexing.
@@ -105,15 +106,20 @@ class ModalPlan:
         """Spring-reference quaternions (b, 4) w, x, y, z of the ball joints for
         modal coordinates ``coords`` (n,): rest ⊗ exp(Σ uᵢ cᵢ)."""
         v = self.U_ball @ coords                                  # (b, 3) rotation vectors [rad]
-        angle = np.linalg.norm(v, axis=1)
+        angle = np.sqrt((v * v).sum(axis=1))
         half = 0.5 * angle
-        # sin(θ/2)/θ → 1/2 as θ → 0
-        k = np.where(angle > 1e-12, np.sin(half) / np.where(angle > 1e-12, angle, 1.0), 0.5)
-        e = np.column_stack([np.cos(half), v * k[:, None]])      # (b, 4) exp(v)
-        r = self.rest_ball
-        w = r[:, 0] * e[:, 0] - np.einsum("ij,ij->i", r[:, 1:], e[:, 1:])
-        xyz = r[:, :1] * e[:, 1:] + e[:, :1] * r[:, 1:] + np.cross(r[:, 1:], e[:, 1:])
-        return np.column_stack([w, xyz])
+        safe = angle > 1e-12  # sin(θ/2)/θ → 1/2 as θ → 0
+        k = np.where(safe, np.sin(half) / np.where(safe, angle, 1.0), 0.5)
+        c = np.cos(half)
+        ex, ey, ez = (v * k[:, None]).T                           # exp(v) = (c, e)
+        rw, rx, ry, rz = self.rest_ball_T
+        out = np.empty((len(c), 4))
+        # rest ⊗ exp(v), component by component (the dot product summed in einsum's order (x + z) + y).
+        out[:, 0] = rw * c - ((rx * ex + rz * ez) + ry * ey)
+        out[:, 1] = rw * ex + c * rx + (ry * ez - rz * ey)
+        out[:, 2] = rw * ey + c * ry + (rz * ex - rx * ez)
+        out[:, 3] = rw * ez + c * rz + (rx * ey - ry * ex)
+        return out
 
 
 class ModalController:
@@ -210,7 +216,10 @@ class ModalController:
             return ws, wc
         c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
         delta = p.U @ c
-        model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
+        if self._spring is not None:
+            np.add(p.rest_hinge, delta, out=self._spring)
+        else:
+            model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
         if p.tendon_coef.shape[0]:
             length = p.tendon_rest + p.tendon_coef @ delta
             model.tendon_lengthspring[:, 0] = length
