@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(scored as failed)")
     p.add_argument("--popsize", type=number(0, 1e4, integer=True), default=0, metavar="N",
                    help="CMA-ES population (default: CMA-ES's own)")
+    p.add_argument("--outer", type=number(1, 100, integer=True), default=3, metavar="N",
+                   help="method-of-multipliers iterations, each a fresh CMA-ES from the best so far (default 3)")
     p.add_argument("--sigma", type=number(0, 100, above=True), default=0.25, metavar="S",
                    help="initial CMA-ES step in scaled units (default 0.25)")
     _workers_args(p)
@@ -122,7 +124,7 @@ def cmd_optimize(args) -> int:
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name,
                            heading=None if heading == "any" else heading, upright=args.upright)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
-                        popsize=args.popsize, sigma0=args.sigma)
+                        popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
     ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
     from gaitforge.cli.progress import progress_bar
 
