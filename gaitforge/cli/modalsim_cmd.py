@@ -108,7 +108,7 @@ def cmd_simulate(args) -> int:
     if recipe.creature not in (character.name, args.creature):
         raise GaitforgeError(f"recipe {recipe.name!r} is for {recipe.creature!r}, not {character.name!r}")
     r = run_recipe(character, recipe, seconds, ramp=RAMP)
-    s = summarize(r, character.mass, 1.0 / max(recipe.max_frequency, 1e-9))
+    s = summarize(r, character.mass, 1.0 / max(recipe.base_frequency, 1e-9))  # cycle of the stride, not a harmonic
     console.print(f"{character.name} {recipe.name}: {r.clip.duration:.2f} s simulated in "
                   f"{r.rollout.wall_time:.2f} s")
     status = 0
