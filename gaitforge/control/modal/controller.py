@@ -22,6 +22,7 @@ import math
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import kernel
 from gaitforge.control.modal.impulses import ModalKicks
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.recipe import GaitRecipe
@@ -105,21 +106,35 @@ class ModalPlan:
     def ball_references(self, coords: np.ndarray) -> np.ndarray:
         """Spring-reference quaternions (b, 4) w, x, y, z of the ball joints for
         modal coordinates ``coords`` (n,): rest ⊗ exp(Σ uᵢ cᵢ)."""
-        v = self.U_ball @ coords                                  # (b, 3) rotation vectors [rad]
-        angle = np.sqrt((v * v).sum(axis=1))
-        half = 0.5 * angle
-        safe = angle > 1e-12  # sin(θ/2)/θ → 1/2 as θ → 0
-        k = np.where(safe, np.sin(half) / np.where(safe, angle, 1.0), 0.5)
-        c = np.cos(half)
-        ex, ey, ez = (v * k[:, None]).T                           # exp(v) = (c, e)
-        rw, rx, ry, rz = self.rest_ball_T
-        out = np.empty((len(c), 4))
-        # rest ⊗ exp(v), component by component (the dot product summed in einsum's order (x + z) + y).
-        out[:, 0] = rw * c - ((rx * ex + rz * ez) + ry * ey)
-        out[:, 1] = rw * ex + c * rx + (ry * ez - rz * ey)
-        out[:, 2] = rw * ey + c * ry + (rz * ex - rx * ez)
-        out[:, 3] = rw * ez + c * rz + (rx * ey - ry * ex)
+        out = np.empty((len(self.ball_qpos), 4))
+        ball_quaternions(self.U_ball @ coords, self.rest_ball_T, out)  # (b, 3) rotation vectors [rad] in
         return out
+
+
+@kernel
+def modal_coordinates(alpha, omega, gamma, beta, e, t, out):  # pragma: no cover - compiled
+    """out (n,) ← α e sin(ω t + γ) + β: the modal coordinates at t [s] with fade-in e."""
+    for i in range(out.shape[0]):
+        out[i] = alpha[i] * e * math.sin(omega[i] * t + gamma[i]) + beta[i]
+
+
+@kernel
+def ball_quaternions(v, rest_T, out):  # pragma: no cover - compiled (its .py_func is tested)
+    """out (b, 4) ← rest ⊗ exp(v) (w, x, y, z) for rotation vectors v (b, 3)
+    [rad] and rest quaternions given by component, rest_T (4, b). Summed in
+    the order NumPy's einsum/cross used before (the same bits)."""
+    for i in range(v.shape[0]):
+        x, y, z = v[i, 0], v[i, 1], v[i, 2]
+        angle = math.sqrt(x * x + y * y + z * z)
+        half = 0.5 * angle
+        k = math.sin(half) / angle if angle > 1e-12 else 0.5  # sin(θ/2)/θ → 1/2 as θ → 0
+        c = math.cos(half)
+        ex, ey, ez = x * k, y * k, z * k
+        rw, rx, ry, rz = rest_T[0, i], rest_T[1, i], rest_T[2, i], rest_T[3, i]
+        out[i, 0] = rw * c - ((rx * ex + rz * ez) + ry * ey)
+        out[i, 1] = rw * ex + c * rx + (ry * ez - rz * ey)
+        out[i, 2] = rw * ey + c * ry + (rz * ex - rx * ez)
+        out[i, 3] = rw * ez + c * rz + (rx * ey - ry * ex)
 
 
 class ModalController:
@@ -181,6 +196,8 @@ class ModalController:
                    zip(self.plan.tendon_rest + coef @ self._D0, coef @ self._S, coef @ self._C)]
         self._balls = len(self.plan.ball_qpos) > 0
         self._ball_index = (self.plan.ball_qpos[:, None] + np.arange(4)).reshape(-1)
+        self._quats = np.empty((len(self.plan.ball_qpos), 4))
+        self._coords = np.empty(len(self.plan.alpha))  # modal coordinates of the general path, per tick
         self._fast = self._single and self._spring is not None and not self._balls
         if self._kicks is not None:
             self._kicks.reset()
@@ -193,7 +210,7 @@ class ModalController:
         s = t / self.ramp
         return s * s * (3.0 - 2.0 * s)
 
-    def _apply(self, model: mujoco.MjModel, t: float) -> tuple[float, float]:
+    def _apply(self, model: mujoco.MjModel, t: float) -> tuple[float, float] | np.ndarray:
         """Set the reference at t [s]; returns the weights (e sin ωt, e cos ωt) of S and C
         (single frequency), or the modal coordinates (n,) otherwise."""
         p = self.plan
@@ -214,7 +231,8 @@ class ModalController:
             if self._balls:
                 self._set_balls(model, ws * self._a_cos + wc * self._a_sin + p.beta)
             return ws, wc
-        c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
+        c = self._coords
+        modal_coordinates(p.alpha, p.omega, p.gamma, p.beta, e, t, c)
         delta = p.U @ c
         if self._spring is not None:
             np.add(p.rest_hinge, delta, out=self._spring)
@@ -229,7 +247,9 @@ class ModalController:
         return c
 
     def _set_balls(self, model: mujoco.MjModel, coords: np.ndarray) -> None:
-        model.qpos_spring[self._ball_index] = self.plan.ball_references(coords).reshape(-1)
+        p = self.plan
+        ball_quaternions(p.U_ball @ coords, p.rest_ball_T, self._quats)
+        model.qpos_spring[self._ball_index] = self._quats.reshape(-1)
 
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         t = data.time
