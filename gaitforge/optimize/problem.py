@@ -80,7 +80,7 @@ class ModalProblem:
                 raise GaitforgeError(f"modes must be distinct non-negative mode indices, got {modes!r}")
             layout = Layout.from_modes(modes)
         if upright is not None:
-            h, tilt = upright
+            h, tilt = tuple(upright) + (math.nan,) * (2 - len(upright)) if len(upright) <= 2 else (math.nan,) * 2
             if not (math.isfinite(h) and math.isfinite(tilt) and 0 < tilt <= math.pi):
                 raise GaitforgeError(f"upright must be (min_height [m], max_tilt in (0, π] rad), got {upright!r}")
             upright = (float(h), float(tilt))
