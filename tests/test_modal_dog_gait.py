@@ -51,3 +51,17 @@ def test_the_recipe_replays_the_optimizers_own_rollout(run):
     _, recipe, r = run
     assert f": {r.displacement[0]:.4g} m," in recipe.description  # travel along the heading (+x)
     assert len({t.frequency for t in recipe.terms}) == 2  # stride and bounce harmonic
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_bound_survives_a_perturbed_start(run, seed):
+    """A random start velocity along the driven modes (σ = 0.05 modal units/s)
+    changes little. Measured: 24.10 and 24.27 m (unperturbed 24.35 m)."""
+    from gaitforge.optimize import Layout, ModalProblem
+
+    dog, recipe, _ = run
+    p = ModalProblem("dog", layout=Layout.from_recipe(recipe), seconds=10.0, heading=0.0, start_noise=0.05,
+                     upright=(MIN_HEIGHT, MAX_TILT), name=recipe.name)
+    s = p(p.vector(recipe), seed)
+    assert not s.failed, s.diverged
+    assert s.distance >= 10.0 * body_length(dog)
