@@ -1,7 +1,8 @@
 """Modal control timings, each beside a baseline measured in the same run:
 
 1. controlled step vs raw ``mj_step``: the hand-set worm and loop gaits
-   (Kry09 §4.1) stepped in a Python loop; each tick's ``mj_step`` is timed
+   (Kry09 §4.1), and the dog's suggested bound (two frequencies, ball
+   joints: the controller's general path) stepped in a Python loop; each tick's ``mj_step`` is timed
    on its own, so "raw" is the physics of exactly the same trajectory and
    the ratio (control + physics) / physics is the controller's overhead.
    The full recorded rollout (``simulate_modal``: the runner, energy and
@@ -37,10 +38,19 @@ from gaitforge.optimize import ModalProblem  # noqa: E402
 from gaitforge.sim.batch import BatchEvaluator, candidate_seeds  # noqa: E402
 
 
-def step_overhead(name: str, seconds: float = 10.0) -> dict[str, float]:
+def _gait(name: str):
+    """(character, basis, recipe): the hand-set gait, or the dog's suggested bound."""
     ch = Character.from_spec(registry.build(name))
-    basis = compute_modes(ch, count=2)
-    recipe = hand_set(name)
+    if name == "dog":
+        from gaitforge.motion import heuristics
+
+        basis = compute_modes(ch, count=heuristics.POOL)
+        return ch, basis, heuristics.suggest(ch, "bound", basis)
+    return ch, compute_modes(ch, count=2), hand_set(name)
+
+
+def step_overhead(name: str, seconds: float = 10.0) -> dict[str, float]:
+    ch, basis, recipe = _gait(name)
     ctl = modal_controller(ch, basis, recipe, ramp=RAMP)
     m = copy.copy(ch.model)
     d = mujoco.MjData(m)
@@ -84,7 +94,7 @@ def throughput(workers: int, batch: int = 16, rounds: int = 3) -> float:
 def main() -> None:
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"{'creature':8s} {'raw step [us]':>13s} {'controlled/raw':>14s} {'recorded/raw':>12s} {'x real time':>11s}")
-    for name in ("worm", "loop"):
+    for name in ("worm", "loop", "dog"):
         r = min((step_overhead(name) for _ in range(3)), key=lambda x: x["ratio"])  # least disturbed round
         print(f"{name:8s} {r['raw_us']:13.1f} {r['ratio']:14.2f} {r['recorded_ratio']:12.2f} {r['realtime']:11.0f}")
     one = throughput(1)

@@ -49,6 +49,12 @@ def _error(capsys, argv) -> str:
      "optimize: argument --seed: must be a whole number from 0 to 4294967295, got '-3'"),
     (["optimize", "worm", "--cyclic-tol", "0"], "--cyclic-tol must be a positive number (inf: no constraint), got 0.0"),
     (["optimize", "worm", "--heading", "north"], "--heading must be auto, any or a finite angle in degrees, got north"),
+    (["optimize", "worm", "--impulses", "2,x"],
+     "optimize: argument --impulses: must be distinct elastic mode indices separated by commas, got '2,x'"),
+    (["optimize", "worm", "--initial", "1,1"],
+     "optimize: argument --initial: must be distinct elastic mode indices separated by commas, got '1,1'"),
+    (["optimize", "worm", "--upright", "0.2"],
+     "optimize: argument --upright: must be a height [m] and an angle from 0 to 180 degrees, got '0.2'"),
     (["optimize", "worm", "-o", "best.txt"],
      "best.txt: unknown recipe file extension '.txt' (valid: .yaml, .yml, .json)"),
 ])

@@ -17,10 +17,11 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 from gaitforge import __version__  # noqa: E402
 from gaitforge.errors import GaitforgeError, NotMetError  # noqa: E402
-from gaitforge.cli import (creatures_cmd, demo_cmd, modalsim_cmd, modes_cmd, motion_cmd, raibert_cmd,  # noqa: E402
-                           skills_cmd)
+from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
+                           raibert_cmd, skills_cmd)
 
-COMMAND_MODULES = [creatures_cmd, modes_cmd, motion_cmd, raibert_cmd, skills_cmd, modalsim_cmd, demo_cmd]
+COMMAND_MODULES = [creatures_cmd, modes_cmd, motion_cmd, raibert_cmd, skills_cmd, modalsim_cmd, modalopt_cmd,
+                   demo_cmd]
 MAX_LINE = 400  # characters of an error or warning line (values inside are cut to ~80 already)
 
 

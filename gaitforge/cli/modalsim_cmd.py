@@ -1,6 +1,6 @@
 """Commands for physically simulated modal control: ``simulate`` (replay a
-modal gait recipe in MuJoCo), ``landscape`` (distance over magnitude × phase,
-Kry 2012 Fig. 4) and ``optimize`` (CMA-ES by shooting, Kry 2012 §4.5)."""
+modal gait recipe in MuJoCo) and ``landscape`` (distance over magnitude ×
+phase, Kry 2012 Fig. 4); ``optimize`` lives in :mod:`.modalopt_cmd`."""
 from __future__ import annotations
 
 import argparse
@@ -41,26 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder for landscape.csv and landscape.png (default landscape)")
     p.set_defaults(func=cmd_landscape)
 
-    p = sub.add_parser("optimize", help="optimize a modal gait by CMA-ES shooting with a cyclic constraint")
-    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
-    p.add_argument("--objective", choices=["distance", "speed", "cost"], default="distance",
-                   help="maximize distance or speed, or minimize cost (energy per distance); default distance")
-    p.add_argument("--budget", type=number(2, 1e7, integer=True), default=200, metavar="N",
-                   help="simulations in total (default 200)")
-    p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
-                   help="horizon per simulation [s] (default 5)")
-    p.add_argument("--seed", type=number(0, 2 ** 32 - 1, integer=True), default=1, metavar="S",
-                   help="random seed (default 1)")
-    p.add_argument("--start", metavar="FILE", help="start recipe (default: the hand-set gait)")
-    p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
-                   help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
-    p.add_argument("--cyclic-tol", type=float, default=1.0, metavar="R",
-                   help="allowed cycle residual (default 1.0; inf: unconstrained)")
-    _workers_args(p)
-    p.add_argument("--resume", action="store_true", help="continue from the checkpoint (OUT.ckpt)")
-    p.add_argument("-o", "--out", default="best.yaml", metavar="FILE", help="best recipe (default best.yaml)")
-    p.set_defaults(func=cmd_optimize)
-
 
 def _workers_args(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -80,19 +60,6 @@ def _positive(name: str, value: float, limit: float = math.inf) -> float:
 def _check_workers(args) -> None:
     if args.ray is not None and not args.ray.strip():
         raise GaitforgeError("--ray needs 'auto' or a cluster address")
-
-
-def _heading(text: str):
-    """'auto', 'any' or an angle in degrees (returned in radians)."""
-    if text in ("auto", "any"):
-        return text
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise GaitforgeError(f"--heading must be auto, any or a finite angle in degrees, got {text}")
-    return math.radians(value)
 
 
 def _creature(name_or_path: str):
@@ -141,7 +108,7 @@ def cmd_simulate(args) -> int:
     if recipe.creature not in (character.name, args.creature):
         raise GaitforgeError(f"recipe {recipe.name!r} is for {recipe.creature!r}, not {character.name!r}")
     r = run_recipe(character, recipe, seconds, ramp=RAMP)
-    s = summarize(r, character.mass, 1.0 / max(recipe.max_frequency, 1e-9))
+    s = summarize(r, character.mass, 1.0 / max(recipe.base_frequency, 1e-9))  # cycle of the stride, not a harmonic
     console.print(f"{character.name} {recipe.name}: {r.clip.duration:.2f} s simulated in "
                   f"{r.rollout.wall_time:.2f} s")
     status = 0
@@ -212,51 +179,4 @@ def cmd_landscape(args) -> int:
                   f"pi/2 {verdict} optimal")
     console.print(f"{int(ls.blew_up.sum())} cells blew up, {int(ls.non_cyclic.sum())} became non-cyclic")
     console.print(f"wrote {out}/landscape.csv and {out}/landscape.png")
-    return 0
-
-
-def cmd_optimize(args) -> int:
-    from gaitforge.io.checkpoints import PickleCheckpoint
-    from gaitforge.io.recipe_files import save_recipe
-    from gaitforge.optimize import ModalProblem, Settings, optimize
-    from gaitforge.sim.batch import BatchEvaluator
-
-    from gaitforge.io.atomic import check_output
-
-    seconds = args.seconds
-    if math.isnan(args.cyclic_tol) or args.cyclic_tol <= 0:
-        raise GaitforgeError(f"--cyclic-tol must be a positive number (inf: no constraint), got {args.cyclic_tol}")
-    _check_workers(args)
-    check_output(args.out, (".yaml", ".yml", ".json"), "recipe")
-    heading = _heading(args.heading)
-    character, source = _creature(args.creature)
-    start = _start_recipe(character, args.start)
-    modes = tuple(t.mode for t in start.terms)
-    problem = ModalProblem(source, modes=modes, seconds=seconds, name=f"{character.name}_optimized")
-    x0 = problem.vector(start)
-    if heading == "auto":  # forward is where the start gait goes
-        d = problem.rollout(x0).displacement
-        if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
-            raise GaitforgeError("the start gait does not travel, so it sets no heading; give --heading DEG or any")
-        heading = math.atan2(d[1], d[0])
-        console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
-    problem = ModalProblem(source, modes=modes, seconds=seconds, name=f"{character.name}_optimized",
-                           heading=None if heading == "any" else heading)
-    settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol)
-    ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
-    from gaitforge.cli.progress import progress_bar
-
-    with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
-        with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
-            res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
-                           progress=None if advance is None else
-                           lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
-    s = res.score
-    note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s): "
-            f"{s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, cycle residual "
-            f"{s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
-    save_recipe(problem.recipe(res.x, description=note), args.out)
-    console.print(note)
-    console.print(f"wrote {args.out} (replay: gaitforge simulate {args.creature} --recipe {args.out} "
-                  f"--seconds {seconds:g})")
     return 0

@@ -12,6 +12,12 @@ Layout (every key of :class:`GaitRecipe`; phases in radians, or
     speed: null
     terms:
     - {mode: 4, amplitude: 0.08, phase: 1.57079632679, frequency: 2.0, offset: 0.0}
+    impulses:          # optional (modal control): once per cycle, at a fraction of it
+    - {mode: 2, size: 0.3, at: 0.25}
+    initial:           # optional (modal control): start offset and velocity per mode
+    - {mode: 0, offset: 0.01, velocity: 0.2}
+
+``impulses`` and ``initial`` are written only when the recipe has them.
 
 Files written by :func:`save_recipe` read back to an equal recipe, and a
 recipe saved, loaded and saved again gives the same text: floats are
@@ -31,12 +37,14 @@ import yaml
 from gaitforge.errors import SpecError, brief
 from gaitforge.io.atomic import write_text
 from gaitforge.io.documents import build_from, format_of, parse_text, read_text
-from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm, ModalImpulse, ModalStart
 
 _RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight",
-                "terms")
+                "terms", "impulses", "initial")
 _REQUIRED = ("name", "creature", "terms")
 _TERM_KEYS = ("mode", "amplitude", "phase", "phase_deg", "frequency", "offset")
+_IMPULSE_KEYS = ("mode", "size", "at")
+_START_KEYS = ("mode", "offset", "velocity")
 
 
 def recipe_to_dict(recipe: GaitRecipe) -> dict:
@@ -47,7 +55,9 @@ def recipe_to_dict(recipe: GaitRecipe) -> dict:
         "stiffness_scale": recipe.stiffness_scale, "speed": recipe.speed, "flight": recipe.flight,
         "terms": [{"mode": t.mode, "amplitude": t.amplitude, "phase": t.phase, "frequency": t.frequency,
                    "offset": t.offset} for t in recipe.terms],
-    }
+    } | ({"impulses": [{"mode": i.mode, "size": i.size, "at": i.at} for i in recipe.impulses]}
+         if recipe.impulses else {}) | ({"initial": [{"mode": s.mode, "offset": s.offset, "velocity": s.velocity}
+                                                    for s in recipe.initial]} if recipe.initial else {})
 
 
 def _keys(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
@@ -87,6 +97,29 @@ def _term(path: str, data: Any) -> GaitTerm:
         raise SpecError(f"{path}.{exc.path}", exc.message) from None
 
 
+def _control_item(path: str, data: Any, keys: tuple[str, ...], required: tuple[str, ...], kind: type):
+    """One impulse or initial condition (mode plus numbers) from plain data."""
+    data = _keys(path, data, keys, "an entry")
+    for key in required:
+        if key not in data:
+            raise SpecError(path, f"missing required key {brief(key)}")
+    mode = data["mode"]
+    if isinstance(mode, bool) or not isinstance(mode, int):
+        raise SpecError(f"{path}.mode", f"must be an integer, got {brief(mode)}")
+    values = {k: _number(f"{path}.{k}", data[k]) for k in keys[1:] if k in data}
+    try:
+        return kind(mode=mode, **values)
+    except SpecError as exc:
+        raise SpecError(f"{path}.{exc.path}", exc.message) from None
+
+
+def _control_list(data: dict, key: str, keys: tuple[str, ...], required: tuple[str, ...], kind: type) -> tuple:
+    items = data.get(key, [])
+    if not isinstance(items, list):
+        raise SpecError(key, f"must be a list, got {brief(items)}")
+    return tuple(_control_item(f"{key}[{i}]", x, keys, required, kind) for i, x in enumerate(items))
+
+
 def recipe_from_dict(data: Any) -> GaitRecipe:
     """Build a recipe from plain data; :class:`SpecError` names the field."""
     data = _keys("", data, _RECIPE_KEYS, "a recipe")
@@ -100,7 +133,10 @@ def recipe_from_dict(data: Any) -> GaitRecipe:
     if cons is None or not isinstance(cons, list):
         raise SpecError("constraints", f"must be a list of constraint strings, got {brief(cons)}")
     kwargs: dict[str, Any] = {"terms": tuple(_term(f"terms[{i}]", t) for i, t in enumerate(terms)),
-                              "constraints": tuple(cons)}
+                              "constraints": tuple(cons),
+                              "impulses": _control_list(data, "impulses", _IMPULSE_KEYS, ("mode", "size"),
+                                                        ModalImpulse),
+                              "initial": _control_list(data, "initial", _START_KEYS, ("mode",), ModalStart)}
     for key in ("name", "creature", "description", "rest_pose", "flight"):
         if key in data:
             kwargs[key] = data[key]
@@ -125,9 +161,9 @@ def dump_recipe(recipe: GaitRecipe, fmt: str = "yaml") -> str:
     data = recipe_to_dict(recipe)
     if fmt == "json":
         return json.dumps(data, indent=2) + "\n"
-    terms = data.pop("terms")
+    lists = {k: data.pop(k) for k in ("terms", "impulses", "initial") if k in data}
     head = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
-    body = yaml.safe_dump({"terms": terms}, sort_keys=False, default_flow_style=None, width=1000)
+    body = yaml.safe_dump(lists, sort_keys=False, default_flow_style=None, width=1000)
     return head + body
 
 

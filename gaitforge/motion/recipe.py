@@ -55,13 +55,67 @@ class GaitTerm:
     offset: float = 0.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.mode, bool) or not isinstance(self.mode, numbers.Integral) or self.mode < 0:
-            raise SpecError("mode", f"must be a non-negative integer (an elastic mode index), got {brief(self.mode)}")
+        _mode(self.mode)
         object.__setattr__(self, "mode", int(self.mode))
         object.__setattr__(self, "amplitude", _real("amplitude", self.amplitude))
         object.__setattr__(self, "phase", _real("phase", self.phase))
         object.__setattr__(self, "frequency", _real("frequency", self.frequency, nonneg=True))
         object.__setattr__(self, "offset", _real("offset", self.offset))
+
+
+@dataclass(frozen=True)
+class ModalImpulse:
+    """A modal impulse of physically simulated modal control (Nunes et al.
+    2012, surveyed in Kry 2012 §4.5): once per gait cycle, at fraction ``at``
+    ∈ [0, 1) of the cycle (the period of the recipe's lowest term
+    frequency), the generalized velocity jumps by uᵢ · size, i.e. the modal
+    velocity of elastic mode ``mode`` changes by ``size`` (kg^½ m/s).
+    """
+
+    mode: int
+    size: float
+    at: float = 0.0
+
+    def __post_init__(self) -> None:
+        _mode(self.mode)
+        object.__setattr__(self, "mode", int(self.mode))
+        object.__setattr__(self, "size", _real("size", self.size))
+        at = _real("at", self.at, nonneg=True)
+        if at >= 1.0:
+            raise SpecError("at", f"must be a fraction of the cycle in [0, 1), got {brief(self.at)}")
+        object.__setattr__(self, "at", at)
+
+
+@dataclass(frozen=True)
+class ModalStart:
+    """Initial condition along one elastic mode (physically simulated modal
+    control): the start pose is the rest pose displaced by uᵢ · offset
+    (kg^½ m) and the start velocity is uᵢ · velocity (kg^½ m/s)."""
+
+    mode: int
+    offset: float = 0.0
+    velocity: float = 0.0
+
+    def __post_init__(self) -> None:
+        _mode(self.mode)
+        object.__setattr__(self, "mode", int(self.mode))
+        object.__setattr__(self, "offset", _real("offset", self.offset))
+        object.__setattr__(self, "velocity", _real("velocity", self.velocity))
+
+
+def _mode(value) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise SpecError("mode", f"must be a non-negative integer (an elastic mode index), got {brief(value)}")
+
+
+def _items(name: str, value, kind: type) -> tuple:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise SpecError(name, f"must be a sequence of {kind.__name__}, got {brief(value)}")
+    items = tuple(value)
+    for i, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise SpecError(f"{name}[{i}]", f"must be a {kind.__name__}, got {brief(item)}")
+    return items
 
 
 @dataclass(frozen=True)
@@ -77,7 +131,10 @@ class GaitRecipe:
     prescribed forward speed [m/s] along +x, or None to derive progression
     from the stance feet; flight: whether the grounding may let the body fly
     where no foot is low (False for walks: the lowest point stays on the
-    ground in every frame); description: free text.
+    ground in every frame); description: free text; impulses:
+    :class:`ModalImpulse` tuple and initial: :class:`ModalStart` tuple, used
+    by physically simulated modal control only (kinematic synthesis ignores
+    them).
     """
 
     name: str
@@ -89,6 +146,8 @@ class GaitRecipe:
     speed: float | None = None
     description: str = ""
     flight: bool = True
+    impulses: tuple[ModalImpulse, ...] = ()
+    initial: tuple[ModalStart, ...] = ()
 
     def __post_init__(self) -> None:
         _text("name", self.name, empty=False)
@@ -116,11 +175,24 @@ class GaitRecipe:
         _text("description", self.description)
         if not isinstance(self.flight, bool):
             raise SpecError("flight", f"must be true or false, got {brief(self.flight)}")
+        object.__setattr__(self, "impulses", _items("impulses", self.impulses, ModalImpulse))
+        object.__setattr__(self, "initial", _items("initial", self.initial, ModalStart))
+        if self.impulses and not any(t.frequency > 0 for t in terms):
+            raise SpecError("impulses", "need a term with a positive frequency (the cycle they repeat in)")
+        seen = [s.mode for s in self.initial]
+        if len(set(seen)) != len(seen):
+            raise SpecError("initial", f"names a mode more than once: {brief(seen)}")
 
     @property
     def modes(self) -> tuple[int, ...]:
-        """The distinct mode indices the terms use, ascending."""
-        return tuple(sorted({t.mode for t in self.terms}))
+        """The distinct mode indices the terms, impulses and initial conditions use, ascending."""
+        return tuple(sorted({t.mode for t in self.terms} | {i.mode for i in self.impulses}
+                            | {s.mode for s in self.initial}))
+
+    @property
+    def base_frequency(self) -> float:
+        """The lowest positive term frequency [Hz] (the gait cycle impulses repeat in; 0 if none)."""
+        return min((t.frequency for t in self.terms if t.frequency > 0), default=0.0)
 
     @property
     def max_frequency(self) -> float:
@@ -138,10 +210,10 @@ def check_basis(recipe: GaitRecipe, basis, character=None) -> None:
     constraints (by their text) and the stiffness scale agree, and (given
     ``character``) the basis belongs to that character."""
     k = basis.count
-    for t in recipe.terms:
-        if t.mode >= k:
+    for mode in recipe.modes:
+        if mode >= k:
             modes = "elastic mode was" if k == 1 else "elastic modes were"
-            raise GaitforgeError(f"recipe {brief(recipe.name)} names mode {t.mode} but only {k} {modes} computed")
+            raise GaitforgeError(f"recipe {brief(recipe.name)} names mode {mode} but only {k} {modes} computed")
     if character is not None:
         if basis.shapes.shape[0] != character.nv or basis.character_name != character.name:
             raise GaitforgeError(f"the modal basis is of {brief(basis.character_name)} (nv = {basis.shapes.shape[0]}) "

@@ -12,8 +12,9 @@ residual (``control.modal.measures.cycle_residual``). Then
 λ_{j+1} = λ_j + μ_j c(x_j*) and μ grows tenfold when c did not shrink to a
 quarter. A diverged candidate scores ``FAILED`` and the search goes on.
 
-Search space: z = x / scale with per-coordinate bounds (amplitudes 0..4×
-the start's largest, phases ±2π, period ½..2× the start's). Everything random
+Search space: z = x / scale with per-coordinate bounds
+(``ModalProblem.layout.bounds``: amplitudes 0..4× the start's largest,
+phases ±2π, period ½..2× the start's, …). Everything random
 comes from the seed: CMA-ES samples with numpy's global generator (``cma``
 seeds it), whose state is saved in every checkpoint with the CMA-ES state,
 so a resumed run continues exactly where the killed one stopped.
@@ -67,7 +68,11 @@ class Settings:
 
 
 def objective_value(score: Score, objective: str) -> float:
-    """f of a candidate (smaller is better): −distance, −speed, or cost of transport (capped)."""
+    """f of a candidate (smaller is better): −distance, −speed, or cost of transport (capped).
+    A candidate that fell scores ½ FAILED (2 − survived): worse than any that
+    stayed up, better than a diverged one, the later the fall the better."""
+    if score.survived is not None:
+        return 0.5 * FAILED * (2.0 - score.survived)
     if score.failed:
         return FAILED
     if objective == "distance":
@@ -109,15 +114,6 @@ def _rank(entry) -> tuple:
     return (0, f) if c == 0.0 else (1, c, f)
 
 
-def _bounds(x0: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """scale, lower, upper (2k,) of the scaled search space z = x / scale."""
-    amp = max(float(np.max(np.abs(x0[:k]))), 1e-6)
-    scale = np.concatenate([np.full(k, amp), np.ones(k - 1), [x0[-1]]])
-    lower = np.concatenate([np.zeros(k), np.full(k - 1, -2 * math.pi), [0.5]])
-    upper = np.concatenate([np.full(k, 4.0), np.full(k - 1, 2 * math.pi), [2.0]])
-    return scale, lower, upper
-
-
 def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoint=None,
              progress: Callable[[int, int, float], None] | None = None) -> Result:
     """Minimize ``settings.objective`` of ``problem`` (a ``ModalProblem``) from ``x0``.
@@ -131,11 +127,11 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
     import cma
 
     x0 = np.asarray(x0, float)
-    k = len(x0) // 2
-    scale, lower, upper = _bounds(x0, k)
-    signature = {"settings": settings, "x0": x0.tolist(), "problem": (problem.creature_name, problem.modes,
+    scale, lower, upper = problem.layout.bounds(x0)
+    signature = {"settings": settings, "x0": x0.tolist(), "problem": (problem.creature_name, problem.layout,
                                                                         problem.seconds, problem.ramp,
-                                                                        problem.start_noise, problem.heading)}
+                                                                        problem.start_noise, problem.heading,
+                                                                        problem.upright)}
     state = checkpoint.load() if checkpoint is not None else None
     if state is not None:
         if state.get("version") != CHECKPOINT_VERSION or state.get("signature") != signature:
@@ -168,7 +164,10 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
             values = []
             for x, s in zip(xs, scores):
                 f, c = objective_value(s, settings.objective), violation(s, settings.cyclic_tol)
-                L = f + lam * c + 0.5 * mu * c * c if not s.failed else FAILED + 0.5 * mu * FAILED
+                if s.survived is not None:  # fell: graded by how long it stayed up, no constraint term
+                    L = f
+                else:
+                    L = f + lam * c + 0.5 * mu * c * c if not s.failed else FAILED + 0.5 * mu * FAILED
                 values.append(L)
                 entry = (float(L), float(f), float(c), x.tolist(), s)
                 if state["outer_best"] is None or L < state["outer_best"][0]:

@@ -2,10 +2,17 @@
 surveyed in Kry 2012 §4.5): a parameter vector becomes a modal gait recipe,
 which is simulated from rest for a fixed horizon and scored.
 
-Parameter vector x (2k,) for k driven modes m_1..m_k:
+The parameter vector is laid out by a :class:`~gaitforge.optimize.layout.Layout`:
+for k driven modes m_1..m_k at one frequency it is
 ``[α_1 .. α_k, γ_2 .. γ_k, P]`` — amplitudes α (modal coordinates,
 kg^½ m), phases γ [rad] relative to the first mode (γ_1 = 0) and the period
-P [s] shared by every term (f̃ = 1/P).
+P [s] shared by every term (f̃ = 1/P); a layout taken from a recipe adds
+harmonic terms (a bounce at twice the stride frequency), modal impulses and
+initial conditions.
+
+A candidate that falls (root below a height, trunk tilted past an angle:
+``upright``) stops there and scores as failed, graded by how long it stayed
+up (``Score.survived``).
 """
 from __future__ import annotations
 
@@ -15,7 +22,8 @@ from typing import NamedTuple
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
-from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.motion.recipe import GaitRecipe
+from gaitforge.optimize.layout import Layout
 
 OBJECTIVES = ("distance", "speed", "cost")
 
@@ -35,6 +43,7 @@ class Score(NamedTuple):
     cost_of_transport: float
     cycle_residual: float
     diverged: str | None
+    survived: float | None = None
 
     @property
     def failed(self) -> bool:
@@ -54,21 +63,34 @@ class ModalProblem:
     draws it). The character and its modes are built on first use in each
     process (not pickled). heading [rad]: direction in the ground plane
     (0: +x, π: −x) along which travel counts (None: any direction).
+    layout: a :class:`Layout` (e.g. ``Layout.from_recipe(start)``) instead
+    of ``modes``; upright: (min_height [m], max_tilt [rad]) of the root
+    body (height of the root, angle of its z axis from its rest direction)
+    below / beyond which the creature has fallen (None: no check).
     """
 
     def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
-                 start_noise: float = 0.0, name: str | None = None, heading: float | None = None):
+                 start_noise: float = 0.0, name: str | None = None, heading: float | None = None,
+                 layout: Layout | None = None, upright: tuple[float, float] | None = None):
         if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
             raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
         self.heading = None if heading is None else float(heading)
-        if not modes or len(set(modes)) != len(modes) or any(int(m) < 0 for m in modes):
-            raise GaitforgeError(f"modes must be distinct non-negative mode indices, got {modes!r}")
+        if layout is None:
+            if not modes or len(set(modes)) != len(modes) or any(int(m) < 0 for m in modes):
+                raise GaitforgeError(f"modes must be distinct non-negative mode indices, got {modes!r}")
+            layout = Layout.from_modes(modes)
+        if upright is not None:
+            h, tilt = tuple(upright) + (math.nan,) * (2 - len(upright)) if len(upright) <= 2 else (math.nan,) * 2
+            if not (math.isfinite(h) and math.isfinite(tilt) and 0 < tilt <= math.pi):
+                raise GaitforgeError(f"upright must be (min_height [m], max_tilt in (0, π] rad), got {upright!r}")
+            upright = (float(h), float(tilt))
+        self.layout, self.upright = layout, upright
         for label, v in (("seconds", seconds), ("ramp", ramp), ("start_noise", start_noise)):
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0) or (label == "seconds" and v <= 0):
                 raise GaitforgeError(f"{label} must be a {'positive' if label == 'seconds' else 'non-negative'} "
                                      f"finite number, got {v!r}")
         self.creature = creature
-        self.modes = tuple(int(m) for m in modes)
+        self.modes = tuple(dict.fromkeys(m for m, _, _ in layout.terms))  # the driven modes
         self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
         if callable(creature) and not isinstance(creature, str):  # a picklable factory of the Character
             self.creature_name = creature().name
@@ -84,8 +106,8 @@ class ModalProblem:
 
     @property
     def size(self) -> int:
-        """Length of the parameter vector (2k)."""
-        return 2 * len(self.modes)
+        """Length of the parameter vector."""
+        return self.layout.size
 
     def setup(self):
         """(character, basis), built once per process."""
@@ -99,30 +121,16 @@ class ModalProblem:
             else:
                 spec = registry.build(self.creature) if isinstance(self.creature, str) else self.creature
                 character = Character.from_spec(spec)
-            self._cache = (character, compute_modes(character, count=max(self.modes) + 1))
+            self._cache = (character, compute_modes(character, count=max(self.layout.modes) + 1))
         return self._cache
 
     def recipe(self, x: np.ndarray, description: str = "") -> GaitRecipe:
-        """The :class:`GaitRecipe` of parameter vector ``x`` (2k,)."""
-        x = np.asarray(x, float)
-        k = len(self.modes)
-        if x.shape != (2 * k,) or not np.all(np.isfinite(x)):
-            raise GaitforgeError(f"parameter vector must hold {2 * k} finite numbers, got {x!r}")
-        period = float(x[-1])
-        if period <= 0:
-            raise GaitforgeError(f"period must be positive, got {period!r}")
-        phases = [0.0] + [float(p) for p in x[k:2 * k - 1]]
-        terms = tuple(GaitTerm(m, float(a), g, 1.0 / period) for m, a, g in zip(self.modes, x[:k], phases))
-        return GaitRecipe(self.name, self.creature_name, terms, description=description)
+        """The :class:`GaitRecipe` of parameter vector ``x`` (see :class:`Layout`)."""
+        return self.layout.recipe(x, self.name, self.creature_name, description)
 
     def vector(self, recipe: GaitRecipe) -> np.ndarray:
-        """Inverse of :meth:`recipe` for a recipe of this problem's shape."""
-        terms = {t.mode: t for t in recipe.terms}
-        if tuple(sorted(terms)) != tuple(sorted(self.modes)) or len({t.frequency for t in recipe.terms}) != 1:
-            raise GaitforgeError(f"recipe {recipe.name!r} must drive modes {list(self.modes)} at one frequency")
-        t0 = terms[self.modes[0]]
-        return np.array([terms[m].amplitude for m in self.modes]
-                        + [terms[m].phase - t0.phase for m in self.modes[1:]] + [1.0 / t0.frequency])
+        """Inverse of :meth:`recipe` for a recipe of this problem's layout."""
+        return self.layout.vector(recipe)
 
     def rollout(self, x: np.ndarray, seed: int = 0):
         """The :class:`ModalRollout` of candidate ``x``."""
@@ -134,7 +142,8 @@ class ModalProblem:
             rng = np.random.default_rng(seed)
             qvel = basis.shapes[:, list(self.modes)] @ (self.start_noise * rng.standard_normal(len(self.modes)))
             initial = (character.rest_qpos.copy(), qvel)
-        return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial)
+        return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial,
+                          upright=self.upright)
 
     def __call__(self, x: np.ndarray, seed: int = 0) -> Score:
         from gaitforge.control.modal.measures import summarize
@@ -144,6 +153,9 @@ class ModalProblem:
         except GaitforgeError as exc:  # e.g. a non-positive period: a failed candidate
             return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, f"invalid candidate: {exc}")
         character, _ = self.setup()
+        if r.fell:
+            return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, str(r.divergence),
+                         min(1.0, r.divergence.time / self.seconds))
         s = summarize(r, character.mass, float(np.asarray(x)[-1]))
         if self.heading is None or not r.ok:
             return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged)

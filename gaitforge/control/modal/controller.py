@@ -22,6 +22,8 @@ import math
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import kernel
+from gaitforge.control.modal.impulses import ModalKicks
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.recipe import GaitRecipe
 
@@ -38,7 +40,8 @@ class ModalPlan:
     tendon_coef (ntendon, h) fixed-tendon coefficients on those joints (the
     tendon's spring length follows its length at θ_ref); tendon_rest
     (ntendon,) the tendons' rest spring lengths; K (nv, nv) the analysed
-    stiffness (for the work trace).
+    stiffness (for the work trace); kicks: the recipe's modal impulses and
+    initial conditions (:class:`ModalKicks`) or None when it has neither.
     """
 
     def __init__(self, character, basis, recipe: GaitRecipe):
@@ -46,9 +49,9 @@ class ModalPlan:
         if basis.shapes.shape[0] != m.nv:
             raise GaitforgeError(f"the modal basis has nv = {basis.shapes.shape[0]}, "
                                  f"{character.name} has nv = {m.nv}")
-        for t in recipe.terms:
-            if t.mode >= basis.count:
-                raise GaitforgeError(f"recipe {recipe.name!r} names mode {t.mode} but only "
+        for mode in recipe.modes:
+            if mode >= basis.count:
+                raise GaitforgeError(f"recipe {recipe.name!r} names mode {mode} but only "
                                      f"{basis.count} elastic modes were computed")
         if basis.stiffness_scale != 1.0:
             raise GaitforgeError(f"modal control needs modes of the simulated springs (stiffness_scale 1), "
@@ -64,6 +67,7 @@ class ModalPlan:
         self.U_ball = np.ascontiguousarray(basis.shapes[ball_dofs.reshape(-1)][:, modes]).reshape(
             len(ball), 3, len(modes))
         self.rest_ball = np.array([character.rest_qpos[a:a + 4] for a in self.ball_qpos], float).reshape(-1, 4)
+        self.rest_ball_T = np.ascontiguousarray(self.rest_ball.T)  # (4, b): components w, x, y, z
         self.hinge_qpos = np.array([m.jnt_qposadr[j] for j in scalar], dtype=int)
         q = self.hinge_qpos
         # A contiguous block (the usual case) is written through a slice: cheaper than fancy indexing.
@@ -89,6 +93,7 @@ class ModalPlan:
         self.tendon_coef = coef
         self.tendon_rest = m.tendon_lengthspring[:, 0].copy() if m.ntendon else np.zeros(0)
         self.K = np.asarray(character.stiffness_matrix, float)
+        self.kicks = ModalKicks(basis, recipe) if recipe.impulses or recipe.initial else None
 
     def modal_coords(self, t: float) -> np.ndarray:
         """Modal coordinates (n,) at time t [s]: α sin(ω t + γ) + β."""
@@ -101,16 +106,35 @@ class ModalPlan:
     def ball_references(self, coords: np.ndarray) -> np.ndarray:
         """Spring-reference quaternions (b, 4) w, x, y, z of the ball joints for
         modal coordinates ``coords`` (n,): rest ⊗ exp(Σ uᵢ cᵢ)."""
-        v = self.U_ball @ coords                                  # (b, 3) rotation vectors [rad]
-        angle = np.linalg.norm(v, axis=1)
+        out = np.empty((len(self.ball_qpos), 4))
+        ball_quaternions(self.U_ball @ coords, self.rest_ball_T, out)  # (b, 3) rotation vectors [rad] in
+        return out
+
+
+@kernel
+def modal_coordinates(alpha, omega, gamma, beta, e, t, out):  # pragma: no cover - compiled
+    """out (n,) ← α e sin(ω t + γ) + β: the modal coordinates at t [s] with fade-in e."""
+    for i in range(out.shape[0]):
+        out[i] = alpha[i] * e * math.sin(omega[i] * t + gamma[i]) + beta[i]
+
+
+@kernel
+def ball_quaternions(v, rest_T, out):  # pragma: no cover - compiled (its .py_func is tested)
+    """out (b, 4) ← rest ⊗ exp(v) (w, x, y, z) for rotation vectors v (b, 3)
+    [rad] and rest quaternions given by component, rest_T (4, b). Summed in
+    the order NumPy's einsum/cross used before (the same bits)."""
+    for i in range(v.shape[0]):
+        x, y, z = v[i, 0], v[i, 1], v[i, 2]
+        angle = math.sqrt(x * x + y * y + z * z)
         half = 0.5 * angle
-        # sin(θ/2)/θ → 1/2 as θ → 0
-        k = np.where(angle > 1e-12, np.sin(half) / np.where(angle > 1e-12, angle, 1.0), 0.5)
-        e = np.column_stack([np.cos(half), v * k[:, None]])      # (b, 4) exp(v)
-        r = self.rest_ball
-        w = r[:, 0] * e[:, 0] - np.einsum("ij,ij->i", r[:, 1:], e[:, 1:])
-        xyz = r[:, :1] * e[:, 1:] + e[:, :1] * r[:, 1:] + np.cross(r[:, 1:], e[:, 1:])
-        return np.column_stack([w, xyz])
+        k = math.sin(half) / angle if angle > 1e-12 else 0.5  # sin(θ/2)/θ → 1/2 as θ → 0
+        c = math.cos(half)
+        ex, ey, ez = x * k, y * k, z * k
+        rw, rx, ry, rz = rest_T[0, i], rest_T[1, i], rest_T[2, i], rest_T[3, i]
+        out[i, 0] = rw * c - ((rx * ex + rz * ez) + ry * ey)
+        out[i, 1] = rw * ex + c * rx + (ry * ez - rz * ey)
+        out[i, 2] = rw * ey + c * ry + (rz * ex - rx * ez)
+        out[i, 3] = rw * ez + c * rz + (rx * ey - ry * ex)
 
 
 class ModalController:
@@ -121,9 +145,13 @@ class ModalController:
     with t = ``data.time`` [s]. ``ramp`` [s] fades the amplitudes in
     (smoothstep) to avoid a jolt at t = 0 (0: none).
 
+    The recipe's initial conditions are applied to the state at ``reset``
+    and its modal impulses in ``compute`` (:mod:`.impulses`).
+
     After each rollout ``work`` holds the accumulated absolute mechanical
     work [J] the moving reference did on the body, ∫ |(K δ)·q̇| dt, sampled
-    once per tick (δ the full joint displacement of the reference).
+    once per tick (δ the full joint displacement of the reference), plus
+    the kinetic energy |ΔT| each impulse put in or took out.
     """
 
     def __init__(self, plan: ModalPlan, *, ramp: float = 0.0):
@@ -132,7 +160,7 @@ class ModalController:
         self.plan = plan
         self.ramp = float(ramp)
         self.work = 0.0
-        self._last_t = None
+        self._last_t: float | None = None
         p = plan
         Ku = p.K @ p.full_U  # (nv, n): generalized force per unit modal coordinate
         # One shared frequency (the usual gait): α sin(ωt + γ) = α cos γ sin ωt + α sin γ cos ωt, so the
@@ -146,6 +174,9 @@ class ModalController:
         self._D0 = p.U @ p.beta
         self._P = np.vstack([Ku @ a_cos, Ku @ a_sin, Ku @ p.beta])  # (3, nv): power terms
         self._Ku = Ku
+        # Preallocated operands of the per-tick products (a tuple operand costs a conversion each tick).
+        self._w2, self._delta, self._v3 = np.zeros(2), np.zeros(len(p.hinge_qpos)), np.zeros(3)
+        self._kicks = p.kicks
 
     @property
     def state(self) -> str:
@@ -163,6 +194,14 @@ class ModalController:
         # Per tendon, its spring length is T0 + ws TS + wc TC (Python floats: few tendons, cheaper than arrays).
         self._T = [(float(t0), float(ts), float(tc)) for t0, ts, tc in
                    zip(self.plan.tendon_rest + coef @ self._D0, coef @ self._S, coef @ self._C)]
+        self._balls = len(self.plan.ball_qpos) > 0
+        self._ball_index = (self.plan.ball_qpos[:, None] + np.arange(4)).reshape(-1)
+        self._quats = np.empty((len(self.plan.ball_qpos), 4))
+        self._coords = np.empty(len(self.plan.alpha))  # modal coordinates of the general path, per tick
+        self._fast = self._single and self._spring is not None and not self._balls
+        if self._kicks is not None:
+            self._kicks.reset()
+            self._kicks.start(model, data)
         self._apply(model, 0.0)
 
     def _envelope(self, t: float) -> float:
@@ -171,14 +210,16 @@ class ModalController:
         s = t / self.ramp
         return s * s * (3.0 - 2.0 * s)
 
-    def _apply(self, model: mujoco.MjModel, t: float) -> tuple[float, float]:
+    def _apply(self, model: mujoco.MjModel, t: float) -> tuple[float, float] | np.ndarray:
         """Set the reference at t [s]; returns the weights (e sin ωt, e cos ωt) of S and C
         (single frequency), or the modal coordinates (n,) otherwise."""
         p = self.plan
         e = self._envelope(t)
         if self._single:
             ws, wc = e * math.sin(self._w * t), e * math.cos(self._w * t)
-            delta = self._SC @ (ws, wc)
+            w2, delta = self._w2, self._delta
+            w2[0], w2[1] = ws, wc
+            np.dot(self._SC, w2, out=delta)
             if self._spring is not None:
                 np.add(self._R0, delta, out=self._spring)
             else:
@@ -187,12 +228,16 @@ class ModalController:
                 lengths = self._tendons
                 for i, (t0, ts, tc) in enumerate(self._T):
                     lengths[i, 0] = lengths[i, 1] = t0 + ws * ts + wc * tc
-            if len(p.ball_qpos):
+            if self._balls:
                 self._set_balls(model, ws * self._a_cos + wc * self._a_sin + p.beta)
             return ws, wc
-        c = p.alpha * e * np.sin(p.omega * t + p.gamma) + p.beta
+        c = self._coords
+        modal_coordinates(p.alpha, p.omega, p.gamma, p.beta, e, t, c)
         delta = p.U @ c
-        model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
+        if self._spring is not None:
+            np.add(p.rest_hinge, delta, out=self._spring)
+        else:
+            model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
         if p.tendon_coef.shape[0]:
             length = p.tendon_rest + p.tendon_coef @ delta
             model.tendon_lengthspring[:, 0] = length
@@ -202,17 +247,40 @@ class ModalController:
         return c
 
     def _set_balls(self, model: mujoco.MjModel, coords: np.ndarray) -> None:
-        quats = self.plan.ball_references(coords)
-        for a, q in zip(self.plan.ball_qpos, quats):
-            model.qpos_spring[a:a + 4] = q
+        p = self.plan
+        ball_quaternions(p.U_ball @ coords, p.rest_ball_T, self._quats)
+        model.qpos_spring[self._ball_index] = self._quats.reshape(-1)
 
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         t = data.time
+        if self._fast:  # the common case inlined: one frequency, hinges in one block, no ball joints
+            e = 1.0 if t >= self.ramp else self._envelope(t)
+            ws, wc = e * math.sin(self._w * t), e * math.cos(self._w * t)
+            w2, delta = self._w2, self._delta
+            w2[0], w2[1] = ws, wc
+            np.dot(self._SC, w2, out=delta)
+            np.add(self._R0, delta, out=self._spring)
+            if self._tendons is not None:  # both ends of each tendon's spring-length band
+                lengths = self._tendons
+                for i, (t0, ts, tc) in enumerate(self._T):
+                    lengths[i, 0] = lengths[i, 1] = t0 + ws * ts + wc * tc
+            last = self._last_t
+            if last is not None:
+                v0, v1, v2 = np.dot(self._P, self._qvel, out=self._v3).tolist()
+                self.work += abs(ws * v0 + wc * v1 + v2) * (t - last)
+            self._last_t = t
+        else:
+            self._compute(model, data, t)
+        kicks = self._kicks
+        if kicks is not None and t + 1e-9 >= kicks.next:
+            self.work += kicks.apply(model, data, t, self._envelope(t))
+
+    def _compute(self, model: mujoco.MjModel, data: mujoco.MjData, t: float) -> None:
         c = self._apply(model, t)
         if self._last_t is not None:
             if self._single:
-                v = self._P @ self._qvel
-                power = c[0] * v[0] + c[1] * v[1] + v[2]
+                v0, v1, v2 = np.dot(self._P, self._qvel, out=self._v3).tolist()
+                power = c[0] * v0 + c[1] * v1 + v2
             else:
                 power = float((self._Ku @ c) @ data.qvel)
             self.work += abs(power) * (t - self._last_t)

@@ -84,6 +84,13 @@ class ModalRollout:
         return self.divergence is None
 
     @property
+    def fell(self) -> bool:
+        """True when the run stopped because the creature fell (``upright``)."""
+        from gaitforge.control.modal.falls import FELL
+
+        return self.divergence is not None and self.divergence.cause.startswith(FELL)
+
+    @property
     def displacement(self) -> np.ndarray:
         """Centre-of-mass travel (2,) [m] in the ground plane, last frame minus first."""
         return self.com[-1, :2] - self.com[0, :2]
@@ -212,14 +219,16 @@ class _Recorder:
 
 def simulate_modal(character, controller, seconds: float, *, control_dt: float = 0.002,
                    record_fps: float = 100.0, initial: tuple[np.ndarray, np.ndarray] | None = None,
-                   energy_limit: float | None = None) -> ModalRollout:
+                   energy_limit: float | None = None, upright: tuple[float, float] | None = None) -> ModalRollout:
     """Run ``controller`` (e.g. a :class:`ModalController`) on ``character``
     for ``seconds`` [s] with :func:`gaitforge.sim.run` and record energies.
 
     initial: (qpos (nq,), qvel (nv,)) start state (default: rest, at rest).
     energy_limit [J]: kinetic energy that counts as a blow-up (default
     100 · m g L, with m the mass, L the body length). A diverged run stops
-    at the divergence; its report is in ``divergence``.
+    at the divergence; its report is in ``divergence``. upright:
+    (min_height [m], max_tilt [rad]) of the root (``falls.upright_check``):
+    a fall stops the run too and is reported as its divergence.
     """
     for label, v in (("seconds", seconds), ("control_dt", control_dt), ("record_fps", record_fps)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
@@ -229,7 +238,15 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float =
     every = max(1, int(round(1.0 / (record_fps * control_dt))))
     mgl = character.mass * 9.81 * length
     rec = _Recorder(character, controller, every, limit, initial, (ENERGY_SLACK[0] * mgl, ENERGY_SLACK[1]))
-    rollout = run(character, rec, seconds, control_dt=control_dt, record_fps=record_fps, fall_check=rec.check)
+    check = rec.check
+    if upright is not None:
+        from gaitforge.control.modal.falls import upright_check
+
+        fallen = upright_check(character, *upright)
+
+        def check(data):
+            return rec.check(data) or fallen(data)
+    rollout = run(character, rec, seconds, control_dt=control_dt, record_fps=record_fps, fall_check=check)
     n = rollout.clip.n_frames
     while len(rec.samples) < n:  # the runner records the final state without a control tick
         rec.sample(rec.data)

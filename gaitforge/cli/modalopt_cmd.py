@@ -1,0 +1,147 @@
+"""``gaitforge optimize``: CMA-ES by shooting over modal controller
+parameters with the cyclic constraint (Nunes et al. 2012, surveyed in
+Kry 2012 §4.5), from a hand-set gait, a recipe file or a suggested gait."""
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from gaitforge.cli.args import number
+from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console
+from gaitforge.errors import GaitforgeError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("optimize", help="optimize a modal gait by CMA-ES shooting with a cyclic constraint")
+    p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
+    p.add_argument("--objective", choices=["distance", "speed", "cost"], default="distance",
+                   help="maximize distance or speed, or minimize cost (energy per distance); default distance")
+    p.add_argument("--budget", type=number(2, 1e7, integer=True), default=200, metavar="N",
+                   help="simulations in total (default 200)")
+    p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
+                   help="horizon per simulation [s] (default 5)")
+    p.add_argument("--seed", type=number(0, 2 ** 32 - 1, integer=True), default=1, metavar="S",
+                   help="random seed (default 1)")
+    p.add_argument("--start", metavar="FILE|GAIT",
+                   help="start recipe: a file, or a gait the heuristics suggest (e.g. bound); default: the hand-set "
+                        "gait")
+    p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
+                   help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
+    p.add_argument("--cyclic-tol", type=float, default=1.0, metavar="R",
+                   help="allowed cycle residual (default 1.0; inf: unconstrained)")
+    p.add_argument("--impulses", type=_modes, default=(), metavar="M,M..",
+                   help="also optimize a once-per-cycle impulse (time and size) along these elastic modes")
+    p.add_argument("--initial", type=_modes, default=(), metavar="M,M..",
+                   help="also optimize the initial offset and velocity along these elastic modes")
+    p.add_argument("--upright", type=_upright, metavar="H,DEG",
+                   help="a candidate whose root drops below H m or tilts more than DEG degrees has fallen "
+                        "(scored as failed)")
+    p.add_argument("--popsize", type=number(0, 1e4, integer=True), default=0, metavar="N",
+                   help="CMA-ES population (default: CMA-ES's own)")
+    p.add_argument("--outer", type=number(1, 100, integer=True), default=3, metavar="N",
+                   help="method-of-multipliers iterations, each a fresh CMA-ES from the best so far (default 3)")
+    p.add_argument("--sigma", type=number(0, 100, above=True), default=0.25, metavar="S",
+                   help="initial CMA-ES step in scaled units (default 0.25)")
+    _workers_args(p)
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint (OUT.ckpt)")
+    p.add_argument("-o", "--out", default="best.yaml", metavar="FILE", help="best recipe (default best.yaml)")
+    p.set_defaults(func=cmd_optimize)
+
+
+def _modes(text: str) -> tuple[int, ...]:
+    try:
+        modes = tuple(int(m) for m in text.split(",") if m.strip())
+    except ValueError:
+        modes = (-1,)
+    if not modes or min(modes) < 0 or len(set(modes)) != len(modes):
+        raise argparse.ArgumentTypeError(f"must be distinct elastic mode indices separated by commas, got {text!r}")
+    return modes
+
+
+def _upright(text: str) -> tuple[float, float]:
+    try:
+        h, deg = (float(v) for v in text.split(","))
+    except ValueError:
+        h = deg = math.nan
+    if not (math.isfinite(h) and 0 < deg <= 180):
+        raise argparse.ArgumentTypeError(f"must be a height [m] and an angle from 0 to 180 degrees, got {text!r}")
+    return h, math.radians(deg)
+
+
+def _heading(text: str):
+    """'auto', 'any' or an angle in degrees (returned in radians)."""
+    if text in ("auto", "any"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise GaitforgeError(f"--heading must be auto, any or a finite angle in degrees, got {text}")
+    return math.radians(value)
+
+
+def _start(character, text: str | None):
+    """The start recipe: a file, a gait the heuristics suggest, or the hand-set gait."""
+    import os
+
+    from gaitforge.motion import heuristics
+
+    if text and not os.path.exists(text) and any(text in gaits for gaits in heuristics.GAITS.values()):
+        return heuristics.suggest(character, text)
+    return _start_recipe(character, text)
+
+
+def cmd_optimize(args) -> int:
+    from gaitforge.io.checkpoints import PickleCheckpoint
+    from gaitforge.io.recipe_files import save_recipe
+    from gaitforge.optimize import ModalProblem, Settings, optimize
+    from gaitforge.optimize.layout import Layout
+    from gaitforge.sim.batch import BatchEvaluator
+
+    from gaitforge.io.atomic import check_output
+
+    seconds = args.seconds
+    if math.isnan(args.cyclic_tol) or args.cyclic_tol <= 0:
+        raise GaitforgeError(f"--cyclic-tol must be a positive number (inf: no constraint), got {args.cyclic_tol}")
+    _check_workers(args)
+    check_output(args.out, (".yaml", ".yml", ".json"), "recipe")
+    heading = _heading(args.heading)
+    character, source = _creature(args.creature)
+    start = _start(character, args.start)
+    layout = Layout.from_recipe(start, impulses=args.impulses, initial=args.initial)
+    name = f"{character.name}_optimized"
+    problem = ModalProblem(source, layout=layout, seconds=seconds, name=name)
+    x0 = problem.vector(start)
+    if heading == "auto":  # forward is where the start gait goes
+        d = problem.rollout(x0).displacement
+        if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
+            raise GaitforgeError("the start gait does not travel, so it sets no heading; give --heading DEG or any")
+        heading = math.atan2(d[1], d[0])
+        console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
+    problem = ModalProblem(source, layout=layout, seconds=seconds, name=name,
+                           heading=None if heading == "any" else heading, upright=args.upright)
+    settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
+                        popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
+    ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
+    from gaitforge.cli.progress import progress_bar
+
+    with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
+        with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
+            res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
+                           progress=None if advance is None else
+                           lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
+    s = res.score
+    if s.survived is not None:
+        console.print(f"[red]every candidate fell; the best stayed up {s.survived * seconds:.2f} s "
+                      f"({s.diverged})[/red]")
+    note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s): "
+            f"{s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, cycle residual "
+            f"{s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
+    save_recipe(problem.recipe(res.x, description=note), args.out)
+    console.print(note)
+    console.print(f"wrote {args.out} (replay: gaitforge simulate {args.creature} --recipe {args.out} "
+                  f"--seconds {seconds:g})")
+    return 0
