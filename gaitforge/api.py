@@ -112,8 +112,9 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     runners); ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
     ``schedule`` of ``skills.commands.Command`` (skills runners)."""
     from gaitforge.control.skills import catalog as skills
+    from gaitforge.sim.push import family_of
 
-    if name in skills.RUNNERS:
+    if family_of(name) == "skills":
         if scale != 1.0:
             from gaitforge.errors import GaitforgeError
             raise GaitforgeError(f"{name} cannot be scaled (scaling works for the Raibert runners)")

@@ -61,7 +61,9 @@ def cmd_run(args) -> int:
     from gaitforge.control.raibert.measures import measure_run
     from gaitforge.control.skills import catalog as skills
 
-    if args.creature in skills.RUNNERS:
+    from gaitforge.sim.push import family_of
+
+    if family_of(args.creature) == "skills":
         from gaitforge.cli.skills_cmd import run_skills
         return run_skills(args)
     if args.plots:

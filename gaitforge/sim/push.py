@@ -64,8 +64,15 @@ def family_of(creature: str) -> str:
     if creature in skills.RUNNERS:
         return "skills"
     from gaitforge.control.raibert import catalog as raibert
+    from gaitforge.errors import UnknownNameError
 
-    raibert.runner(creature)  # raises UnknownNameError listing the valid names
+    try:
+        raibert.runner(creature)
+    except UnknownNameError:
+        names = [r.creature for r in raibert.RUNNERS.values()] + list(skills.RUNNERS)
+        families = [k for k, r in raibert.RUNNERS.items() if k != r.creature]
+        raise UnknownNameError(f"no simulated controller for {creature!r} (creatures with one: {', '.join(names)}; "
+                               f"also by family: {', '.join(families)})") from None
     return "raibert"
 
 
