@@ -12,9 +12,11 @@ import pytest
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.jit import buffer_window, entry
 from gaitforge.control.raibert import kangaroo as K
+from gaitforge.control.raibert.kangaroo import actions as kangaroo_actions
 from gaitforge.control.raibert.kangaroo import geometry as kangaroo_geometry
 from gaitforge.control.raibert.kangaroo import hop as kangaroo_hop
 from gaitforge.control.raibert.kangaroo import kernel as kk
+from gaitforge.control.raibert.kangaroo import pose_kernels as kangaroo_pose
 from gaitforge.control.raibert.footmodel import hop_on_foot_model
 from gaitforge.control.raibert.fsm import Phase
 from gaitforge.control.raibert.kangaroo.state import STAGES, WINDOW
@@ -173,7 +175,8 @@ def test_pieces_match_their_interpreted_form(recorded):
 def _interpreted(monkeypatch):
     for name in KERNELS:
         fn = getattr(kk, name)
-        for module in (kk, kangaroo_hop, kangaroo_geometry):
+        # (a kernel calls the others through its own module's names: swap them in every module)
+        for module in (kk, kangaroo_actions, kangaroo_pose, kangaroo_hop, kangaroo_geometry):
             if getattr(module, name, None) is fn:
                 monkeypatch.setattr(module, name, fn.py_func)
 

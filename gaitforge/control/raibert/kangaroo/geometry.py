@@ -5,14 +5,14 @@ knee on that line). Points are (x, z) [m]; a pitch is the world angle about
 +y [rad], positive turning a link's +x axis down.
 
 The two poses are computed by the compiled scalar kernels of
-:mod:`kangaroo.kernel` (the control tick calls them there); the functions
+:mod:`kangaroo.pose_kernels` (the control tick calls them); the functions
 here are their point-pair forms for callers outside the tick.
 """
 from __future__ import annotations
 
 import math
 
-from gaitforge.control.raibert.kangaroo.kernel import (
+from gaitforge.control.raibert.kangaroo.pose_kernels import (
     landing_pose_xz,
     thrust_line_thigh_xz,
 )
