@@ -65,6 +65,7 @@ def test_cli_push_prints_and_writes_json(tmp_path, capsys):
     (["push", "gorilla", "--gait", "trot", "--speeds", "0.1,fast"], "expected speeds like 0.1,0.2,0.3"),
     (["push", "gorilla", "--gait", "trot", "--speeds", "0.9"], "speed 0.9 m/s is outside its range 0–0.6 m/s"),
     (["push", "cat", "--gait", "trot"], "no simulated controller for 'cat'"),
+    (["push", "kangaroo", "--gait", "hop", "--speeds", "2"], "kangaroo moves in its sagittal plane only"),
     (["push", "gorilla", "--gait", "trot", "--json", "out.txt"], ".json"),
 ])
 def test_cli_push_rejects_bad_input(argv, message, capsys):

@@ -150,6 +150,7 @@ def largest_push(case: PushCase, *, phases: int = 4, ceiling: float = 1.0, resol
         raise GaitforgeError(f"push: phases must be ≥ 1 and 0 < resolution < ceiling, got {phases}, "
                              f"{resolution}, {ceiling}")
     character, base = case.simulate(case.settle + case.duration + case.after)
+    _check_sideways(character, case)
     weight = float(character.model.body_subtreemass[1]) * 9.81
     stride = _stride(character, base)
     starts = tuple(case.settle + k * stride / phases for k in range(phases))
@@ -168,6 +169,21 @@ def largest_push(case: PushCase, *, phases: int = 4, ceiling: float = 1.0, resol
             if progress is not None:
                 progress(trials)
     return PushResult(case, lo, weight, stride, starts, trials, failed)
+
+
+def _check_sideways(character, case: PushCase) -> None:
+    """Refuse creatures the push cannot move sideways (planar models)."""
+    import mujoco
+
+    m = character.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = character.rest_qpos
+    mujoco.mj_forward(m, d)
+    jacp = np.zeros((3, m.nv))
+    mujoco.mj_jacBodyCom(m, d, jacp, None, push_body(character))
+    if not np.any(np.abs(jacp[1]) > 1e-9):
+        raise GaitforgeError(f"push: {case.creature} moves in its sagittal plane only; a sideways push "
+                             "cannot move it")
 
 
 def _stride(character, rollout) -> float:
