@@ -195,8 +195,9 @@ def _stride(character, rollout) -> float:
     keep = rollout.times >= 2.0
     if keep.sum() < 10:
         return 1.0
+    # Debounced by 0.1 s: a planted foot that unloads for a moment is not a footfall.
     ff = footfalls_from_contacts(rollout.contact[keep], rollout.feet, times=rollout.times[keep] - 2.0,
-                                 min_duration=0.03)
+                                 min_duration=0.1)
     clip = type(rollout.clip)(rollout.clip.fps, rollout.clip.qpos[keep], rollout.clip.character_name)
     try:
         T = gait_metrics(character, clip, ff).stride_duration
