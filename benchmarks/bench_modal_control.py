@@ -9,7 +9,8 @@
    contact sampling every 10 ticks, divergence checks) is timed too.
 2. optimizer throughput: 5 s worm rollouts per second through
    ``BatchEvaluator`` with 2 worker processes vs 1 (pool started and warmed
-   before timing; the same 16 candidates; best of 3 batches).
+   before timing; the same 16 candidates; best of 3 batches), and on a
+   local Ray cluster of 2 CPUs vs the 2-worker pool.
 
 Each figure is the least disturbed of 3 rounds: other jobs on the machine
 only ever slow a round down. The load average is printed; on a machine
@@ -74,15 +75,16 @@ def step_overhead(name: str, seconds: float = 10.0) -> dict[str, float]:
             "realtime": seconds / recorded}
 
 
-def throughput(workers: int, batch: int = 16, rounds: int = 3) -> float:
-    """Best of ``rounds`` batches: rollouts per second [1/s]."""
+def throughput(workers: int, batch: int = 16, rounds: int = 3, ray: str | None = None) -> float:
+    """Best of ``rounds`` batches: rollouts per second [1/s] (``ray``: on
+    that Ray cluster instead of ``workers`` local processes)."""
     p = ModalProblem("worm", seconds=5.0)
     x0 = p.vector(hand_set("worm"))
     rng = np.random.default_rng(0)
     cands = [x0 * (1.0 + 0.1 * rng.standard_normal(4)) for _ in range(batch)]
     seeds = candidate_seeds(0, 0, batch)
     best = 0.0
-    with BatchEvaluator(p, workers=workers) as ev:
+    with BatchEvaluator(p, workers=workers, ray=ray) as ev:
         ev.map(cands[:workers], seeds[:workers])  # start and warm the workers
         for _ in range(rounds):
             t0 = time.perf_counter()
@@ -101,6 +103,17 @@ def main() -> None:
     two = throughput(2)
     print(f"optimizer throughput (5 s worm rollouts/s): 1 worker {one:.2f}, 2 workers {two:.2f}, "
           f"speed-up {two / one:.2f}x")
+    try:
+        import ray
+    except ImportError:
+        print("ray not installed: no Ray figure")
+    else:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # a local cluster of 2 CPUs
+        try:
+            on_ray = throughput(2, ray="auto")
+        finally:
+            ray.shutdown()
+        print(f"Ray, local cluster of 2 CPUs: {on_ray:.2f} rollouts/s, {on_ray / two:.2f}x the 2-worker pool")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
