@@ -35,9 +35,9 @@ class SkillParams:
     of the foothold. torque_limit: the virtual-force torques are clipped to
     ± torque_limit × m g h_hip per DOF. timestep, control_dt [s]; pyramidal:
     run with MuJoCo's pyramidal friction cones (its default) instead of the
-    creatures' elliptic ones — 1.7× faster physics for these contact-rich
-    feet, the same gaits (DS walk at 0.3 m/s over 60 s: speed 0.311 vs
-    0.298 m/s, both diagonal-sequence four-beat walks).
+    creatures' elliptic ones — 1.7× faster physics for the gorilla's
+    contact-rich feet with the same gaits (DS walk at 0.3 m/s over 60 s:
+    speed 0.311 vs 0.298 m/s, both diagonal-sequence four-beat walks).
     """
 
     gaits: Mapping[str, Gait]
