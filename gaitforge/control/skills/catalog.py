@@ -21,10 +21,8 @@ from gaitforge.sim.runner import Rollout, run
 
 PARAMS = {
     "gorilla": SkillParams(gaits.GORILLA),
-    # The dog weighs a fifth of the gorilla: its speed force is scaled with its
-    # mass. Its light paws need the elliptic friction cones: with pyramidal
-    # ones its trot fell at 0.4 and 0.8 m/s and its walk at 0.3 and 0.4 m/s.
-    "dog": SkillParams(gaits.DOG, kv=300.0 * 31.4 / 157.0, pyramidal=False),
+    # The dog weighs a fifth of the gorilla: its speed force is scaled with its mass.
+    "dog": SkillParams(gaits.DOG, kv=300.0 * 31.4 / 157.0),
 }
 
 SPEED_RANGES = {

@@ -72,8 +72,7 @@ class SkillController:
         return self._state
 
     def prepare_model(self, m: mujoco.MjModel) -> None:
-        """PD gains into the joint springs and dampers, the physics step and
-        friction cones."""
+        """PD gains into the joint springs and dampers, the physics step."""
         p = self.params
         free = m.jnt_type == int(mujoco.mjtJoint.mjJNT_FREE)
         m.jnt_stiffness[:] = np.where(free, 0.0, m.jnt_stiffness * p.kp_scale)
@@ -81,8 +80,6 @@ class SkillController:
             m.jnt_stiffness[m.body_jntadr[b]] *= p.spine_scale
         m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * p.kd_time
         m.opt.timestep = p.timestep
-        if p.pyramidal:
-            m.opt.cone = int(mujoco.mjtCone.mjCONE_PYRAMIDAL)
 
     def fall_check(self, d: mujoco.MjData) -> str | None:
         """A leg frame below half its standing height, or tilted past 60°."""

@@ -33,11 +33,7 @@ class SkillParams:
     Swing: swing_gravity (1: full gravity compensation of swing limbs);
     ipm_sagittal, ipm_coronal: weights of the inverted-pendulum correction
     of the foothold. torque_limit: the virtual-force torques are clipped to
-    ± torque_limit × m g h_hip per DOF. timestep, control_dt [s]; pyramidal:
-    run with MuJoCo's pyramidal friction cones (its default) instead of the
-    creatures' elliptic ones — 1.7× faster physics for the gorilla's
-    contact-rich feet with the same gaits (DS walk at 0.3 m/s over 60 s:
-    speed 0.311 vs 0.298 m/s, both diagonal-sequence four-beat walks).
+    ± torque_limit × m g h_hip per DOF. timestep, control_dt [s].
     """
 
     gaits: Mapping[str, Gait]
@@ -61,5 +57,4 @@ class SkillParams:
     ipm_coronal: float = 1.0
     torque_limit: float = 1.0
     timestep: float = 0.002
-    pyramidal: bool = True
     control_dt: float = 0.01
