@@ -193,6 +193,7 @@ def cmd_gaits(args) -> int:
     console.print(table)
     from gaitforge.control.modal.presets import names as crawlers
     from gaitforge.control.raibert import catalog
+    from gaitforge.control.skills import catalog as skills
 
     table = Table(title="what each creature does")
     for col in ("creature", "kinematic gaits (animate NAME --gait)", "simulated gaits, m/s (run NAME --gait)",
@@ -200,8 +201,9 @@ def cmd_gaits(args) -> int:
         table.add_column(col)
     for name in registry.names():
         kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
-        runner = next((r for r in catalog.RUNNERS.values() if r.creature == name), None)
-        simulated = ", ".join(f"{g} {lo:g}–{hi:g}" for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
+        runner = next((r for r in [*catalog.RUNNERS.values(), *skills.RUNNERS.values()] if r.creature == name), None)
+        simulated = ", ".join(f"{g} {lo:g}–{hi:g}" if hi > 0 else g
+                              for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
         table.add_row(name, ", ".join(kinematic) or "-", simulated or "-", "yes" if name in crawlers() else "-")
     console.print(table)
     return 0
