@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import mujoco  # noqa: E402
+from timing import split_ticks  # noqa: E402
 
 from gaitforge.control.raibert import catalog  # noqa: E402
 
@@ -41,16 +41,7 @@ def one_round(key: str, gait: str, speed: float, seconds: float) -> tuple[float,
     mujoco.mj_forward(m, d)
     nstep = int(round(dt / m.opt.timestep))
     ticks = int(round(seconds / dt))
-    compute, step, clock = ctrl.compute, mujoco.mj_step, time.perf_counter
-    control = physics = 0.0
-    for _ in range(ticks):
-        t0 = clock()
-        compute(m, d)
-        t1 = clock()
-        step(m, d, nstep=nstep)
-        t2 = clock()
-        control += t1 - t0
-        physics += t2 - t1
+    control, physics = split_ticks(ctrl.compute, m, d, nstep, ticks)
     return control, physics, ticks, m.opt.timestep, dt
 
 

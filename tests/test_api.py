@@ -67,3 +67,14 @@ def test_bad_input_is_a_gaitforge_error(tmp_path):
         gf.save(gf.animate("dog", "trot", seconds=0.2, pin=False), tmp_path / "x.txt")
     assert str(err.value).startswith(f"{tmp_path / 'x.txt'}: unknown motion file extension '.txt'")
     assert not (tmp_path / "x.txt").exists()
+
+
+def test_run_and_push_reach_the_skills_and_every_runner():
+    import gaitforge as gf
+
+    character, rollout = gf.run("gorilla", "ds_walk", speed=0.3, seconds=1.0)
+    assert character.name == "gorilla" and rollout.fall is None and rollout.states[-1].startswith("ds_walk:")
+    table = gf.push("raibert_quadruped", "trot", speeds=[1.5], phases=1)
+    assert list(table) == [1.5] and table[1.5] > 0.0
+    with pytest.raises(gf.GaitforgeError, match="gorilla cannot be scaled"):
+        gf.run("gorilla", scale=2.0)

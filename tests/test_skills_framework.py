@@ -277,3 +277,32 @@ def test_compiled_limb_pose_matches_the_python_reference(creature):
                 np.testing.assert_allclose(m.qpos_spring, expected, atol=1e-12)
     finally:
         m.qpos_spring[:] = spring
+
+
+def test_command_schedules_are_checked_and_speed_changes_are_ramped():
+    from gaitforge.control.skills.commands import Command, Commander
+
+    with pytest.raises(GaitforgeError, match="^a command schedule starts at t = 0$"):
+        Commander([Command(1.0, "trot", 0.3)], accel=0.3)
+    with pytest.raises(GaitforgeError, match="^command times must increase$"):
+        Commander([Command(0.0, "trot", 0.3), Command(2.0, "stand", 0.0), Command(2.0, "trot", 0.1)], accel=0.3)
+    c = Commander([Command(0.0, "stand", 0.0), Command(1.0, "trot", 0.3)], accel=0.5, turn_rate=0.2)
+    c.reset(0.0)
+    out = [c.update(k * 0.01, 0.01, (0.0, 0.0)) for k in range(200)]
+    assert out[50][0] == "stand" and out[150][0] == "trot"
+    speeds = [s for _, s, _ in out]
+    assert max(np.diff(speeds)) <= 0.5 * 0.01 + 1e-12  # never faster than the acceleration bound
+    assert speeds[-1] == pytest.approx(0.3) and out[-1][2] == pytest.approx(0.2 * 2.0)
+
+
+def test_a_foot_in_the_runner_includes_the_bodies_below_it():
+    from gaitforge.sim.runner import _foot_of_body, foot_bodies
+
+    gorilla = Character.from_spec(build("gorilla"))
+    m = gorilla.model
+    feet = foot_bodies(gorilla)
+    owner = _foot_of_body(m, list(feet.values()))
+    names = list(feet)
+    assert names[owner[m.body("toes_left").id]] == "rear_left_foot"  # toes touching: the foot is down
+    assert names[owner[m.body("fingers_right").id]] == "front_right_knuckle"
+    assert m.body("shank_left").id not in owner and m.body("pelvis").id not in owner

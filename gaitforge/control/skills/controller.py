@@ -144,13 +144,6 @@ class SkillController:
         if e > p.lead:
             err *= p.lead / e
             self.ref = com[:2] + err
-        if p.sway > 0.0 and gait.swing_count() > 0:
-            # Weight shift (Wang 2011 §3.1.3): before and while a limb swings,
-            # the mass centre is pulled sideways toward the middle of the
-            # limbs that stay down.
-            down = [k for k in range(4) if k != self._next_swing(graph)]
-            side = float((self.plant[down].mean(axis=0) - self.plant.mean(axis=0)) @ lat)
-            err = err + p.sway * side * lat[:2]
         twist = 0.0  # roll the front frame to lift a swinging shoulder (Wang 2011 §3.3.5)
         for i, sign in ((0, 1.0), (1, -1.0)):
             if self.mode[i] == SWING:
@@ -193,15 +186,14 @@ class SkillController:
                    period: float) -> None:
         """Limb i's stance/swing machine: it lifts off when its swing window
         opens (once per cycle) and lands on touchdown after 60 % of the swing.
-        In gaits that keep one foot down per side (all but the pace), a limb
-        waits while the other limb on its side is late to land, then lifts
+        A limb waits while the other limb on its side is late to land, then lifts
         with the swing time its window has left (at least 60 % of the
         planned one)."""
         if self.mode[i] == STANCE:
             cycle = math.floor(self.phase - graph.lift[i])
             if 0.0 <= progress < 0.9 and cycle != self.cycles[i]:
                 j = i ^ 2  # the other limb on this side
-                if gait.side_support and self.mode[j] == SWING and t - self.lift_time[j] >= self.swing_time[j]:
+                if self.mode[j] == SWING and t - self.lift_time[j] >= self.swing_time[j]:
                     return  # it is late to land: do not leave this side without a foot
                 self.mode[i], self.cycles[i] = SWING, cycle
                 self.lift_at[i] = d.site_xpos[self.order[i].site]
@@ -211,13 +203,6 @@ class SkillController:
             self.mode[i] = STANCE
             self.plant[i] = d.site_xpos[self.order[i].site]
             self.plant[i][2] = 0.0  # held on the floor (the plane z = 0)
-
-    def _next_swing(self, graph: GaitGraph) -> int:
-        """The limb swinging (the latest to lift), or else the next to lift."""
-        swinging = np.flatnonzero(self.mode == SWING)
-        if len(swinging):
-            return int(swinging[np.argmax(self.lift_time[swinging])])
-        return int(np.argmin([(lift - self.phase) % 1.0 for lift in graph.lift]))
 
     def _swing_target(self, i: int, d, t: float, gait: Gait, graph: GaitGraph, fwd, lat, speed: float,
                       period: float) -> np.ndarray:

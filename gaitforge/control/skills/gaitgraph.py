@@ -68,10 +68,7 @@ class Gait:
     at its slowest and fastest speed [m/s], the leg-frame heights offset
     [m] from the rest pose (front, rear), trunk pitch offset [rad, nose up
     positive], shoulder twist amplitude [rad] (rolls the swing shoulder up),
-    swing-foot lift [m] per leg frame (front, rear), the gait the footfalls
-    must show (``classify``: a name ``motion.metrics`` uses), and whether a
-    limb waits for the other limb of its side to land before it lifts
-    (``side_support``; off for the pace, which swings a side at once);
+    swing-foot lift [m] per leg frame (front, rear), and
     late_reach [m per swing time]: how fast a swing foot that has not found
     the ground by the end of its swing keeps reaching down."""
 
@@ -84,13 +81,7 @@ class Gait:
     pitch: float = 0.0
     twist: float = 0.0
     lift_height: tuple[float, float] = (0.08, 0.08)
-    classify: tuple[str, ...] = ()
-    side_support: bool = True
     late_reach: float = 0.1
-
-    def swing_count(self) -> int:
-        """How many limbs ever swing in this gait (0: standing)."""
-        return sum(1 for s in self.slow.swing if s > 0.0)
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""
@@ -109,4 +100,4 @@ class Gait:
 def standing(name: str = "stand") -> Gait:
     """Standing still: no limb swings."""
     g = GaitGraph((0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0))
-    return Gait(name, g, g, (1.0, 1.0), (0.0, 0.0), classify=("stand",))
+    return Gait(name, g, g, (1.0, 1.0), (0.0, 0.0))

@@ -10,8 +10,9 @@ left, rear right):
   overlap (§3.3.1);
 - trot / walking trot: diagonal pairs half a cycle apart; short swings when
   slow, longer when fast (§3.4);
-- pace: lateral pairs half a cycle apart (defined, not offered: the dog's
-  pace fell within 10 s at 0.4–1.2 m/s).
+
+No pace: the dog's (lateral pairs half a cycle apart) fell within 10 s at
+0.4–1.2 m/s.
 """
 from __future__ import annotations
 
@@ -26,21 +27,20 @@ def graph(td: tuple[float, float, float, float], swing: float) -> GaitGraph:
 LATERAL = (0.25, 0.75, 0.0, 0.5)
 DIAGONAL = (0.75, 0.25, 0.0, 0.5)
 TROT = (0.5, 0.0, 0.0, 0.5)
-PACE = (0.0, 0.5, 0.0, 0.5)
 
 GORILLA = {
     "stand": standing(),
     "ds_walk": Gait("ds_walk", graph(DIAGONAL, 0.22), graph(DIAGONAL, 0.34), period=(1.4, 1.0),
-                    speeds=(0.1, 0.6), twist=0.08, lift_height=(0.10, 0.10), classify=("walk",)),
+                    speeds=(0.1, 0.6), twist=0.08, lift_height=(0.10, 0.10)),
     "trot": Gait("trot", graph(TROT, 0.25), graph(TROT, 0.40), period=(1.0, 0.8), speeds=(0.1, 0.6),
-                 heights=(-0.04, 0.0), twist=0.0, lift_height=(0.10, 0.10), classify=("trot",),
+                 heights=(-0.04, 0.0), twist=0.0, lift_height=(0.10, 0.10),
                  late_reach=0.5),
 }
 
 DOG = {
     "stand": standing(),
     "walk": Gait("walk", graph(LATERAL, 0.25), graph(LATERAL, 0.35), period=(0.9, 0.6), speeds=(0.2, 1.0),
-                 lift_height=(0.06, 0.06), classify=("walk",)),
+                 lift_height=(0.06, 0.06)),
     "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
-                 lift_height=(0.07, 0.07), classify=("trot",)),
+                 lift_height=(0.07, 0.07)),
 }

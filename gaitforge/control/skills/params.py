@@ -21,9 +21,7 @@ class SkillParams:
     Body wrench shared by the stance feet (``support``): kv [N s/m] the
     speed force's gain (Wang 2011 §3.3.2); kp_position [1/s²] a soft pull
     toward a reference that moves at the commanded velocity, lead [m] the
-    largest error it keeps; sway: the weight shift, how far (0 … 1)
-    the mass centre's reference moves sideways toward the middle of the
-    limbs that stay down while one swings; kp_height [1/s²], kd_height [1/s] the mass
+    largest error it keeps; kp_height [1/s²], kd_height [1/s] the mass
     centre's height servo; orient_freq [rad/s], orient_damping: the trunk
     orientation servo as a natural frequency and damping ratio; friction:
     the friction coefficient the feet's forces respect; regularize [m²]
@@ -43,7 +41,6 @@ class SkillParams:
     stance_kp: float = 0.05
     kv: float = 300.0
     kp_position: float = 10.0
-    sway: float = 0.0
     lead: float = 0.3
     kp_height: float = 100.0
     kd_height: float = 20.0
