@@ -8,9 +8,11 @@
    The full recorded rollout (``simulate_modal``: the runner, energy and
    contact sampling every 10 ticks, divergence checks) is timed too.
 2. optimizer throughput: 5 s worm rollouts per second through
-   ``BatchEvaluator`` with 2 worker processes vs 1 (pool started and warmed
-   before timing; the same 16 candidates; best of 3 batches), and on a
-   local Ray cluster of 2 CPUs vs the 2-worker pool.
+   ``BatchEvaluator`` with 2 worker processes vs 1, and on a local Ray
+   cluster of 2 CPUs vs the 2-worker pool; beside them the hardware
+   ceiling: the same batches of bare ``mj_step`` (no controller) with 2
+   workers vs 1. All evaluators are started and warmed first and their
+   batches alternate, round by round (best of 5 rounds of 16 candidates).
 
 Each figure is the least disturbed of 3 rounds: other jobs on the machine
 only ever slow a round down. The load average is printed; on a machine
@@ -75,21 +77,58 @@ def step_overhead(name: str, seconds: float = 10.0) -> dict[str, float]:
             "realtime": seconds / recorded}
 
 
-def throughput(workers: int, batch: int = 16, rounds: int = 3, ray: str | None = None) -> float:
-    """Best of ``rounds`` batches: rollouts per second [1/s] (``ray``: on
-    that Ray cluster instead of ``workers`` local processes)."""
+class BareSteps:
+    """A stand-in candidate for the hardware ceiling: ``steps`` bare
+    ``mj_step`` of the worm at rest, no controller, no recording (what two
+    processes can do at once on this machine, whatever the controller)."""
+
+    def __init__(self, steps: int):
+        self.steps = steps
+        self.ch = None  # built in each worker (a Character does not pickle)
+
+    def __getstate__(self) -> dict:
+        return {"steps": self.steps, "ch": None}
+
+    def __call__(self, x, seed: int) -> float:
+        if self.ch is None:
+            self.ch = Character.from_spec(registry.build("worm"))
+        d = mujoco.MjData(self.ch.model)
+        d.qpos[:] = self.ch.rest_qpos
+        mujoco.mj_step(self.ch.model, d, nstep=self.steps)
+        return 0.0
+
+
+def throughput(rounds: int = 5, batch: int = 16, ray: bool = False) -> dict[str, float]:
+    """Rollouts per second [1/s] of 5 s worm candidates with 1 and 2 local
+    workers (and on a local Ray cluster of 2 CPUs if ``ray``), and of the
+    same number of bare physics steps with 1 and 2 workers (the ceiling).
+    The evaluators are started and warmed first, then their batches
+    alternate round by round so that every figure sees the same machine;
+    each is the best of ``rounds``."""
     p = ModalProblem("worm", seconds=5.0)
     x0 = p.vector(hand_set("worm"))
     rng = np.random.default_rng(0)
     cands = [x0 * (1.0 + 0.1 * rng.standard_normal(4)) for _ in range(batch)]
     seeds = candidate_seeds(0, 0, batch)
-    best = 0.0
-    with BatchEvaluator(p, workers=workers, ray=ray) as ev:
-        ev.map(cands[:workers], seeds[:workers])  # start and warm the workers
+    bare = BareSteps(int(round(5.0 / Character.from_spec(registry.build("worm")).model.opt.timestep)))
+    setups = {"1 worker": (p, 1, None), "2 workers": (p, 2, None), "bare, 1 worker": (bare, 1, None),
+              "bare, 2 workers": (bare, 2, None)}
+    if ray:
+        setups["Ray, 2 CPUs"] = (p, 2, "auto")
+    evaluators = {k: BatchEvaluator(prob, workers=w, ray=r) for k, (prob, w, r) in setups.items()}
+    best = dict.fromkeys(evaluators, 0.0)
+    try:
+        for ev in evaluators.values():
+            ev.__enter__()
+            ev.map(cands[:2], seeds[:2])  # start and warm the workers
         for _ in range(rounds):
-            t0 = time.perf_counter()
-            ev.map(cands, seeds)
-            best = max(best, batch / (time.perf_counter() - t0))
+            for key, ev in evaluators.items():
+                t0 = time.perf_counter()
+                ev.map(cands, seeds)
+                best[key] = max(best[key], batch / (time.perf_counter() - t0))
+    finally:
+        for ev in evaluators.values():
+            ev.__exit__(None, None, None)
     return best
 
 
@@ -99,21 +138,26 @@ def main() -> None:
     for name in ("worm", "loop", "dog"):
         r = min((step_overhead(name) for _ in range(3)), key=lambda x: x["ratio"])  # least disturbed round
         print(f"{name:8s} {r['raw_us']:13.1f} {r['ratio']:14.2f} {r['recorded_ratio']:12.2f} {r['realtime']:11.0f}")
-    one = throughput(1)
-    two = throughput(2)
-    print(f"optimizer throughput (5 s worm rollouts/s): 1 worker {one:.2f}, 2 workers {two:.2f}, "
-          f"speed-up {two / one:.2f}x")
     try:
         import ray
     except ImportError:
+        ray = None
         print("ray not installed: no Ray figure")
-    else:
+    if ray is not None:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # a local cluster of 2 CPUs
-        try:
-            on_ray = throughput(2, ray="auto")
-        finally:
+    try:
+        r = throughput(ray=ray is not None)
+    finally:
+        if ray is not None:
             ray.shutdown()
-        print(f"Ray, local cluster of 2 CPUs: {on_ray:.2f} rollouts/s, {on_ray / two:.2f}x the 2-worker pool")
+    speedup, ceiling = r["2 workers"] / r["1 worker"], r["bare, 2 workers"] / r["bare, 1 worker"]
+    print(f"optimizer throughput (5 s worm rollouts/s): 1 worker {r['1 worker']:.2f}, 2 workers "
+          f"{r['2 workers']:.2f}, speed-up {speedup:.2f}x")
+    print(f"hardware ceiling (bare mj_step, same batches): 1 worker {r['bare, 1 worker']:.2f}, 2 workers "
+          f"{r['bare, 2 workers']:.2f}, speed-up {ceiling:.2f}x; the pool reaches {speedup / ceiling:.2f} of it")
+    if "Ray, 2 CPUs" in r:
+        print(f"Ray, local cluster of 2 CPUs: {r['Ray, 2 CPUs']:.2f} rollouts/s, "
+              f"{r['Ray, 2 CPUs'] / r['2 workers']:.2f}x the 2-worker pool")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 

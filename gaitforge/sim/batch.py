@@ -85,7 +85,7 @@ class BatchEvaluator:
         self._pool: ProcessPoolExecutor | None = None
         self._ray: Any = None  # the ray module, imported on demand
         self._remote: Any = None
-        self._problem_ref: Any = None
+        self._actors: list = []
 
     def __enter__(self) -> "BatchEvaluator":
         if self.ray_address is not None:
@@ -100,6 +100,9 @@ class BatchEvaluator:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        for actor in self._actors:  # give the cluster its CPUs back
+            self._ray.kill(actor)
+        self._actors, self._remote = [], None
 
     def _start_ray(self) -> None:
         try:
@@ -110,11 +113,24 @@ class BatchEvaluator:
             ray.init(address=self.ray_address, ignore_reinit_error=True, log_to_driver=False)
 
         @ray.remote
-        def evaluate(problem, params, seed):
-            return problem(params, seed)
+        class Worker:
+            """Holds the problem, unpickled and set up once (as the local
+            pool's initializer does): a task that took the problem as an
+            argument would rebuild its model and modes for every candidate."""
 
-        self._ray, self._remote = ray, evaluate
-        self._problem_ref = ray.put(self.problem)
+            def __init__(self, problem):
+                _init_worker(problem)
+
+            def evaluate(self, params, seed):
+                return _call((params, seed))
+
+        from ray.util import ActorPool
+
+        count = max(1, int(ray.cluster_resources().get("CPU", 1)))  # one worker per CPU of the cluster
+        problem = ray.put(self.problem)
+        self._ray = ray
+        self._actors = [Worker.remote(problem) for _ in range(count)]  # type: ignore[attr-defined]
+        self._remote = ActorPool(self._actors)
 
     def map(self, candidates: Sequence[np.ndarray], seeds: Sequence[int],
             progress: Callable[[int], None] | None = None) -> list:
@@ -122,11 +138,10 @@ class BatchEvaluator:
         if len(candidates) != len(seeds):
             raise GaitforgeError(f"got {len(candidates)} candidates but {len(seeds)} seeds")
         jobs = [(np.asarray(c, float), int(s)) for c, s in zip(candidates, seeds)]
-        if self._remote is not None:
-            refs = [self._remote.remote(self._problem_ref, c, s) for c, s in jobs]
+        if self._remote is not None:  # results come back in candidate order
             out = []
-            for i, ref in enumerate(refs):
-                out.append(self._ray.get(ref))
+            for i, r in enumerate(self._remote.map(lambda a, job: a.evaluate.remote(*job), jobs)):
+                out.append(r)
                 if progress:
                     progress(i + 1)
             return out
