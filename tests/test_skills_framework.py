@@ -295,6 +295,32 @@ def test_command_schedules_are_checked_and_speed_changes_are_ramped():
     assert speeds[-1] == pytest.approx(0.3) and out[-1][2] == pytest.approx(0.2 * 2.0)
 
 
+def test_a_path_ends_with_a_stop_that_holds():
+    from gaitforge.control.raibert.paths import WaypointPath
+    from gaitforge.control.skills.commands import Command, Commander
+
+    c = Commander([Command(0.0, "ds_walk", 0.3)], accel=10.0, path=WaypointPath(np.array([[0.0, 0.0], [2.0, 0.0]])))
+    c.reset(0.0)
+    _, speed, heading = c.update(0.0, 0.01, (1.9, 0.0))  # inside the stop radius: slowing down
+    assert 0.0 < speed < 0.3 and heading == pytest.approx(0.0)
+    _, speed, _ = c.update(0.01, 0.01, (1.99, 0.0))  # at the end: stop
+    assert speed == 0.0 and c.arrived
+    # Drifting past the end afterwards neither restarts the walk nor turns the creature round.
+    for k in range(100):
+        _, speed, h = c.update(0.02 + 0.01 * k, 0.01, (2.3, 0.2))
+        assert speed == 0.0 and h == heading
+
+
+def test_late_reach_follows_the_speed_between_the_gaits_slow_and_fast_sets():
+    from gaitforge.control.skills.gaits import GORILLA
+
+    walk = GORILLA["ds_walk"]
+    lo, hi = walk.speeds
+    assert walk.reach(0.0) == walk.reach(lo) == walk.late_reach[0]
+    assert walk.reach(hi) == walk.reach(hi + 1.0) == walk.late_reach[1]
+    assert walk.reach((lo + hi) / 2) == pytest.approx(sum(walk.late_reach) / 2)
+
+
 def test_a_foot_in_the_runner_includes_the_bodies_below_it():
     from gaitforge.sim.runner import _foot_of_body, foot_bodies
 

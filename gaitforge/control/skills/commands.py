@@ -26,7 +26,10 @@ class Commander:
     schedule: commands sorted by time (the first at 0); accel [m/s²]: how
     fast the speed follows a new command; turn_rate [rad/s]: constant yaw
     rate (0: straight); path: a waypoint path to follow instead (its speed
-    is the scheduled one)."""
+    is the scheduled one). Once the follower says the end of an open path is
+    reached, the creature stops there and keeps its heading (without the
+    latch, drifting past the end point would turn it round to step back,
+    again and again)."""
 
     def __init__(self, schedule: Sequence[Command], accel: float, turn_rate: float = 0.0,
                  path: WaypointPath | None = None):
@@ -41,9 +44,10 @@ class Commander:
         self.follower: PathFollower | None = None
         self.speed = 0.0
         self.heading = 0.0
+        self.arrived = False
 
     def reset(self, heading: float) -> None:
-        self.speed, self.heading = 0.0, heading
+        self.speed, self.heading, self.arrived = 0.0, heading, False
         if self.path is not None:
             self.follower = PathFollower(self.path, max(self.schedule[0].speed, 0.05))
 
@@ -58,9 +62,12 @@ class Commander:
         """(gait, speed [m/s], heading [rad]) for the tick at t [s]."""
         c = self.current(t)
         target = c.speed
-        if self.follower is not None:
+        if self.arrived:
+            target = 0.0
+        elif self.follower is not None:
             self.follower.speed = max(c.speed, 0.05)
             cmd = self.follower.update(position)
+            self.arrived = cmd.done
             target = float(math.hypot(*cmd.velocity))
             turn = (cmd.heading - self.heading + math.pi) % (2 * math.pi) - math.pi
             self.heading += max(-0.6 * dt, min(0.6 * dt, turn))  # at most 0.6 rad/s

@@ -224,7 +224,7 @@ class SkillController:
         foot = (1 - b) * self.lift_at[i] + b * target
         lift = gait.lift_height[0 if i < 2 else 1]
         # Late: keep reaching down until the foot finds the ground.
-        foot[2] = swing_height(min(u, 1.0), lift) - (gait.late_reach * (u - 1.0) if u > 1.0 else 0.0)
+        foot[2] = swing_height(min(u, 1.0), lift) - (gait.reach(speed) * (u - 1.0) if u > 1.0 else 0.0)
         return foot
 
     def _support(self, m, d, com, err, speed: float, fwd, lat, gait: Gait, frame_q, qfrc) -> None:

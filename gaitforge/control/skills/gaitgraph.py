@@ -69,8 +69,9 @@ class Gait:
     [m] from the rest pose (front, rear), trunk pitch offset [rad, nose up
     positive], shoulder twist amplitude [rad] (rolls the swing shoulder up),
     swing-foot lift [m] per leg frame (front, rear), and
-    late_reach [m per swing time]: how fast a swing foot that has not found
-    the ground by the end of its swing keeps reaching down."""
+    late_reach [m per swing time] at the slowest and fastest speed: how fast
+    a swing foot that has not found the ground by the end of its swing keeps
+    reaching down (``reach``)."""
 
     name: str
     slow: GaitGraph
@@ -81,7 +82,7 @@ class Gait:
     pitch: float = 0.0
     twist: float = 0.0
     lift_height: tuple[float, float] = (0.08, 0.08)
-    late_reach: float = 0.1
+    late_reach: tuple[float, float] = (0.1, 0.1)
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""
@@ -90,6 +91,11 @@ class Gait:
 
     def graph(self, speed: float) -> GaitGraph:
         return self.slow.mix(self.fast, self.weight(speed))
+
+    def reach(self, speed: float) -> float:
+        """Late reach [m per swing time] at ``speed`` [m/s]."""
+        w = self.weight(speed)
+        return (1 - w) * self.late_reach[0] + w * self.late_reach[1]
 
     def stride(self, speed: float) -> float:
         """Stride period [s] at ``speed`` [m/s]."""

@@ -31,10 +31,11 @@ TROT = (0.5, 0.0, 0.0, 0.5)
 GORILLA = {
     "stand": standing(),
     "ds_walk": Gait("ds_walk", graph(DIAGONAL, 0.22), graph(DIAGONAL, 0.34), period=(1.4, 1.0),
-                    speeds=(0.1, 0.6), twist=0.08, lift_height=(0.10, 0.10)),
+                    speeds=(0.1, 0.6), twist=0.08, lift_height=(0.10, 0.10),
+                    late_reach=(0.1, 0.5)),
     "trot": Gait("trot", graph(TROT, 0.25), graph(TROT, 0.40), period=(1.0, 0.8), speeds=(0.1, 0.6),
                  heights=(-0.04, 0.0), twist=0.0, lift_height=(0.10, 0.10),
-                 late_reach=0.5),
+                 late_reach=(0.5, 0.5)),
 }
 
 DOG = {
