@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from gaitforge.control.skills import catalog
+from gaitforge.control.skills.gaitcheck import check
 from gaitforge.control.skills import tick as T
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
 from gaitforge.sim.controller import run_settings
+from gaitforge.sim.runner import run
 
 
 def _start(key: str, gait: str, speed: float):
@@ -108,3 +110,28 @@ def test_dual_wrench_distribution_matches_the_normal_equations():
             distribute_into(padded, n, force, torque, 0.7, 5.0, 900.0, 0.02, got)
             np.testing.assert_allclose(got[:n], expected, rtol=1e-9, atol=1e-9)
             assert np.isnan(got[n:]).all()
+
+
+def _walk(key: str, gait: str, speed: float, seconds: float, compiled: bool):
+    character = Character.from_spec(build(key))
+    ctrl = catalog.RUNNERS[key].make(character, gait, speed)
+    if not compiled:
+        ctrl.compute = ctrl.compute_reference  # type: ignore[method-assign]
+    rollout = run(character, ctrl, seconds)
+    assert rollout.fall is None, f"{key} {gait} ({'compiled' if compiled else 'reference'}): {rollout.fall}"
+    return check(character, rollout, settle=4.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key, gait, speed", [("gorilla", "ds_walk", 0.3), ("gorilla", "trot", 0.4),
+                                              ("dog", "walk", 0.3), ("dog", "trot", 0.6)])
+def test_compiled_tick_keeps_the_footfalls_and_speed_of_the_reference(key, gait, speed):
+    """15 s with each tick: the same gait, footfall sequence and beats,
+    speed within 10 % of the command and 3 % of each other, duty factors
+    within 0.05 (the runs part ways after a while: the dynamics are chaotic)."""
+    fast, slow = _walk(key, gait, speed, 15.0, True), _walk(key, gait, speed, 15.0, False)
+    assert (fast.gait, fast.sequence, fast.beats) == (slow.gait, slow.sequence, slow.beats)
+    assert fast.gait == ("trot" if gait == "trot" else "walk")
+    assert abs(fast.speed - speed) < 0.1 * speed and abs(fast.speed - slow.speed) < 0.03 * speed
+    for foot, duty in slow.metrics.duty_factor.items():
+        assert fast.metrics.duty_factor[foot] == pytest.approx(duty, abs=0.05), foot
