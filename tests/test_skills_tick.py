@@ -13,6 +13,7 @@ import pytest
 from gaitforge.control.skills import catalog
 from gaitforge.control.skills.gaitcheck import check
 from gaitforge.control.skills import tick as T
+from gaitforge.control.skills import vforce
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
 from gaitforge.sim.controller import run_settings
@@ -84,11 +85,11 @@ def test_compiled_jacobian_torques_match_mujoco(key):
     for i, limb in enumerate(ctrl.order):
         force = rng.normal(size=3) * 100.0
         got, expected = np.zeros(m.nv), np.zeros(m.nv)
-        T.push_from_site(LI, anc, i, d.site_xpos[limb.site], force, d.xanchor, d.xaxis, d.xmat, u, got)
+        vforce.push_from_site(LI, anc, i, d.site_xpos[limb.site], force, d.xanchor, d.xaxis, d.xmat, u, got)
         ctrl.vf.at_site(d, limb, force, expected)
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-9)
         got[:], expected[:] = 0.0, 0.0
-        T.hold_up(LI, LW, anc, i, 0.7, d.xipos, d.xanchor, d.xaxis, d.xmat, u, got)
+        vforce.hold_up(LI, LW, anc, i, 0.7, d.xipos, d.xanchor, d.xaxis, d.xmat, u, got)
         ctrl.vf.gravity(d, limb, expected, 0.7)
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-9)
 

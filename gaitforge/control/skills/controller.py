@@ -33,7 +33,7 @@ from gaitforge.control.skills.gaitgraph import LIMBS, Gait
 from gaitforge.control.skills.kernels import pack
 from gaitforge.control.skills.params import SkillParams
 from gaitforge.control.skills.pose import PoseSolver, flexion
-from gaitforge.control.skills.vforce import VirtualForces
+from gaitforge.control.skills.vforce import VirtualForces, pack_links
 from gaitforge.creatures.character import Character
 
 STANCE, SWING = T.STANCE, T.SWING
@@ -191,22 +191,12 @@ class SkillController:
                      (T.C_IPM_CORONAL, p.ipm_coronal)):
             C[k] = v
         C[T.C_FOOT:T.C_FOOT + 12] = np.ravel(self.foot_offset)
-        n = max(len(limb.bodies) for limb in self.order)
-        LI = np.zeros((4, T.L_LINKS + 4 * n), np.int64)
-        LW = np.zeros((4, n))
-        anc = np.zeros((4, n, n), np.int64)
+        LI, LW, anc = pack_links(m, self.order)
+        n = LW.shape[1]
         geom, axes = np.zeros((4, 18)), np.zeros((4, n - 1, 3))
         balls, qadr = np.zeros((4, n - 1), np.bool_), np.zeros((4, n), np.int64)
-        for i, limb in enumerate(self.order):
-            k = len(limb.bodies)
-            LI[i, :T.L_LINKS] = k, limb.site, limb.bodies.index(int(m.site_bodyid[limb.site])), limb.frame
-            for a, b in enumerate(limb.bodies):
-                j = int(m.body_jntadr[b])
-                LI[i, T.L_LINKS + 4 * a:T.L_LINKS + 4 * a + 4] = b, j, int(m.jnt_type[j]) == L.BALL, m.jnt_dofadr[j]
-                LW[i, a] = float(m.body_mass[b]) * -float(m.opt.gravity[2])
-                for c, up in enumerate(limb.bodies):  # link a's joint moves link c when a is c or above it
-                    anc[i, c, a] = _is_ancestor(m, b, up)
-            g, x, bl, q = self.packed[i]
+        for i, (g, x, bl, q) in enumerate(self.packed):  # the IK's constants, stacked
+            k = len(q)
             geom[i], axes[i, :k - 1], balls[i, :k - 1], qadr[i, :k] = g, x, bl, q
         spine_q = np.array([m.jnt_qposadr[m.body_jntadr[b]] for b in self.spine], np.int64)
         spine_pos = np.array([m.body_pos[b] for b in self.spine], float).reshape(-1, 3)
@@ -220,9 +210,3 @@ class SkillController:
     com_prev = block("S", T.S_COM_PREV, 3)
     ref = block("S", T.S_REF, 2)
 
-
-def _is_ancestor(m: mujoco.MjModel, a: int, b: int) -> bool:
-    """Body a is b or one of its ancestors."""
-    while b > 0 and b != a:
-        b = int(m.body_parentid[b])
-    return b == a

@@ -9,11 +9,8 @@ touchdown (it returns which limbs need them): the gait graph at the
 commanded speed, the contact scan, each limb's stance/swing machine, the
 leg-frame targets and spine references, the limb IK, the swing-foot
 trajectory, the swing limbs' gravity compensation and the body wrench
-shared by the stance feet. The Jacobians are computed here from MuJoCo's
-kinematics: for a point p moved by a hinge at ``xanchor`` about ``xaxis``
-the column is axis × (p − anchor); a ball joint's three columns are the
-same with its body's frame axes (the columns of ``xmat``), which is what
-``mj_jacSite`` / ``mj_jacBodyCom`` compute.
+shared by the stance feet (the Jacobian-transpose torques compiled in
+``vforce``, the wrench shared in ``support``).
 
 Arrays (all flat, preallocated by the controller):
 
@@ -25,10 +22,7 @@ Arrays (all flat, preallocated by the controller):
 - ``C`` (NC,) constants: gains (``params.SkillParams``), masses, heights,
   each limb's rest foot offset;
 - ``G`` (NG,) one gait (:func:`pack_gait`);
-- ``LI`` (4, 4 + 4 n) int per limb: link count, contact site, the site's
-  link, leg-frame body, then per link its body, joint, 1 if a ball joint,
-  first DOF; ``LW`` (4, n) each link's weight [N]; ``anc`` (4, n, n)
-  1 where link k's joint moves link p (k ≤ p along a chain);
+- ``LI``, ``LW``, ``anc``: the limbs' links (``vforce`` module docstring);
 - the compiled IK's constants stacked per limb (``kernels.pack``).
 """
 from __future__ import annotations
@@ -40,6 +34,7 @@ import numpy as np
 from gaitforge.control.jit import kernel
 from gaitforge.control.skills.kernels import axis_angle, qconj, qmul, qrot, rotvec, solve_limb
 from gaitforge.control.skills.support import distribute_into
+from gaitforge.control.skills.vforce import L_FRAME, L_LINKS, L_N, L_SITE, hold_up, push_from_site
 
 STANCE, SWING = 0, 1
 
@@ -61,8 +56,6 @@ NC = 35
 G_LIFT_SLOW, G_SWING_SLOW, G_LIFT_FAST, G_SWING_FAST = 0, 4, 8, 12
 G_PERIOD, G_SPEEDS, G_HEIGHTS, G_PITCH, G_TWIST, G_LIFT_HEIGHT, G_LATE = 16, 18, 20, 22, 23, 24, 26
 NG = 27
-# LI columns
-L_N, L_SITE, L_SITE_K, L_FRAME, L_LINKS = 0, 1, 2, 3, 4  # then body, joint, ball, dof per link
 
 # Swing-foot height knots (placement.HEIGHT_KNOTS).
 _KNOT_U = (0.0, 0.2, 0.5, 0.8, 1.0)
@@ -124,60 +117,10 @@ def ipm_offset(v, h):
 
 
 @kernel
-def dof_axes(LI, i, k, xaxis, xmat, u):
-    """The world axes u (3, 3) (one row per DOF) of link k's joint in limb
-    i: a hinge's axis (row 0), or a ball joint's body frame axes; returns
-    the DOF count. Each DOF's point-Jacobian column at p is u × (p − anchor)."""
-    if LI[i, L_LINKS + 4 * k + 2]:
-        b = LI[i, L_LINKS + 4 * k]
-        for c in range(3):
-            u[c, 0], u[c, 1], u[c, 2] = xmat[b, c], xmat[b, 3 + c], xmat[b, 6 + c]
-        return 3
-    j = LI[i, L_LINKS + 4 * k + 1]
-    u[0, 0], u[0, 1], u[0, 2] = xaxis[j, 0], xaxis[j, 1], xaxis[j, 2]
-    return 1
-
-
-@kernel
-def push_from_site(LI, anc, i, p, force, xanchor, xaxis, xmat, u, out):
-    """``vforce.VirtualForces.at_site``: out −= J_siteᵀ force over limb i's
-    DOFs ((u × r)·F = u·(r × F), r = p − anchor)."""
-    sk = LI[i, L_SITE_K]
-    for k in range(LI[i, L_N]):
-        if anc[i, sk, k]:
-            j = LI[i, L_LINKS + 4 * k + 1]
-            rx, ry, rz = p[0] - xanchor[j, 0], p[1] - xanchor[j, 1], p[2] - xanchor[j, 2]
-            mx, my, mz = ry * force[2] - rz * force[1], rz * force[0] - rx * force[2], rx * force[1] - ry * force[0]
-            n = dof_axes(LI, i, k, xaxis, xmat, u)
-            dof = LI[i, L_LINKS + 4 * k + 3]
-            for c in range(n):
-                out[dof + c] -= u[c, 0] * mx + u[c, 1] * my + u[c, 2] * mz
-
-
-@kernel
-def hold_up(LI, LW, anc, i, scale, xipos, xanchor, xaxis, xmat, u, out):
-    """``vforce.VirtualForces.gravity``: out += scale Σ_links w J_comᵀ ẑ over
-    limb i's DOFs: for each joint, (u × Σ w (x − anchor))·ẑ over the links it moves."""
-    n_links = LI[i, L_N]
-    for k in range(n_links):
-        j = LI[i, L_LINKS + 4 * k + 1]
-        mx = my = 0.0
-        for p in range(n_links):
-            if anc[i, p, k]:
-                b, w = LI[i, L_LINKS + 4 * p], LW[i, p]
-                mx += w * (xipos[b, 0] - xanchor[j, 0])
-                my += w * (xipos[b, 1] - xanchor[j, 1])
-        n = dof_axes(LI, i, k, xaxis, xmat, u)
-        dof = LI[i, L_LINKS + 4 * k + 3]
-        for c in range(n):
-            out[dof + c] += scale * (u[c, 0] * my - u[c, 1] * mx)
-
-
-@kernel
 def euler_zyx(yaw, pitch, roll):
     """Rz(yaw) Ry(pitch) Rx(roll) as a quaternion [rad]."""
-    return qmul(qmul(axis_angle(np.array([0.0, 0.0, 1.0]), yaw), axis_angle(np.array([0.0, 1.0, 0.0]), pitch)),
-                axis_angle(np.array([1.0, 0.0, 0.0]), roll))
+    return qmul(qmul(axis_angle((0.0, 0.0, 1.0), yaw), axis_angle((0.0, 1.0, 0.0), pitch)),
+                axis_angle((1.0, 0.0, 0.0), roll))
 
 
 @kernel
@@ -185,8 +128,8 @@ def from_rotvec(r):
     """The rotation by |r| [rad] about r/|r|."""
     n = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
     if n < 1e-15:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    return axis_angle(r / n, n)
+        return (1.0, 0.0, 0.0, 0.0)
+    return axis_angle((r[0] / n, r[1] / n, r[2] / n), n)
 
 
 @kernel
@@ -194,23 +137,26 @@ def frame_targets(C, G, twist, heading, anchor_xy, spine_q, spine_pos, spring, p
     """``pose.PoseSolver.frame_targets``: pos (2, 3) and quats (2, 4) of the
     (front, rear) leg frames; writes the spine references into spring."""
     pitch = G[G_PITCH] + math.atan2(G[G_HEIGHTS] - G[G_HEIGHTS + 1], C[C_SPAN])
-    quats[0] = euler_zyx(heading, -pitch, twist)
-    quats[1] = euler_zyx(heading, -pitch, 0.0)
-    ff = C[C_FRONT_FIRST] != 0.0
-    a, b = (quats[0], quats[1]) if ff else (quats[1], quats[0])
+    front, rear = euler_zyx(heading, -pitch, twist), euler_zyx(heading, -pitch, 0.0)
+    for c in range(4):
+        quats[0, c], quats[1, c] = front[c], rear[c]
+    a, b = (front, rear) if C[C_FRONT_FIRST] != 0.0 else (rear, front)
     ns = spine_q.shape[0]
-    turn = from_rotvec(rotvec(qmul(qconj(a), b)) / max(1, ns))
+    r = rotvec(qmul(qconj(a), b))
+    share = max(1, ns)
+    turn = from_rotvec((r[0] / share, r[1] / share, r[2] / share))
     for adr in spine_q:
-        spring[adr:adr + 4] = turn
+        for c in range(4):
+            spring[adr + c] = turn[c]
     anchor = int(C[C_ANCHOR])
-    p = np.array([anchor_xy[0], anchor_xy[1], C[C_REST_H + anchor] + G[G_HEIGHTS + anchor]])
-    other = p.copy()
-    rot = quats[anchor].copy()
+    x, y, z = anchor_xy[0], anchor_xy[1], C[C_REST_H + anchor] + G[G_HEIGHTS + anchor]
+    pos[anchor, 0], pos[anchor, 1], pos[anchor, 2] = x, y, z
+    rot = front if anchor == 0 else rear
     for k in range(ns):
-        other = other + qrot(rot, spine_pos[k])
+        step = qrot(rot, spine_pos[k])
+        x, y, z = x + step[0], y + step[1], z + step[2]
         rot = qmul(rot, turn)
-    pos[anchor] = p
-    pos[1 - anchor] = other
+    pos[1 - anchor, 0], pos[1 - anchor, 1], pos[1 - anchor, 2] = x, y, z
 
 
 @kernel
@@ -301,7 +247,7 @@ def tick(S, ints, C, G, LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos
     frame_pos, frame_q = np.empty((2, 3)), np.empty((2, 4))
     frame_targets(C, G, twist, heading, xpos[LI[2 * anchor, L_FRAME]], spine_q, spine_pos, spring, frame_pos,
                   frame_q)
-    level = axis_angle(np.array([0.0, 0.0, 1.0]), heading)
+    level = axis_angle((0.0, 0.0, 1.0), heading)
     qfrc[:] = 0.0
     col = np.empty((3, 3))
     for i in range(4):
