@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gaitforge.control.skills import catalog
+from gaitforge.control.skills.commands import Command
 from gaitforge.control.skills.gaitcheck import check
 from gaitforge.control.skills import tick as T
 from gaitforge.control.skills import vforce
@@ -20,9 +21,9 @@ from gaitforge.sim.controller import run_settings
 from gaitforge.sim.runner import run
 
 
-def _start(key: str, gait: str, speed: float):
+def _start(key: str, gait: str, speed: float, **kw):
     character = Character.from_spec(build(key))
-    ctrl = catalog.RUNNERS[key].make(character, gait, speed)
+    ctrl = catalog.RUNNERS[key].make(character, gait, speed, **kw)
     m = run_settings(ctrl, character.model).model
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos
@@ -42,9 +43,13 @@ def _close(a: np.ndarray, b: np.ndarray, what: str, t: float) -> None:
     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * scale, err_msg=f"{what} at t = {t:.2f} s")
 
 
-@pytest.mark.parametrize("key, gait, speed", [("gorilla", "ds_walk", 0.3), ("dog", "trot", 0.6)])
-def test_compiled_tick_matches_the_python_reference(key, gait, speed):
-    ctrl, m, d = _start(key, gait, speed)
+@pytest.mark.parametrize("key, gait, speed, kw", [
+    ("gorilla", "ds_walk", 0.3, {"schedule": [Command(0.0, "stand", 0.0), Command(0.3, "ds_walk", 0.3)],
+                                 "turn_rate": 0.2}),
+    ("dog", "trot", 0.6, {})])
+def test_compiled_tick_matches_the_python_reference(key, gait, speed, kw):
+    """2.5 s from rest (the gorilla standing, then walking and turning)."""
+    ctrl, m, d = _start(key, gait, speed, **kw)
     nstep = int(round(ctrl.control_dt / m.opt.timestep))
     swings = 0
     for _ in range(250):  # 2.5 s
