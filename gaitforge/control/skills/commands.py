@@ -7,6 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
+from gaitforge.control.jit import slot
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.errors import GaitforgeError
 
@@ -26,7 +29,13 @@ class Commander:
     schedule: commands sorted by time (the first at 0); accel [m/s²]: how
     fast the speed follows a new command; turn_rate [rad/s]: constant yaw
     rate (0: straight); path: a waypoint path to follow instead (its speed
-    is the scheduled one)."""
+    is the scheduled one). ``speed`` and ``heading`` are kept in ``state``
+    (2,), an array the skills controller points into its compiled tick's
+    state, which ramps them itself between schedule entries when no path
+    is followed (``next_change``)."""
+
+    speed = slot("state", 0)
+    heading = slot("state", 1)
 
     def __init__(self, schedule: Sequence[Command], accel: float, turn_rate: float = 0.0,
                  path: WaypointPath | None = None):
@@ -39,6 +48,7 @@ class Commander:
         self.turn_rate = float(turn_rate)
         self.path = path
         self.follower: PathFollower | None = None
+        self.state = np.zeros(2)
         self.speed = 0.0
         self.heading = 0.0
 
@@ -53,6 +63,10 @@ class Commander:
             if n.at <= t:
                 c = n
         return c
+
+    def next_change(self, t: float) -> float:
+        """When [s] the schedule next changes after t (inf: never)."""
+        return min((c.at for c in self.schedule if c.at > t), default=math.inf)
 
     def update(self, t: float, dt: float, position) -> tuple[str, float, float]:
         """(gait, speed [m/s], heading [rad]) for the tick at t [s]."""

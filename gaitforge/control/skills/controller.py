@@ -23,7 +23,7 @@ import math
 import mujoco
 import numpy as np
 
-from gaitforge.control.jit import block, entry, slot
+from gaitforge.control.jit import block, buffer_window, entry, slot
 from gaitforge.control.skills import limbs as L
 from gaitforge.control.skills import quat as Q
 from gaitforge.control.skills import reference
@@ -125,13 +125,16 @@ class SkillController:
         self.plant[:, 2] = 0.0
         self.swing_time[:] = 1.0
         self.knee[:] = [flexion(d.qpos, limb) for limb in self.order]
-        self.commander.reset(Q.yaw_of(d.xquat[self.frames[self.anchor]]))
         self.body_limb = np.full(m.nbody, -1, np.int64)
         for i, limb in enumerate(self.order):
             self.body_limb[list(limb.bodies[2:])] = i
         self.com_prev = d.subtree_com[1]
         self.ref = d.subtree_com[1][:2]
+        self.commander.state = self.S[T.S_SPEED:T.S_SPEED + 2]  # the tick ramps the speed and turns
+        self.commander.reset(Q.yaw_of(d.xquat[self.frames[self.anchor]]))
         self.gait_name = ""
+        self._due, self._target, self._turn = -math.inf, math.nan, 0.0
+        self._gait = next(iter(self.gait_arrays.values()))
         self._pack(m)
 
     # ------------------------------------------------------------ the tick
@@ -142,14 +145,28 @@ class SkillController:
             self._bind(m, d)
             bound_m, bound_d, run, args = self._hot
         t = d.time
-        gait_name, speed, heading = self.commander.update(t, self.control_dt, self._com_xy)
-        self.gait_name = gait_name
-        changed = run(self.S, self.ints, self.C, self.gait_arrays[gait_name], *args, self._contacts.geom,
-                      self._spring, self._qfrc, t, speed, heading)
+        if t >= self._due:  # a schedule entry is due, or a path is followed
+            self._command(t)
+        changed = run(self.S, self.ints, self.C, self._gait, *args, self._contacts.geom, self._spring, t,
+                      self._target, self._turn)
         if changed:
             for i in range(4):
                 if changed >> i & 1:
                     self.regain(m, i)
+
+    def _command(self, t: float) -> None:
+        """The commander's gait and target speed for the compiled tick (it
+        ramps the speed and turns itself); with a path, the whole update
+        (the tick is told so by a NaN target)."""
+        cmd = self.commander
+        if cmd.follower is not None:
+            gait, _, _ = cmd.update(t, self.control_dt, self._com_xy)
+            self._target = math.nan
+        else:
+            c = cmd.current(t)
+            gait, self._target, self._turn = c.gait, c.speed, cmd.turn_rate
+            self._due = cmd.next_change(t)
+        self.gait_name, self._gait = gait, self.gait_arrays[gait]
 
     def compute_reference(self, m: mujoco.MjModel, d: mujoco.MjData) -> None:
         """The same tick in plain Python (``reference.compute``)."""
@@ -168,12 +185,14 @@ class SkillController:
         data) (each MjData attribute read costs about a microsecond), and
         its compiled entry point."""
         self._contacts = d.contact  # (the list reads d.ncon live)
-        self._spring, self._qfrc = m.qpos_spring, d.qfrc_applied
+        self._spring = m.qpos_spring
         self._com_xy = d.subtree_com[1][:2]
-        args = (*self._static, d.xpos, d.xquat, d.xmat, d.xipos, d.xanchor, d.xaxis, d.subtree_com[1], d.cvel,
-                d.site_xpos)
+        arrays = [getattr(d, name) for name in T.DATA]
+        window, starts = buffer_window(arrays, d.nbuffer)
+        off = np.array([(s, a.shape[0]) for s, a in zip(starts, arrays)], np.int64)
+        args = (*self._static, window, off)
         sample = (self.S, self.ints, self.C, self.gait_arrays[next(iter(self.gait_arrays))], *args, PAIRS_SAMPLE,
-                  self._spring, self._qfrc, 0.0, 0.0, 0.0)
+                  self._spring, 0.0, 0.0, 0.0)
         self._hot = (m, d, entry(T.tick, sample), args)
 
     def _pack(self, m: mujoco.MjModel) -> None:
@@ -191,6 +210,7 @@ class SkillController:
                      (T.C_IPM_CORONAL, p.ipm_coronal)):
             C[k] = v
         C[T.C_FOOT:T.C_FOOT + 12] = np.ravel(self.foot_offset)
+        C[T.C_ACCEL] = self.commander.accel
         LI, LW, anc = pack_links(m, self.order)
         n = LW.shape[1]
         geom, axes = np.zeros((4, 18)), np.zeros((4, n - 1, 3))

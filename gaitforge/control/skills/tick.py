@@ -22,6 +22,7 @@ Arrays (all flat, preallocated by the controller):
 - ``C`` (NC,) constants: gains (``params.SkillParams``), masses, heights,
   each limb's rest foot offset;
 - ``G`` (NG,) one gait (:func:`pack_gait`);
+- ``D`` a window over the MjData arrays ``DATA``, ``off`` where each lies;
 - ``LI``, ``LW``, ``anc``: the limbs' links (``vforce`` module docstring);
 - the compiled IK's constants stacked per limb (``kernels.pack``).
 """
@@ -41,7 +42,8 @@ STANCE, SWING = 0, 1
 # S: float state
 S_PHASE, S_VEL, S_COM_PREV, S_REF = 0, 1, 4, 7
 S_PLANT, S_LIFT_AT, S_LIFT_TIME, S_SWING_TIME, S_KNEE = 9, 21, 33, 37, 41
-NS = 45
+S_SPEED, S_HEADING = 45, 46  # the commander's (commands.Commander.state)
+NS = 47
 # ints: int state
 I_MODE, I_CYCLES, I_SERVO = 0, 4, 8
 NI = 12
@@ -51,11 +53,17 @@ NI = 12
  C_SWING_GRAVITY, C_IPM_SAGITTAL, C_IPM_CORONAL) = (0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
                                                     19, 20, 21, 22)
 C_FOOT = 23  # (4, 3) rest offsets hip → contact site [m]
-NC = 35
+C_ACCEL = 35  # the commander's [m/s²]
+NC = 36
 # G: a gait
 G_LIFT_SLOW, G_SWING_SLOW, G_LIFT_FAST, G_SWING_FAST = 0, 4, 8, 12
 G_PERIOD, G_SPEEDS, G_HEIGHTS, G_PITCH, G_TWIST, G_LIFT_HEIGHT, G_LATE = 16, 18, 20, 22, 23, 24, 26
 NG = 27
+
+# The MjData arrays the tick reads and writes, in one window (``jit.buffer_window``):
+# ``off`` (ND, 2) holds each one's start in the window and its rows.
+DATA = ("xpos", "xquat", "xmat", "xipos", "xanchor", "xaxis", "subtree_com", "cvel", "site_xpos", "qfrc_applied")
+D_XPOS, D_XQUAT, D_XMAT, D_XIPOS, D_XANCHOR, D_XAXIS, D_COM, D_CVEL, D_SITE, D_QFRC = range(10)
 
 # Swing-foot height knots (placement.HEIGHT_KNOTS).
 _KNOT_U = (0.0, 0.2, 0.5, 0.8, 1.0)
@@ -185,15 +193,31 @@ def swing_target(S, C, G, i, t, root_xpos, lift_at, swing_i, fwd, lat, speed, pe
 
 
 @kernel
-def tick(S, ints, C, G, LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos, body_limb, geom_bodyid,
-         xpos, xquat, xmat, xipos, xanchor, xaxis, com, cvel, site_xpos, pairs, spring, qfrc, t, speed, heading):
-    """One control tick at t [s] for the commanded speed [m/s] and heading
-    [rad] of gait G: writes the joint references into spring
-    (``model.qpos_spring``) and the virtual-force torques into qfrc
-    (``data.qfrc_applied``); com: ``data.subtree_com[1]``. Returns a bit
+def rows(D, off, k, cols):
+    """The MjData array ``DATA[k]`` as (rows, cols), a view into the window D."""
+    return D[off[k, 0]:off[k, 0] + off[k, 1] * cols].reshape((off[k, 1], cols))
+
+
+@kernel
+def tick(S, ints, C, G, LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos, body_limb, geom_bodyid, D, off,
+         pairs, spring, t, target, turn_rate):
+    """One control tick at t [s] of gait G: first the commander's speed
+    ramps toward ``target`` [m/s] and its heading turns at ``turn_rate``
+    [rad/s] (``Commander.update``; a NaN target: Python updated them);
+    writes the joint references into spring (``model.qpos_spring``) and
+    the virtual-force torques into ``data.qfrc_applied``. Returns a bit
     mask of the limbs whose mode differs from the one their servo gains
     were set for (Python re-gains them)."""
+    xpos, xquat, xmat = rows(D, off, D_XPOS, 3), rows(D, off, D_XQUAT, 4), rows(D, off, D_XMAT, 9)
+    xipos, xanchor, xaxis = rows(D, off, D_XIPOS, 3), rows(D, off, D_XANCHOR, 3), rows(D, off, D_XAXIS, 3)
+    com, cvel, site_xpos = rows(D, off, D_COM, 3)[1], rows(D, off, D_CVEL, 6), rows(D, off, D_SITE, 3)
+    qfrc = rows(D, off, D_QFRC, 1)[:, 0]
     dt = C[C_DT]
+    if not math.isnan(target):
+        S[S_HEADING] += turn_rate * dt
+        step = C[C_ACCEL] * dt
+        S[S_SPEED] += max(-step, min(step, target - S[S_SPEED]))
+    speed, heading = S[S_SPEED], S[S_HEADING]
     vel, com_prev, ref = S[S_VEL:S_VEL + 3], S[S_COM_PREV:S_COM_PREV + 3], S[S_REF:S_REF + 2]
     if t > 0.0:  # velocity of the mass centre, lightly filtered
         for c in range(3):
