@@ -10,6 +10,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from gaitforge.control.raibert.paths import WaypointPath
 from gaitforge.control.skills import catalog
 from gaitforge.control.skills.commands import Command
 from gaitforge.control.skills.gaitcheck import check
@@ -46,9 +47,11 @@ def _close(a: np.ndarray, b: np.ndarray, what: str, t: float) -> None:
 @pytest.mark.parametrize("key, gait, speed, kw", [
     ("gorilla", "ds_walk", 0.3, {"schedule": [Command(0.0, "stand", 0.0), Command(0.3, "ds_walk", 0.3)],
                                  "turn_rate": 0.2}),
-    ("dog", "trot", 0.6, {})])
+    ("gorilla", "trot", 0.4, {"path": WaypointPath(np.array([[0.0, 0.0], [0.4, 0.0], [0.4, 1.0]]), speed=0.4)}),
+    ("dog", "trot", 0.6, {})], ids=["gorilla-schedule-turn", "gorilla-path", "dog-trot"])
 def test_compiled_tick_matches_the_python_reference(key, gait, speed, kw):
-    """2.5 s from rest (the gorilla standing, then walking and turning)."""
+    """2.5 s from rest (the gorilla standing, then walking and turning;
+    trotting along a path; the dog trotting)."""
     ctrl, m, d = _start(key, gait, speed, **kw)
     nstep = int(round(ctrl.control_dt / m.opt.timestep))
     swings = 0
@@ -70,6 +73,8 @@ def test_compiled_tick_matches_the_python_reference(key, gait, speed, kw):
         swings += int((ctrl.mode == T.SWING).sum())
         mujoco.mj_step(m, d, nstep=nstep)
     assert swings > 100  # the limbs did swing: both branches of the tick were compared
+    if kw:
+        assert abs(ctrl.commander.heading) > 0.2  # and turned
     assert ctrl.fall_check(d) is None
 
 
