@@ -3,14 +3,16 @@
 the readable Python formulation it must agree with
 (``tests/test_skills_tick.py`` runs both on the same states).
 
-:func:`tick` does everything of a tick except the commander (gait, speed
-and heading stay in Python) and the servo re-gains at liftoff and
-touchdown (it returns which limbs need them): the gait graph at the
-commanded speed, the contact scan, each limb's stance/swing machine, the
-leg-frame targets and spine references, the limb IK, the swing-foot
-trajectory, the swing limbs' gravity compensation and the body wrench
-shared by the stance feet (the Jacobian-transpose torques compiled in
-``vforce``, the wrench shared in ``support``).
+:func:`tick` does everything of a tick except the schedule entries and
+the path follower (``commands.Commander``: Python tells it the gait and
+the target speed, or, on a path, the speed and heading) and the servo
+re-gains at liftoff and touchdown (it returns which limbs need them): the
+commander's speed ramp and turn, the gait graph at the commanded speed,
+the contact scan, each limb's stance/swing machine, the leg-frame targets
+and spine references, the limb IK, the swing-foot trajectory, the swing
+limbs' gravity compensation and the body wrench shared by the stance feet
+(the Jacobian-transpose torques compiled in ``vforce``, the wrench shared
+in ``support``).
 
 Arrays (all flat, preallocated by the controller):
 
@@ -32,8 +34,10 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.rotations import G as GRAVITY
 from gaitforge.control.jit import kernel
 from gaitforge.control.skills.kernels import axis_angle, qconj, qmul, qrot, rotvec, solve_limb
+from gaitforge.control.skills.placement import HEIGHT_KNOTS
 from gaitforge.control.skills.support import distribute_into
 from gaitforge.control.skills.vforce import L_FRAME, L_LINKS, L_N, L_SITE, hold_up, push_from_site
 
@@ -65,10 +69,10 @@ NG = 27
 DATA = ("xpos", "xquat", "xmat", "xipos", "xanchor", "xaxis", "subtree_com", "cvel", "site_xpos", "qfrc_applied")
 D_XPOS, D_XQUAT, D_XMAT, D_XIPOS, D_XANCHOR, D_XAXIS, D_COM, D_CVEL, D_SITE, D_QFRC = range(10)
 
-# Swing-foot height knots (placement.HEIGHT_KNOTS).
-_KNOT_U = (0.0, 0.2, 0.5, 0.8, 1.0)
-_KNOT_H = (0.0, 0.75, 1.0, 0.6, 0.0)
-_G = 9.81  # gaitforge.control.core.rotations.G
+# Swing-foot height knots (constants of the compiled code).
+_KNOT_U = tuple(float(u) for u in HEIGHT_KNOTS[:, 0])
+_KNOT_H = tuple(float(h) for h in HEIGHT_KNOTS[:, 1])
+_G = float(GRAVITY)
 
 
 def pack_gait(gait) -> np.ndarray:
@@ -112,11 +116,11 @@ def swing_height(u, lift):
     """``placement.swing_height``: the knots evaluated linearly."""
     if u <= _KNOT_U[0]:
         return lift * _KNOT_H[0]
-    for k in range(1, 5):
+    for k in range(1, len(_KNOT_U)):
         if u <= _KNOT_U[k]:
             a = _KNOT_U[k - 1]
             return lift * (_KNOT_H[k - 1] + (u - a) * (_KNOT_H[k] - _KNOT_H[k - 1]) / (_KNOT_U[k] - a))
-    return lift * _KNOT_H[4]
+    return lift * _KNOT_H[-1]
 
 
 @kernel
