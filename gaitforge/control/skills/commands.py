@@ -7,6 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
+from gaitforge.control.jit import slot
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.errors import GaitforgeError
 
@@ -29,7 +32,13 @@ class Commander:
     is the scheduled one). Once the follower says the end of an open path is
     reached, the creature stops there and keeps its heading (without the
     latch, drifting past the end point would turn it round to step back,
-    again and again)."""
+    again and again). ``speed`` and ``heading`` are kept in ``state`` (2,),
+    an array the skills controller points into its compiled tick's state,
+    which ramps them itself between schedule entries when no path is
+    followed (``next_change``)."""
+
+    speed = slot("state", 0)
+    heading = slot("state", 1)
 
     def __init__(self, schedule: Sequence[Command], accel: float, turn_rate: float = 0.0,
                  path: WaypointPath | None = None):
@@ -42,6 +51,7 @@ class Commander:
         self.turn_rate = float(turn_rate)
         self.path = path
         self.follower: PathFollower | None = None
+        self.state = np.zeros(2)
         self.speed = 0.0
         self.heading = 0.0
         self.arrived = False
@@ -57,6 +67,10 @@ class Commander:
             if n.at <= t:
                 c = n
         return c
+
+    def next_change(self, t: float) -> float:
+        """When [s] the schedule next changes after t (inf: never)."""
+        return min((c.at for c in self.schedule if c.at > t), default=math.inf)
 
     def update(self, t: float, dt: float, position) -> tuple[str, float, float]:
         """(gait, speed [m/s], heading [rad]) for the tick at t [s]."""

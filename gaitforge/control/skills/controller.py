@@ -10,6 +10,11 @@ at every physics step; virtual forces add Jacobian-transpose torques
 (``vforce``): gravity compensation of the swing limbs and the body wrench
 (weight, speed force, height and trunk orientation) shared by the stance
 feet (``support``).
+
+The tick's arithmetic is one compiled kernel over flat arrays (``tick``);
+``reference`` is the same tick in plain Python (``compute_reference``),
+the oracle the compiled one is tested against. The commander and the
+servo re-gains at liftoff and touchdown stay in Python.
 """
 from __future__ import annotations
 
@@ -18,19 +23,23 @@ import math
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import block, buffer_window, entry, slot
 from gaitforge.control.skills import limbs as L
 from gaitforge.control.skills import quat as Q
+from gaitforge.control.skills import reference
+from gaitforge.control.skills import tick as T
 from gaitforge.control.skills.commands import Commander
-from gaitforge.control.skills.gaitgraph import LIMBS, Gait, GaitGraph
-from gaitforge.control.skills.kernels import pack, solve_limb
+from gaitforge.control.skills.gaitgraph import LIMBS, Gait
+from gaitforge.control.skills.kernels import pack
 from gaitforge.control.skills.params import SkillParams
-from gaitforge.control.skills.placement import ipm_offset, swing_blend, swing_height
 from gaitforge.control.skills.pose import PoseSolver, flexion
-from gaitforge.control.skills.support import distribute
-from gaitforge.control.skills.vforce import VirtualForces
+from gaitforge.control.skills.vforce import VirtualForces, pack_links
 from gaitforge.creatures.character import Character
 
-STANCE, SWING = 0, 1
+STANCE, SWING = T.STANCE, T.SWING
+#: A (2, 2) int32 array with strides, like ``data.contact.geom``: the tick is
+#: compiled for contact pairs of any layout.
+PAIRS_SAMPLE = np.zeros((2, 4), dtype=np.int32)[:, :2]
 
 
 class SkillController:
@@ -45,6 +54,7 @@ class SkillController:
         self.character, self.params, self.commander = character, params, commander
         self.control_dt = params.control_dt
         self.gaits: dict[str, Gait] = dict(params.gaits)
+        self.gait_arrays = {name: T.pack_gait(g) for name, g in self.gaits.items()}
         limbs = L.find_limbs(character)
         self.order = [limbs[n] for n in LIMBS]
         m = character.model
@@ -64,12 +74,15 @@ class SkillController:
         self.span = float(rest.xpos[self.order[0].bodies[0]][0] - rest.xpos[self.order[2].bodies[0]][0])
         self.vf = VirtualForces(m, limbs)
         self.packed = [pack(limb) for limb in self.order]  # the compiled IK's constants
-        self._state = "stand"
+        self.gait_name = ""
+        self._hot: tuple = (None, None, None, ())
 
     # ------------------------------------------------------------ protocol
     @property
     def state(self) -> str:
-        return self._state
+        if not self.gait_name:
+            return "stand"
+        return self.gait_name + ":" + "".join("W" if s == SWING else "S" for s in self.mode)
 
     def prepare_model(self, m: mujoco.MjModel) -> None:
         """PD gains into the joint springs and dampers, the physics step."""
@@ -97,164 +110,123 @@ class SkillController:
         self.kd = m.dof_damping.copy()
         self.limb_joints = [np.array([m.body_jntadr[b] for b in limb.bodies]) for limb in self.order]
         self.limit = self.params.torque_limit * self.mass * 9.81 * self.hip_height  # N m
-        self.phase = 0.0
-        self.cycles = np.full(4, -1)
-        self.mode = np.full(4, STANCE)
-        self.servo_mode = np.full(4, -1)  # the mode each limb's servo gains were last set for
-        self.plant = np.array([d.site_xpos[limb.site].copy() for limb in self.order])
+        self.S, self.ints, self.C = np.zeros(T.NS), np.zeros(T.NI, np.int64), np.zeros(T.NC)
+        self.mode, self.cycles = self.ints[T.I_MODE:T.I_MODE + 4], self.ints[T.I_CYCLES:T.I_CYCLES + 4]
+        self.servo_mode = self.ints[T.I_SERVO:T.I_SERVO + 4]  # the mode each limb's servo gains were last set for
+        self.plant = self.S[T.S_PLANT:T.S_PLANT + 12].reshape(4, 3)
+        self.lift_at = self.S[T.S_LIFT_AT:T.S_LIFT_AT + 12].reshape(4, 3)
+        self.lift_time = self.S[T.S_LIFT_TIME:T.S_LIFT_TIME + 4]
+        self.swing_time = self.S[T.S_SWING_TIME:T.S_SWING_TIME + 4]
+        self.knee = self.S[T.S_KNEE:T.S_KNEE + 4]
+        self.cycles[:] = -1
+        self.mode[:] = STANCE
+        self.servo_mode[:] = -1
+        self.plant[:] = [d.site_xpos[limb.site] for limb in self.order]
         self.plant[:, 2] = 0.0
-        self.lift_at = np.zeros((4, 3))
-        self.lift_time = np.zeros(4)
-        self.swing_time = np.ones(4)
-        self.knee = np.array([flexion(d.qpos, limb) for limb in self.order])
-        self.commander.reset(Q.yaw_of(d.xquat[self.frames[self.anchor]]))
-        self.body_limb = np.full(m.nbody, -1)
+        self.swing_time[:] = 1.0
+        self.knee[:] = [flexion(d.qpos, limb) for limb in self.order]
+        self.body_limb = np.full(m.nbody, -1, np.int64)
         for i, limb in enumerate(self.order):
             self.body_limb[list(limb.bodies[2:])] = i
-        self.com_prev = d.subtree_com[1].copy()
-        self.ref = d.subtree_com[1][:2].copy()
-        self.vel = np.zeros(3)
-        self.qfrc = np.zeros(m.nv)
+        self.com_prev = d.subtree_com[1]
+        self.ref = d.subtree_com[1][:2]
+        self.commander.state = self.S[T.S_SPEED:T.S_SPEED + 2]  # the tick ramps the speed and turns
+        self.commander.reset(Q.yaw_of(d.xquat[self.frames[self.anchor]]))
         self.gait_name = ""
+        self._due, self._target, self._turn = -math.inf, math.nan, 0.0
+        self._gait = next(iter(self.gait_arrays.values()))
+        self._pack(m)
 
     # ------------------------------------------------------------ the tick
     def compute(self, m: mujoco.MjModel, d: mujoco.MjData) -> None:
-        dt, t, p = self.control_dt, float(d.time), self.params
-        com = d.subtree_com[1]
-        if t > 0.0:  # velocity of the mass centre, lightly filtered
-            self.vel = 0.7 * self.vel + 0.3 * (com - self.com_prev) / dt
-        self.com_prev = com.copy()
-        gait_name, speed, heading = self.commander.update(t, dt, com[:2])
-        gait = self.gaits[gait_name]
-        self.gait_name = gait_name
-        period = gait.stride(speed)
-        self.phase += dt / period
-        graph = gait.graph(speed)
-        touching = self._touching(m, d)
-        progress = graph.swing_progress(self.phase % 1.0)
-        for i in range(4):
-            self._step_limb(i, d, t, gait, graph, progress[i], touching[i], period)
-        fwd = np.array([math.cos(heading), math.sin(heading), 0.0])
-        lat = np.array([-fwd[1], fwd[0], 0.0])
-        # The mass centre's reference moves at the commanded velocity and is
-        # dragged along when the body lags or leads it by more than ``lead``.
-        self.ref += speed * fwd[:2] * dt
-        err = self.ref - com[:2]
-        e = float(np.hypot(*err))
-        if e > p.lead:
-            err *= p.lead / e
-            self.ref = com[:2] + err
-        twist = 0.0  # roll the front frame to lift a swinging shoulder (Wang 2011 §3.3.5)
-        for i, sign in ((0, 1.0), (1, -1.0)):
-            if self.mode[i] == SWING:
-                twist += sign * gait.twist * math.sin(math.pi * min(1.0, (t - self.lift_time[i]) / self.swing_time[i]))
-        a = self.anchor
-        frame_pos, frame_q = self.pose.frame_targets(heading, gait.pitch, twist, gait.heights, a,
-                                                     d.xpos[self.frames[a]][:2], self.rest_height[a])
-        level = Q.from_axis_angle((0.0, 0.0, 1.0), heading)
-        qfrc = self.qfrc
-        qfrc[:] = 0.0
-        for i, limb in enumerate(self.order):
-            f = 0 if i < 2 else 1
-            if self.mode[i] == STANCE:
-                self.knee[i] = solve_limb(m.qpos_spring, *self.packed[i], self.plant[i], frame_pos[f], frame_q[f],
-                                          level, self.knee[i])
-            else:
-                foot = self._swing_target(i, d, t, gait, graph, fwd, lat, speed, period)
-                b = self.frames[f]
-                self.knee[i] = solve_limb(m.qpos_spring, *self.packed[i], foot, d.xpos[b], d.xquat[b], level,
-                                          self.knee[i])
-                self.vf.gravity(d, limb, qfrc, p.swing_gravity)
-        self._support(m, d, com, err, speed, fwd, lat, gait, frame_q, qfrc)
-        np.clip(qfrc, -self.limit, self.limit, out=qfrc)
-        d.qfrc_applied[:] = qfrc
-        self._state = gait_name + ":" + "".join("W" if s == SWING else "S" for s in self.mode)
+        """One control tick (the compiled kernel, ``tick.tick``)."""
+        bound_m, bound_d, run, args = self._hot
+        if bound_d is not d or bound_m is not m:
+            self._bind(m, d)
+            bound_m, bound_d, run, args = self._hot
+        t = d.time
+        if t >= self._due:  # a schedule entry is due, or a path is followed
+            self._command(t)
+        changed = run(self.S, self.ints, self.C, self._gait, *args, self._contacts.geom, self._spring, t,
+                      self._target, self._turn)
+        if changed:
+            for i in range(4):
+                if changed >> i & 1:
+                    self.regain(m, i)
 
-    # ------------------------------------------------------------ pieces
-    def _touching(self, m: mujoco.MjModel, d: mujoco.MjData) -> np.ndarray:
-        """(4,) bool: a distal link of each limb touches the ground (for the
-        gorilla's hands this counts the knuckles, Wang 2011 §3.3.3)."""
-        out = np.zeros(4, bool)
-        if d.ncon:
-            bodies = m.geom_bodyid[d.contact.geom[:d.ncon]]
-            ground = (bodies == 0).any(axis=1)
-            limb = self.body_limb[bodies.max(axis=1)]
-            out[limb[ground & (limb >= 0)]] = True
-        return out
+    def _command(self, t: float) -> None:
+        """The commander's gait and target speed for the compiled tick (it
+        ramps the speed and turns itself); with a path, the whole update
+        (the tick is told so by a NaN target)."""
+        cmd = self.commander
+        if cmd.follower is not None:
+            gait, _, _ = cmd.update(t, self.control_dt, self._com_xy)
+            self._target = math.nan
+        else:
+            c = cmd.current(t)
+            gait, self._target, self._turn = c.gait, c.speed, cmd.turn_rate
+            self._due = cmd.next_change(t)
+        self.gait_name, self._gait = gait, self.gait_arrays[gait]
 
-    def _step_limb(self, i: int, d, t: float, gait: Gait, graph: GaitGraph, progress: float, touching: bool,
-                   period: float) -> None:
-        """Limb i's stance/swing machine: it lifts off when its swing window
-        opens (once per cycle) and lands on touchdown after 60 % of the swing.
-        A limb waits while the other limb on its side is late to land, then lifts
-        with the swing time its window has left (at least 60 % of the
-        planned one)."""
-        if self.mode[i] == STANCE:
-            cycle = math.floor(self.phase - graph.lift[i])
-            if 0.0 <= progress < 0.9 and cycle != self.cycles[i]:
-                j = i ^ 2  # the other limb on this side
-                if self.mode[j] == SWING and t - self.lift_time[j] >= self.swing_time[j]:
-                    return  # it is late to land: do not leave this side without a foot
-                self.mode[i], self.cycles[i] = SWING, cycle
-                self.lift_at[i] = d.site_xpos[self.order[i].site]
-                self.lift_time[i] = t
-                self.swing_time[i] = max(0.6, 1.0 - progress) * graph.swing[i] * period
-        elif touching and (t - self.lift_time[i]) > 0.6 * self.swing_time[i]:
-            self.mode[i] = STANCE
-            self.plant[i] = d.site_xpos[self.order[i].site]
-            self.plant[i][2] = 0.0  # held on the floor (the plane z = 0)
+    def compute_reference(self, m: mujoco.MjModel, d: mujoco.MjData) -> None:
+        """The same tick in plain Python (``reference.compute``)."""
+        reference.compute(self, m, d)
 
-    def _swing_target(self, i: int, d, t: float, gait: Gait, graph: GaitGraph, fwd, lat, speed: float,
-                      period: float) -> np.ndarray:
-        """The swing foot's desired position [m] now: from where it lifted
-        toward the foothold, at the swing height. The foothold is the hip's
-        predicted place at touchdown, plus the rest stance offset, plus half
-        the stance stride at the commanded speed, plus the inverted-pendulum
-        correction for the speed error (sagittal) and sideways drift."""
-        p, limb = self.params, self.order[i]
-        u = (t - self.lift_time[i]) / self.swing_time[i]
-        left = max(0.0, self.swing_time[i] - (t - self.lift_time[i]))
-        hip = d.xpos[limb.bodies[0]] + self.vel * left
-        h, off = self.hip_height, self.foot_offset[i]
-        v_f, v_l = float(self.vel @ fwd), float(self.vel @ lat)
-        stance = (1.0 - graph.swing[i]) * period
-        ahead = off[0] + speed * stance / 2 + p.ipm_sagittal * (ipm_offset(v_f, h) - ipm_offset(speed, h))
-        target = hip + ahead * fwd + (off[1] + p.ipm_coronal * ipm_offset(v_l, h)) * lat
-        b = swing_blend(u)
-        foot = (1 - b) * self.lift_at[i] + b * target
-        lift = gait.lift_height[0 if i < 2 else 1]
-        # Late: keep reaching down until the foot finds the ground.
-        foot[2] = swing_height(min(u, 1.0), lift) - (gait.reach(speed) * (u - 1.0) if u > 1.0 else 0.0)
-        return foot
+    def regain(self, m: mujoco.MjModel, i: int) -> None:
+        """Limb i landed or lifted: its servos at ``stance_kp`` in stance, full in swing."""
+        joints, dofs = self.limb_joints[i], self.vf.cols[LIMBS[i]]
+        scale = self.params.stance_kp if self.mode[i] == STANCE else 1.0
+        m.jnt_stiffness[joints] = self.kp[joints] * scale
+        m.dof_damping[dofs] = self.kd[dofs] * scale
+        self.servo_mode[i] = self.mode[i]
 
-    def _support(self, m, d, com, err, speed: float, fwd, lat, gait: Gait, frame_q, qfrc) -> None:
-        """The body wrench (weight, speed force, a soft pull toward the
-        reference position, height and trunk-orientation PDs) shared among
-        the stance feet and applied through their Jacobians; the stance
-        limbs' servos are softened to ``stance_kp`` so they do not fight it."""
-        p = self.params
-        stance = [i for i in range(4) if self.mode[i] == STANCE]
-        mg = self.mass * 9.81
-        v = self.vel
-        force = self.mass * p.kp_position * np.array([err[0], err[1], 0.0])
-        force += p.kv * ((speed - float(v @ fwd)) * fwd - float(v @ lat) * lat)
-        z_err = self.com_height + float(np.mean(gait.heights)) - float(com[2])
-        force[2] = mg + self.mass * (p.kp_height * z_err - p.kd_height * float(v[2]))
-        inertia = self.mass * (self.span / 2) ** 2  # kg m², the trunk turning about its middle
-        torque = np.zeros(3)
-        for k, b in enumerate(self.frames):
-            e = Q.to_rotvec(Q.mul(frame_q[k], Q.conj(d.xquat[b])))
-            torque += 0.5 * inertia * (p.orient_freq ** 2 * e
-                                       - 2.0 * p.orient_damping * p.orient_freq * d.cvel[b][:3])
-        feet = np.array([d.site_xpos[self.order[i].site] - com for i in stance])
-        forces = distribute(feet, force, torque, friction=p.friction, min_push=0.02 * mg / max(1, len(stance)),
-                            max_push=p.max_push * mg, regularize=p.regularize)
-        for i, f in zip(stance, forces):
-            self.vf.at_site(d, self.order[i], f, qfrc)
-        for i in range(4):
-            if self.mode[i] != self.servo_mode[i]:  # a limb landed or lifted: re-gain its servos
-                joints, dofs = self.limb_joints[i], self.vf.cols[LIMBS[i]]
-                scale = p.stance_kp if self.mode[i] == STANCE else 1.0
-                m.jnt_stiffness[joints] = self.kp[joints] * scale
-                m.dof_damping[dofs] = self.kd[dofs] * scale
-                self.servo_mode[i] = self.mode[i]
+    def _bind(self, m: mujoco.MjModel, d: mujoco.MjData) -> None:
+        """Fetch the arrays the kernel reads and writes, once per (model,
+        data) (each MjData attribute read costs about a microsecond), and
+        its compiled entry point."""
+        self._contacts = d.contact  # (the list reads d.ncon live)
+        self._spring = m.qpos_spring
+        self._com_xy = d.subtree_com[1][:2]
+        arrays = [getattr(d, name) for name in T.DATA]
+        window, starts = buffer_window(arrays, d.nbuffer)
+        off = np.array([(s, a.shape[0]) for s, a in zip(starts, arrays)], np.int64)
+        args = (*self._static, window, off)
+        sample = (self.S, self.ints, self.C, self.gait_arrays[next(iter(self.gait_arrays))], *args, PAIRS_SAMPLE,
+                  self._spring, 0.0, 0.0, 0.0)
+        self._hot = (m, d, entry(T.tick, sample), args)
+
+    def _pack(self, m: mujoco.MjModel) -> None:
+        """The constants the kernel reads (``tick`` module docstring)."""
+        p, C = self.params, self.C
+        C[T.C_DT], C[T.C_MASS], C[T.C_LIMIT] = self.control_dt, self.mass, self.limit
+        C[T.C_COM_HEIGHT], C[T.C_HIP_HEIGHT], C[T.C_SPAN] = self.com_height, self.hip_height, self.span
+        C[T.C_REST_H:T.C_REST_H + 2] = self.rest_height
+        C[T.C_ANCHOR], C[T.C_FRONT_FIRST] = self.anchor, self.anchor == 0
+        for k, v in ((T.C_KP_POSITION, p.kp_position), (T.C_KV, p.kv), (T.C_LEAD, p.lead),
+                     (T.C_KP_HEIGHT, p.kp_height), (T.C_KD_HEIGHT, p.kd_height), (T.C_ORIENT_FREQ, p.orient_freq),
+                     (T.C_ORIENT_DAMPING, p.orient_damping), (T.C_FRICTION, p.friction),
+                     (T.C_REGULARIZE, p.regularize), (T.C_MAX_PUSH, p.max_push),
+                     (T.C_SWING_GRAVITY, p.swing_gravity), (T.C_IPM_SAGITTAL, p.ipm_sagittal),
+                     (T.C_IPM_CORONAL, p.ipm_coronal)):
+            C[k] = v
+        C[T.C_FOOT:T.C_FOOT + 12] = np.ravel(self.foot_offset)
+        C[T.C_ACCEL] = self.commander.accel
+        LI, LW, anc = pack_links(m, self.order)
+        n = LW.shape[1]
+        geom, axes = np.zeros((4, 18)), np.zeros((4, n - 1, 3))
+        balls, qadr = np.zeros((4, n - 1), np.bool_), np.zeros((4, n), np.int64)
+        for i, (g, x, bl, q) in enumerate(self.packed):  # the IK's constants, stacked
+            k = len(q)
+            geom[i], axes[i, :k - 1], balls[i, :k - 1], qadr[i, :k] = g, x, bl, q
+        spine_q = np.array([m.jnt_qposadr[m.body_jntadr[b]] for b in self.spine], np.int64)
+        spine_pos = np.array([m.body_pos[b] for b in self.spine], float).reshape(-1, 3)
+        self._static = (LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos, self.body_limb,
+                        m.geom_bodyid.astype(np.int64))
+        self._hot = (None, None, None, ())
+
+    # ------------------------------------------------------------ views of the state arrays
+    phase = slot("S", T.S_PHASE)
+    vel = block("S", T.S_VEL, 3)
+    com_prev = block("S", T.S_COM_PREV, 3)
+    ref = block("S", T.S_REF, 2)
+

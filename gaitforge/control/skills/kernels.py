@@ -3,7 +3,8 @@
 ``pose.PoseSolver.limb`` in Python, through MuJoCo's quaternion routines,
 is the readable reference; this kernel computes the same joint references
 in one compiled call per limb (``tests/test_skills_framework.py`` checks the
-two agree). Quaternions are (w, x, y, z).
+two agree). Quaternions are (w, x, y, z); the helpers take arrays or tuples
+and return tuples (no allocation in compiled code).
 
 A limb's constants are packed once (``pack``): ``geom`` (18,) = hip (3),
 thigh (3), shank (3), knee axis (3), distal joint → contact site (3), and
@@ -22,15 +23,16 @@ from gaitforge.control.jit import kernel
 
 @kernel
 def qmul(a, b):
-    return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                     a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                     a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                     a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
+    """a ⊗ b."""
+    return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
 
 
 @kernel
 def qconj(a):
-    return np.array([a[0], -a[1], -a[2], -a[3]])
+    return (a[0], -a[1], -a[2], -a[3])
 
 
 @kernel
@@ -40,14 +42,13 @@ def qrot(q, v):
     tx = 2.0 * (y * v[2] - z * v[1])
     ty = 2.0 * (z * v[0] - x * v[2])
     tz = 2.0 * (x * v[1] - y * v[0])
-    return np.array([v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz,
-                     v[2] + w * tz + x * ty - y * tx])
+    return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
 
 
 @kernel
 def axis_angle(axis, angle):
     s = math.sin(0.5 * angle)
-    return np.array([math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s])
+    return (math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s)
 
 
 @kernel
@@ -58,9 +59,9 @@ def rotvec(q):
         w, x, y, z = -w, -x, -y, -z
     s = math.sqrt(x * x + y * y + z * z)
     if s < 1e-15:
-        return np.array([2.0 * x, 2.0 * y, 2.0 * z])
+        return (2.0 * x, 2.0 * y, 2.0 * z)
     k = 2.0 * math.atan2(s, w) / s
-    return np.array([k * x, k * y, k * z])
+    return (k * x, k * y, k * z)
 
 
 @kernel
@@ -68,17 +69,18 @@ def between(u, v):
     """The smallest rotation taking direction u onto direction v."""
     nu = math.sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2])
     nv = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-    a = u / nu
-    b = v / nv
-    c = a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-    ax = np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-    s = math.sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2])
+    a0, a1, a2 = u[0] / nu, u[1] / nu, u[2] / nu
+    b0, b1, b2 = v[0] / nv, v[1] / nv, v[2] / nv
+    c = a0 * b0 + a1 * b1 + a2 * b2
+    x, y, z = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+    s = math.sqrt(x * x + y * y + z * z)
     if s < 1e-12:
         if c > 0.0:
-            return np.array([1.0, 0.0, 0.0, 0.0])
-        p = np.array([0.0, a[2], -a[1]]) if abs(a[0]) < 0.9 else np.array([-a[2], 0.0, a[0]])
-        return axis_angle(p / math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]), math.pi)
-    return axis_angle(ax / s, math.atan2(s, c))
+            return (1.0, 0.0, 0.0, 0.0)
+        p = (0.0, a2, -a1) if abs(a0) < 0.9 else (-a2, 0.0, a0)
+        n = math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
+        return axis_angle((p[0] / n, p[1] / n, p[2] / n), math.pi)
+    return axis_angle((x / s, y / s, z / s), math.atan2(s, c))
 
 
 @kernel
@@ -89,8 +91,10 @@ def solve_limb(spring, geom, axes, balls, qadr, foot, frame_pos, frame_q, level,
     knee angle [rad], of its two solutions the one nearest ``previous``."""
     hip, thigh, shank, knee_axis, to_site = geom[0:3], geom[3:6], geom[6:9], geom[9:12], geom[12:15]
     base, rho, psi = geom[15], geom[16], geom[17]
-    end = foot - qrot(level, to_site)
-    v = qrot(qconj(frame_q), end - frame_pos) - hip
+    e = qrot(level, to_site)
+    w = qrot(qconj(frame_q), (foot[0] - e[0] - frame_pos[0], foot[1] - e[1] - frame_pos[1],
+                              foot[2] - e[2] - frame_pos[2]))
+    v = (w[0] - hip[0], w[1] - hip[1], w[2] - hip[2])
     length = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
     c = (length * length - base) / (2.0 * rho)
     c = min(1.0, max(-1.0, c))
@@ -101,12 +105,15 @@ def solve_limb(spring, geom, axes, balls, qadr, foot, frame_pos, frame_q, level,
         if abs(q - previous) < gap:
             knee, gap = q, abs(q - previous)
     bend = axis_angle(knee_axis, knee)
-    ball = between(thigh + qrot(bend, shank), v)
+    r = qrot(bend, shank)
+    ball = between((thigh[0] + r[0], thigh[1] + r[1], thigh[2] + r[2]), v)
     a = qadr[0]
-    spring[a:a + 4] = ball
+    for k in range(4):
+        spring[a + k] = ball[k]
     parent = qmul(qmul(frame_q, ball), bend)
     if balls[0]:
-        spring[qadr[1]:qadr[1] + 4] = bend
+        for k in range(4):
+            spring[qadr[1] + k] = bend[k]
     else:
         spring[qadr[1]] = knee
     for k in range(1, axes.shape[0]):
@@ -114,7 +121,8 @@ def solve_limb(spring, geom, axes, balls, qadr, foot, frame_pos, frame_q, level,
         angle = err[0] * axes[k, 0] + err[1] * axes[k, 1] + err[2] * axes[k, 2]
         bend = axis_angle(axes[k], angle)
         if balls[k]:
-            spring[qadr[k + 1]:qadr[k + 1] + 4] = bend
+            for j in range(4):
+                spring[qadr[k + 1] + j] = bend[j]
         else:
             spring[qadr[k + 1]] = angle
         parent = qmul(parent, bend)
