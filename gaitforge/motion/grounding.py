@@ -50,6 +50,8 @@ CONTACT_TOL_SHARE = 0.01  # default contact_tol: this share of the standing heig
 MIN_CONTACT_TOL = 0.002   # [m] but never less (also the least stance-candidate tolerance)
 STANCE_SHARE = 0.5        # a foot is a stance candidate in the lower half of its vertical excursion
 GRAVITY = 9.81            # [m/s²] of the flight parabolas
+BLEND_ACCEL = 2.0 * GRAVITY  # [m/s²] what a velocity blend adds to the stance acceleration (sets its window)
+STANCE_FORCE = 4.0        # [body weights] peak ground reaction a smoothed stance stays within: |a| ≤ 3 g
 
 
 class Grounded(NamedTuple):
@@ -57,7 +59,11 @@ class Grounded(NamedTuple):
     feet used (empty for a creature without feet); positions (T, F, 3) [m]
     their world positions after grounding; down (T, F) bool: which were down
     (none in flight); root_offset (T, 3) [m] the translation added to the
-    root each frame; airborne (T,) bool: the flight frames."""
+    root each frame; airborne (T,) bool: the flight frames; blend (T, 3)
+    [m]: the part of root_offset that joins the stance velocity to the
+    flights' (:func:`velocity_blends`; zero in flight, all zero unless
+    ``smooth``), which lifts or sinks the stance feet by its z until modal
+    IK holds them on the ground."""
 
     qpos: np.ndarray
     feet: tuple[Foot, ...]
@@ -65,6 +71,7 @@ class Grounded(NamedTuple):
     down: np.ndarray
     root_offset: np.ndarray
     airborne: np.ndarray
+    blend: np.ndarray | None = None
 
 
 def default_contact_tol(character) -> float:
@@ -119,6 +126,22 @@ def lowest_heights(character, qpos: np.ndarray) -> np.ndarray:
     return out
 
 
+def centres_of_mass(character, qpos: np.ndarray) -> np.ndarray:
+    """Centre of mass (T, 3) [m] of each frame (T, nq): the body masses'
+    weighted mean of their inertial frames' origins (MuJoCo ``xipos``).
+    Translating the root by an offset moves it by the same offset."""
+    m = character.model
+    d = mujoco.MjData(m)
+    w = m.body_mass[1:] / m.body_mass[1:].sum()
+    frames = np.atleast_2d(qpos)
+    out = np.empty((len(frames), 3))
+    for t, q in enumerate(frames):
+        d.qpos[:] = q
+        mujoco.mj_kinematics(m, d)
+        out[t] = w @ d.xipos[1:]
+    return out
+
+
 def _apply(character, q: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """Add world translations offset (T, 3) to the root of frames q (T, nq) in
     place (least squares in the root's translation coordinates: exact for a
@@ -139,13 +162,14 @@ def translate_root(character, qpos: np.ndarray, offset: np.ndarray) -> np.ndarra
 
 
 def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
-                 airborne: np.ndarray | None = None) -> np.ndarray:
+                 airborne: np.ndarray | None = None, com: bool = False) -> np.ndarray:
     """Frames (T, nq) moved vertically so that each one's
     :func:`lowest_heights` is at z = 0 (nothing else changes); with
     ``airborne`` (T,) bool and ``fps`` [frames/s], those frames fly on the
-    parabolas of :func:`ballistic_heights` instead, except flights cut by
-    the clip's ends, which keep their height (their arc needs frames beyond
-    the clip)."""
+    parabolas of :func:`ballistic_heights` instead (of the root body, or
+    with ``com`` of the centre of mass), except flights cut by the clip's
+    ends, which keep their height (their arc needs frames beyond the
+    clip)."""
     q = np.array(qpos, dtype=float)
     offset = np.zeros((len(q), 3))
     lowest = lowest_heights(character, q)
@@ -153,7 +177,10 @@ def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
     if airborne is not None and np.any(airborne):
         if fps is None:
             raise GaitforgeError("touch_ground: airborne frames need fps to time their flight")
-        root_z = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0, 2]
+        if com:
+            root_z = centres_of_mass(character, q)[:, 2]
+        else:
+            root_z = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0, 2]
         offset[:, 2] = ballistic_heights(lowest, root_z, airborne, 1.0 / fps)[0]
         cut = np.array(airborne, bool)
         for a, b in flight_runs(airborne):
@@ -244,15 +271,70 @@ def _flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray
     return np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)])
 
 
-def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> np.ndarray:
-    """Height (T, F) [m] of each foot's lowest contact point: the contact
-    points fixed in the foot's body or a body below it (toes), else the
-    tracked foot point itself. X_feet (T, F, 3), X_points (T, n, 3) world
-    positions of the feet and of all contact points."""
+def _hermite(t: np.ndarray, width: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """A cubic (n, 3) [m] that starts at 0 with slope (3,) [m/s] at t = 0 and
+    ends at 0 with slope 0 at t = width (3,) [s] (zero beyond, and for a
+    zero width): width·(x³ − 2x² + x), x = t / width (the Hermite basis
+    function h10). t (n,) [s] ≥ 0."""
+    out = np.zeros((len(t), 3))
+    for k in np.flatnonzero(width > 0):
+        x = np.minimum(t / width[k], 1.0)
+        out[:, k] = slope[k] * width[k] * x * (1.0 - x) ** 2
+    return out
+
+
+def velocity_blends(p: np.ndarray, airborne: np.ndarray, dt: float, accel: float = BLEND_ACCEL) -> np.ndarray:
+    """Translations (T, 3) [m] that join stance to flight with a continuous velocity.
+
+    p (T, 3) [m]: the centre of mass on its flight arcs (airborne (T,) bool:
+    whole flights, as :func:`flight_runs` gives them) and on the stance rule
+    elsewhere; dt [s] between frames. At a take-off frame e the velocity
+    jumps by D = (p[e+1] − p[e] − p[e] + p[e−1]) / dt from the stance's
+    step into it to the flight's step out of it; at a touchdown frame s by
+    −D, likewise. Each stance frame gets, per axis, a cubic δ(t) that is 0
+    with slope D at the junction and 0 with slope 0 a window w = 4|D| /
+    ``accel`` [m/s²] into the stance (capped at the stance's length; the
+    cubic's acceleration is at most 4|D|/w = accel when it is not capped),
+    summed over the stance's two ends. Adding δ makes the stance velocity
+    that of the flight at both junctions while positions there stay put:
+    the discrete acceleration at a junction is then the blend's, not D/dt.
+    Zero in flight and in clips without one. Every quantity is a continuous
+    function of p, so rounding never switches a result.
+    """
+    p = np.asarray(p, float)
+    T = len(p)
+    out = np.zeros((T, 3))
+    runs = flight_runs(airborne)
+    if not runs:
+        return out
+    flying = np.zeros(T, bool)
+    for a, b in runs:
+        flying[a:b + 1] = True
+    edges = np.flatnonzero(np.diff(np.r_[1, flying.astype(np.int8), 1]))  # stance segments [s, e)
+    for s, e in zip(edges[::2], edges[1::2]):
+        e -= 1                               # last stance frame
+        if e - s < 1:
+            continue                         # one stance frame between flights: nothing to blend over
+        span = (e - s) * dt
+        if s > 0 and flying[s - 1]:          # touchdown at s
+            jump = (p[s - 1] - 2 * p[s] + p[s + 1]) / dt   # flight's step in minus stance's step out
+            frames = np.arange(s, e + 1)
+            out[frames] += _hermite((frames - s) * dt, np.minimum(4 * np.abs(jump) / accel, span), -jump)
+        if e < T - 1 and flying[e + 1]:      # take-off at e
+            jump = (p[e + 1] - 2 * p[e] + p[e - 1]) / dt   # flight's step out minus stance's step in
+            frames = np.arange(s, e + 1)
+            # the mirror image: slope −(−D) = D at e going backwards in time
+            out[frames] -= _hermite((e - frames) * dt, np.minimum(4 * np.abs(jump) / accel, span), jump)
+    return out
+
+
+def _foot_columns(character, feet) -> list[list[int]]:
+    """For each foot, the indices (into ``character.contacts``) of the
+    contact points fixed in its body or a body below it (toes)."""
     m = character.model
     owner = m.site_bodyid[np.array(list(character.contacts.values()), int)] if character.contacts else []
-    out = X_feet[..., 2].copy()
-    for i, f in enumerate(feet):
+    out = []
+    for f in feet:
         root, cols = character.body_id(f.body), []
         for j, b in enumerate(owner):
             b = int(b)
@@ -260,6 +342,23 @@ def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> 
                 b = int(m.body_parentid[b])
             if b == root:
                 cols.append(j)
+        out.append(cols)
+    return out
+
+
+def foot_contacts(character, feet) -> list[str]:
+    """Names of the contact points of the feet (soles, heels, toes), foot by foot."""
+    names = list(character.contacts)
+    return [names[j] for cols in _foot_columns(character, feet) for j in cols]
+
+
+def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> np.ndarray:
+    """Height (T, F) [m] of each foot's lowest contact point: the contact
+    points fixed in the foot's body or a body below it (toes), else the
+    tracked foot point itself. X_feet (T, F, 3), X_points (T, n, 3) world
+    positions of the feet and of all contact points."""
+    out = X_feet[..., 2].copy()
+    for i, cols in enumerate(_foot_columns(character, feet)):
         if cols:
             out[:, i] = X_points[:, cols, 2].min(axis=1)
     return out
@@ -267,7 +366,7 @@ def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> 
 
 def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = None,
            contact_tol: float | None = None, feet: list[Foot] | None = None, flight: bool = True,
-           stance_share: float = STANCE_SHARE) -> Grounded:
+           stance_share: float = STANCE_SHARE, smooth: bool = False) -> Grounded:
     """Put body-relative frames (T, nq) on the ground (module docstring).
 
     fps [frames/s] sets time for the flight parabolas and a prescribed
@@ -277,7 +376,12 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     grounded by its lowest point, never flies, and moves only at the
     prescribed speed); flight: let frames with no stance candidate fly
     (False: the lowest point is on the ground in every frame);
-    stance_share: see :func:`stance_candidates`.
+    stance_share: see :func:`stance_candidates`. smooth: the centre of mass,
+    not the root body, flies on the arcs (ballistic: −g vertically, its
+    take-off velocity horizontally), and :func:`velocity_blends` join the
+    stance before and after each flight to it with a continuous velocity
+    (``Grounded.blend``); the stance feet then need modal IK to stay on
+    the ground (``synthesize(pin_feet=True)`` does this).
     """
     q = np.array(qpos, dtype=float)
     if q.ndim != 2 or q.shape[1] != character.nq:
@@ -311,14 +415,18 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     offset[:, 2] = -lowest
     rise = P[..., 2] - P[..., 2].min(axis=1, keepdims=True) if feet else np.zeros((T, 0))  # above the lowest foot
     down = rise <= tol
+    arc = centres_of_mass(character, q) if smooth else root  # the point that flies on the arcs (T, 3)
     if feet and flight and T > 3:
         stance = stance_candidates(heights, stance_share)
-        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1)), 1.0 / fps)
+        offset[:, 2], airborne = ballistic_heights(lowest, arc[:, 2], np.asarray(~stance.any(axis=1)), 1.0 / fps)
         if airborne.any():  # in a gait that flies, a foot swinging through low does not hold the body back
             down &= (stance | (rise == 0)) & ~airborne[:, None]
     if feet and speed is None:
-        offset[:, :2] = _flight_offsets(stance_velocity_offsets(P, down), root[:, :2], flight_runs(airborne))
+        offset[:, :2] = _flight_offsets(stance_velocity_offsets(P, down), arc[:, :2], flight_runs(airborne))
     if speed is not None:
         offset[:, 0] = float(speed) * np.arange(T) / fps
-    applied = _apply(character, q, offset)
-    return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne)
+    blend = np.zeros((T, 3))
+    if smooth and airborne.any():
+        blend = velocity_blends(arc + offset, airborne, 1.0 / fps)
+    applied = _apply(character, q, offset + blend)
+    return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne, blend)

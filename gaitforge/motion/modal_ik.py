@@ -221,7 +221,8 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 
 
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
-                    modes: int | None = None, tol: float = 1e-6) -> MotionClip:
+                    modes: int | None = None, tol: float = 1e-6,
+                    heights: Mapping[str, np.ndarray] | None = None) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -230,23 +231,33 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     motion at touchdown, so pinning starts without a jump. Heights stay
     free: contact detection calls a foot down until it is clearly lifting,
     and holding it on the ground that long would drag the body down.
-    footfalls: default ``detect_footfalls`` on the clip. Returns a new
-    clip; frames with no foot down are unchanged.
+    footfalls: default ``detect_footfalls`` on the clip. heights: contact
+    point name → its height (T,) [m] in each frame, held there where finite
+    (NaN: free), down or not; the grounding's velocity blends lift or sink
+    the body in stance and the legs must make up for it. Returns a new
+    clip; frames with nothing to hold are unchanged.
     """
     clip.check_character(character)
     feet = feet_of(character)
     ff = detect_footfalls(character, clip, feet) if footfalls is None else footfalls
     if ff.n_frames != clip.n_frames or ff.names != tuple(f.name for f in feet):
         raise GaitforgeError("pin_stance_feet: footfalls must cover the clip's frames and the character's feet")
+    held = dict(heights or {})
+    Z = np.array([np.asarray(z, float).reshape(-1) for z in held.values()]).reshape(len(held), -1).T  # (T, n)
+    if held and Z.shape[0] != clip.n_frames:
+        raise GaitforgeError(f"pin_stance_feet: heights must give {clip.n_frames} frames per point, got {Z.shape[0]}")
     phi, w = modal_columns(basis, modes)
     # the feet's own tracked points (the metrics' convention), not target_points'
-    prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet])
-    C = ff.contact
+    prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
+                    + target_points(character, list(held)))
+    F, C = len(feet), ff.contact
     out = np.array(clip.qpos)
-    anchor = np.full((len(feet), 3), np.nan)    # z stays NaN: heights are free
+    anchor = np.full((F, 3), np.nan)    # z stays NaN: heights are free
     coords = np.zeros(phi.shape[1])
     for t in range(clip.n_frames):
         goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
+        if held:
+            goal = np.r_[goal, np.column_stack([np.full((len(held), 2), np.nan), Z[t]]).reshape(-1)]
         if np.isfinite(goal).any():
             res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
                          step_tol=PIN_STEP_TOL)
@@ -255,7 +266,7 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
             coords = np.zeros(phi.shape[1])
         new = C[t] if t == 0 else C[t] & ~C[t - 1]
         if new.any():  # touchdown: anchor where the corrected foot is now
-            x = prob.evaluate(clip.qpos[t], coords)[1]
+            x = prob.evaluate(clip.qpos[t], coords)[1][:F]
             anchor[new, :2] = x[new, :2]
         anchor[~C[t]] = np.nan
     return MotionClip(clip.fps, out, clip.character_name)

@@ -255,20 +255,48 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     phi = basis.shapes[:, [t.mode for t in recipe.terms]]                 # (nv, n_terms)
     qpos = lay.integrate(basis.rest_qpos, coords @ phi.T)                  # (T, nq)
     lay.soft_limits(qpos, soft_limit, soft_limit_slide)
-    airborne = None
+    airborne = blend = None
     if grounded:
         g = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
-                   contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight))
+                   contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight),
+                   smooth=pin_feet)
         # Drop the margins; the first kept frame starts where it stands (no horizontal offset).
         start = g.root_offset[pad] * [1.0, 1.0, 0.0]
         qpos = translate_root(character, g.qpos[pad:pad + n], -np.broadcast_to(start, (n, 3)))
         airborne = g.airborne[pad:pad + n]
+        blend = g.blend[pad:pad + n] if g.blend is not None else None
     clip = MotionClip(fps, qpos, character.name)
     if pin_feet:
-        from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
-
-        # Pinning leaves heights free; put the lowest contact back on the
-        # ground in stance and the root back on its arc in flight.
-        pinned = pin_stance_feet(character, basis, clip).qpos
-        clip = MotionClip(fps, touch_ground(character, pinned, fps=fps, airborne=airborne), character.name)
+        clip = _pin(character, basis, clip, airborne, blend)
     return clip
+
+
+def _pin(character, basis, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray | None) -> MotionClip:
+    """Pin the stance feet of a grounded clip by modal IK, then put the lowest
+    contact back on the ground in stance and the centre of mass back on its
+    arc in flight. In a clip that flies, the feet in contact are those of
+    the stance rule (the frames without the velocity blend (T, 3) [m]),
+    none in flight; in stance every contact point of every foot (sole,
+    heel, toe) is also held at the stance rule's height (where the blend
+    lifts or sinks the body, the legs make up for it, and a swinging foot
+    does not sink into the ground)."""
+    from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
+    from gaitforge.motion.grounding import foot_contacts
+    from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
+
+    if blend is None or not airborne.any():
+        pinned = pin_stance_feet(character, basis, clip).qpos
+        return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne),
+                          character.name)
+    plain = MotionClip(clip.fps, translate_root(character, clip.qpos, -blend), character.name)
+    ff = detect_footfalls(character, plain)
+    ff = Footfalls(ff.times, ff.contact & ~airborne[:, None], ff.names)
+    names = foot_contacts(character, feet_of(character))
+    sites = [character.contacts[n] for n in names]
+    m = character.model
+    z = character.world_points(plain.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
+                               m.site_pos[sites])[..., 2]                  # (T, n)
+    z[airborne] = np.nan
+    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, heights=dict(zip(names, z.T))).qpos
+    return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
+                      character.name)
