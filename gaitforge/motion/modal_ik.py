@@ -222,7 +222,7 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
                     modes: int | None = None, tol: float = 1e-6,
-                    heights: Mapping[str, np.ndarray] | None = None) -> MotionClip:
+                    hold: Mapping[str, np.ndarray] | None = None) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -242,10 +242,12 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     ff = detect_footfalls(character, clip, feet) if footfalls is None else footfalls
     if ff.n_frames != clip.n_frames or ff.names != tuple(f.name for f in feet):
         raise GaitforgeError("pin_stance_feet: footfalls must cover the clip's frames and the character's feet")
-    held = dict(heights or {})
-    Z = np.array([np.asarray(z, float).reshape(-1) for z in held.values()]).reshape(len(held), -1).T  # (T, n)
-    if held and Z.shape[0] != clip.n_frames:
-        raise GaitforgeError(f"pin_stance_feet: heights must give {clip.n_frames} frames per point, got {Z.shape[0]}")
+    held = dict(hold or {})
+    X = np.zeros((clip.n_frames, 0))
+    if held:
+        X = np.concatenate([np.asarray(x, float) for x in held.values()], axis=1)  # (T, 3n)
+        if X.shape != (clip.n_frames, 3 * len(held)):
+            raise GaitforgeError(f"pin_stance_feet: each held target needs a ({clip.n_frames}, 3) array of positions")
     phi, w = modal_columns(basis, modes)
     # the feet's own tracked points (the metrics' convention), not target_points'
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
@@ -256,8 +258,7 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     coords = np.zeros(phi.shape[1])
     for t in range(clip.n_frames):
         goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
-        if held:
-            goal = np.r_[goal, np.column_stack([np.full((len(held), 2), np.nan), Z[t]]).reshape(-1)]
+        goal = np.r_[goal, X[t]]
         if np.isfinite(goal).any():
             res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
                          step_tol=PIN_STEP_TOL)

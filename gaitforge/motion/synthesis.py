@@ -297,6 +297,10 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray, blend: np.nda
     z = character.world_points(plain.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
                                m.site_pos[sites])[..., 2]                  # (T, n)
     z[airborne] = np.nan
-    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, heights=dict(zip(names, z.T))).qpos
+    hold = {n: np.column_stack([np.full((len(z), 2), np.nan), z[:, i]]) for i, n in enumerate(names)}
+    root = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
+    root[airborne] = np.nan
+    hold[character.bodies[0]] = root
+    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold).qpos
     return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
                       character.name)
