@@ -50,7 +50,7 @@ CONTACT_TOL_SHARE = 0.01  # default contact_tol: this share of the standing heig
 MIN_CONTACT_TOL = 0.002   # [m] but never less (also the least stance-candidate tolerance)
 STANCE_SHARE = 0.5        # a foot is a stance candidate in the lower half of its vertical excursion
 GRAVITY = 9.81            # [m/s²] of the flight parabolas
-BLEND_ACCEL = 2.0 * GRAVITY  # [m/s²] what a velocity blend adds to the stance acceleration (sets its window)
+SMOOTH_HZ = 3.0           # [Hz] cutoff of the stance smoothing in a clip that flies
 STANCE_FORCE = 4.0        # [body weights] peak ground reaction a smoothed stance stays within: |a| ≤ 3 g
 
 
@@ -271,60 +271,62 @@ def _flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray
     return np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)])
 
 
-def _hermite(t: np.ndarray, width: np.ndarray, slope: np.ndarray) -> np.ndarray:
-    """A cubic (n, 3) [m] that starts at 0 with slope (3,) [m/s] at t = 0 and
-    ends at 0 with slope 0 at t = width (3,) [s] (zero beyond, and for a
-    zero width): width·(x³ − 2x² + x), x = t / width (the Hermite basis
-    function h10). t (n,) [s] ≥ 0."""
-    out = np.zeros((len(t), 3))
-    for k in np.flatnonzero(width > 0):
-        x = np.minimum(t / width[k], 1.0)
-        out[:, k] = slope[k] * width[k] * x * (1.0 - x) ** 2
+def _second_difference_normal(x: np.ndarray, lam: float) -> np.ndarray:
+    """(I + λ D2ᵀD2) x for x (T, k): D2 (T−2, T) takes second differences."""
+    y = np.diff(x, 2, axis=0)
+    out = x.copy()
+    out[:-2] += lam * y
+    out[1:-1] -= 2 * lam * y
+    out[2:] += lam * y
     return out
 
 
-def velocity_blends(p: np.ndarray, airborne: np.ndarray, dt: float, accel: float = BLEND_ACCEL) -> np.ndarray:
-    """Translations (T, 3) [m] that join stance to flight with a continuous velocity.
+def smooth_stance(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float = SMOOTH_HZ) -> np.ndarray:
+    """The path (T, 3) [m] nearest to p in stance whose accelerations are smooth.
 
     p (T, 3) [m]: the centre of mass on its flight arcs (airborne (T,) bool:
     whole flights, as :func:`flight_runs` gives them) and on the stance rule
-    elsewhere; dt [s] between frames. At a take-off frame e the velocity
-    jumps by D = (p[e+1] − p[e] − p[e] + p[e−1]) / dt from the stance's
-    step into it to the flight's step out of it; at a touchdown frame s by
-    −D, likewise. Each stance frame gets, per axis, a cubic δ(t) that is 0
-    with slope D at the junction and 0 with slope 0 a window w = 4|D| /
-    ``accel`` [m/s²] into the stance (capped at the stance's length; the
-    cubic's acceleration is at most 4|D|/w = accel when it is not capped),
-    summed over the stance's two ends. Adding δ makes the stance velocity
-    that of the flight at both junctions while positions there stay put:
-    the discrete acceleration at a junction is then the blend's, not D/dt.
-    Zero in flight and in clips without one. Every quantity is a continuous
-    function of p, so rounding never switches a result.
+    elsewhere; dt [s] between frames. Flight frames keep their arcs and
+    take-off and touchdown frames their place (the arcs' ends); the other
+    stance frames x minimize
+
+        Σ_stance |x_t − p_t|² + λ Σ_t |x_{t+1} − 2 x_t + x_{t−1}|²
+
+    over all frames (a Whittaker–Henderson / Hodrick–Prescott smoother with
+    the flights as fixed values). The second-difference sum runs across
+    take-off and touchdown, so the stance velocity meets the flight's
+    instead of jumping, and a kink where the lowest foot changes is rounded
+    off too. λ = 1 / (2 − 2 cos 2π f_c dt)² puts the smoother's half-power
+    point at ``cutoff`` f_c [Hz]: slower motion of the stance rule passes,
+    faster is what the ground reaction would have to supply in an instant.
+    A banded linear solve: x is a linear, continuous function of p.
     """
+    from scipy.linalg import solveh_banded
+
     p = np.asarray(p, float)
     T = len(p)
-    out = np.zeros((T, 3))
-    runs = flight_runs(airborne)
-    if not runs:
-        return out
-    flying = np.zeros(T, bool)
-    for a, b in runs:
-        flying[a:b + 1] = True
-    edges = np.flatnonzero(np.diff(np.r_[1, flying.astype(np.int8), 1]))  # stance segments [s, e)
-    for s, e in zip(edges[::2], edges[1::2]):
-        e -= 1                               # last stance frame
-        if e - s < 1:
-            continue                         # one stance frame between flights: nothing to blend over
-        span = (e - s) * dt
-        if s > 0 and flying[s - 1]:          # touchdown at s
-            jump = (p[s - 1] - 2 * p[s] + p[s + 1]) / dt   # flight's step in minus stance's step out
-            frames = np.arange(s, e + 1)
-            out[frames] += _hermite((frames - s) * dt, np.minimum(4 * np.abs(jump) / accel, span), -jump)
-        if e < T - 1 and flying[e + 1]:      # take-off at e
-            jump = (p[e + 1] - 2 * p[e] + p[e - 1]) / dt   # flight's step out minus stance's step in
-            frames = np.arange(s, e + 1)
-            # the mirror image: slope −(−D) = D at e going backwards in time
-            out[frames] -= _hermite((e - frames) * dt, np.minimum(4 * np.abs(jump) / accel, span), jump)
+    fixed = np.zeros(T, bool)
+    for a, b in flight_runs(airborne):
+        fixed[a - 1:b + 2] = True  # with the take-off and touchdown frames, which the arcs start and end at
+    if not fixed.any() or T < 3:
+        return p.copy()
+    lam = 1.0 / (2.0 - 2.0 * math.cos(2.0 * math.pi * cutoff * dt)) ** 2
+    # I + λ D2ᵀD2 in upper banded storage: ab[2 − d, j] = A[j − d, j]
+    ab = np.zeros((3, T))
+    ab[2] = 1.0
+    c = (1.0, -2.0, 1.0)
+    rows = np.arange(T - 2)
+    for i in range(3):
+        for k in range(i, 3):
+            np.add.at(ab[2 - (k - i)], rows + k, lam * c[i] * c[k])
+    # the flights are known: move their columns to the right-hand side
+    known = np.where(fixed[:, None], p, 0.0)
+    rhs = np.where(fixed[:, None], p, p - _second_difference_normal(known, lam))
+    for d in (1, 2):
+        ab[2 - d, d:][fixed[d:] | fixed[:-d]] = 0.0
+    ab[2, fixed] = 1.0
+    out = solveh_banded(ab, rhs)
+    out[fixed] = p[fixed]  # (exactly: their equations are x = p)
     return out
 
 
@@ -427,6 +429,6 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
         offset[:, 0] = float(speed) * np.arange(T) / fps
     blend = np.zeros((T, 3))
     if smooth and airborne.any():
-        blend = velocity_blends(arc + offset, airborne, 1.0 / fps)
+        blend = smooth_stance(arc + offset, airborne, 1.0 / fps) - (arc + offset)
     applied = _apply(character, q, offset + blend)
     return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne, blend)

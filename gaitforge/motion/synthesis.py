@@ -31,7 +31,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.grounding import ground, touch_ground, translate_root
+from gaitforge.motion.grounding import foot_contacts, ground, touch_ground, translate_root
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
 __all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize"]
@@ -274,14 +274,21 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
 def _pin(character, basis, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray | None) -> MotionClip:
     """Pin the stance feet of a grounded clip by modal IK, then put the lowest
     contact back on the ground in stance and the centre of mass back on its
-    arc in flight. In a clip that flies, the feet in contact are those of
-    the stance rule (the frames without the velocity blend (T, 3) [m]),
-    none in flight; in stance every contact point of every foot (sole,
-    heel, toe) is also held at the stance rule's height (where the blend
-    lifts or sinks the body, the legs make up for it, and a swinging foot
-    does not sink into the ground)."""
+    arc in flight.
+
+    In a clip that flies, ``blend`` (T, 3) [m] is the smoothing the
+    grounding added to the stance (``Grounded.blend``), and the targets are
+    read from the clip without it (the stance rule): in every stance frame
+    each contact point of each foot (sole, heel, toe) keeps its height, the
+    feet detected down keep the horizontal place where they landed (or
+    stood in frame 0), and the root stays where the smoothing put it. So
+    the legs make up for the smoothing, a swinging foot does not sink into
+    the ground, and the root and the centre of mass move together (modal
+    IK with elastic modes keeps the centre of mass, to first order, so the
+    root target keeps the body from shifting against it). Flight frames are
+    left as they are.
+    """
     from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
-    from gaitforge.motion.grounding import foot_contacts
     from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
 
     if blend is None or not airborne.any():
@@ -289,18 +296,38 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray, blend: np.nda
         return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne),
                           character.name)
     plain = MotionClip(clip.fps, translate_root(character, clip.qpos, -blend), character.name)
-    ff = detect_footfalls(character, plain)
-    ff = Footfalls(ff.times, ff.contact & ~airborne[:, None], ff.names)
-    names = foot_contacts(character, feet_of(character))
-    sites = [character.contacts[n] for n in names]
+    feet = feet_of(character)
+    ff = detect_footfalls(character, plain, feet)
+    down = ff.contact & ~airborne[:, None]                                  # (T, F)
+    names = foot_contacts(character, feet)
     m = character.model
-    z = character.world_points(plain.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
-                               m.site_pos[sites])[..., 2]                  # (T, n)
-    z[airborne] = np.nan
-    hold = {n: np.column_stack([np.full((len(z), 2), np.nan), z[:, i]]) for i, n in enumerate(names)}
+    sites = [character.contacts[n] for n in names]
+    X = character.world_points(plain.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
+                               m.site_pos[sites])                          # (T, n, 3) stance rule
+    X[..., :2] = np.nan
+    X[airborne] = np.nan
+    for i, f in enumerate(feet):  # a foot down keeps where it landed
+        if f.name not in names:
+            continue
+        k = names.index(f.name)
+        for start, stop in _true_runs(down[:, i]):
+            X[start:stop, k, :2] = _xy(character, plain.qpos[start], f)
+    hold = dict(zip(names, X.transpose(1, 0, 2)))
     root = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
     root[airborne] = np.nan
     hold[character.bodies[0]] = root
-    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold).qpos
+    none = Footfalls(ff.times, np.zeros_like(ff.contact), ff.names)        # the anchors are in ``hold``
+    pinned = pin_stance_feet(character, basis, clip, footfalls=none, hold=hold).qpos
     return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
                       character.name)
+
+
+def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, stop) of each run of True in a (T,) bool mask."""
+    edges = np.flatnonzero(np.diff(np.r_[0, np.asarray(mask, bool).astype(np.int8), 0]))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+
+
+def _xy(character, qpos: np.ndarray, foot) -> np.ndarray:
+    """World x, y (2,) [m] of ``foot``'s tracked point at pose qpos (nq,)."""
+    return character.world_points(qpos, [foot.body], np.array([foot.point]))[0, :2]
