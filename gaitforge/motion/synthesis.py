@@ -271,7 +271,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     return clip
 
 
-def _pin(character, basis, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray | None) -> MotionClip:
+def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend: np.ndarray | None) -> MotionClip:
     """Pin the stance feet of a grounded clip by modal IK, then put the lowest
     contact back on the ground in stance and the centre of mass back on its
     arc in flight.
@@ -291,7 +291,7 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray, blend: np.nda
     from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
     from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
 
-    if blend is None or not airborne.any():
+    if blend is None or airborne is None or not airborne.any():
         pinned = pin_stance_feet(character, basis, clip).qpos
         return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne),
                           character.name)
