@@ -11,21 +11,23 @@ synthesized, in which the elastic modes hold the centre of mass nearly still):
   foot moving sinusoidally is low half the time, so gaits whose feet
   alternate at one frequency (Kry09's) and walks always have a foot down;
   feet that dip for less than half the cycle (a run's bounce) leave gaps;
-- height in stance: the lowest contact point (the lowest point of the
-  creature for one without contact points) is put at z = 0;
+- height in stance (the *stance rule*): the lowest contact point (the
+  lowest point of the creature for one without contact points) is put at
+  z = 0;
 - height in flight: from the last stance frame (take-off) to the next
-  (touchdown) the root body's height follows the parabola z0 + v0 s − g s²/2
+  (touchdown) a point of the body follows the parabola z0 + v0 s − g s²/2
   that leaves from its take-off height and lands at its touchdown height
-  after the flight time the clip gives, so the root stays continuous (its
-  velocity need not). A frame where that parabola would sink a contact
-  point to z ≤ 0 is stance after all;
+  after the flight time the clip gives. That point is the root body, or
+  with ``smooth`` the centre of mass (:func:`centres_of_mass`), whose path
+  in flight gravity alone decides. A frame where the parabola would sink a
+  contact point to z ≤ 0 is stance after all;
 - progression in stance: feet that are down should not slide, so between
   frames the root moves by minus the mean horizontal step of the feet down
   in both frames (down: within ``contact_tol`` of the lowest foot; in a
   clip that flies, also a stance candidate or the lowest itself). Feet
   moving backwards under the body push it forwards;
-- progression in flight: the root keeps the horizontal velocity of its step
-  into the take-off frame until touchdown.
+- progression in flight: the same point (root or centre of mass) keeps the
+  horizontal velocity of its step into the take-off frame until touchdown.
 
 With a prescribed speed the root instead advances at that speed along +x.
 Flights cut by the clip's ends (or taking off from its first frame) stay on
@@ -33,6 +35,33 @@ the ground: their take-off or touchdown is missing; ``synthesize`` grounds
 a period of margin frames on both sides so that none is. Where two stance
 feet move differently relative to the body no translation can hold both;
 ``gaitforge.motion.modal_ik.pin_stance_feet`` removes the slip left.
+
+Smooth flight (``smooth``, what ``synthesize(pin_feet=True)`` uses). The
+rules above keep the root continuous but not its velocity: the stance rule
+makes the body sink towards take-off and rise after touchdown (the feet
+lift and land relative to it) while the arc leaves upwards and lands
+downwards, so the velocity jumped by up to ~1 m/s between two frames, and
+the lowest foot changing (a gallop's lead) kinks the stance path too. So
+in a clip that flies the stance part of the centre of mass's path is
+smoothed (:func:`smooth_stance`): the path nearest to the stance rule whose
+second differences are small, with the flights and their take-off and
+touchdown frames held fixed, so that the velocity runs on into and out of
+each arc. The body then sits up to a few centimetres off the stance rule
+(``Grounded.blend``, typically lower in mid-stance: the crouch of a
+running stance) and the feet would float or sink by as much; the modal IK
+pinning that follows holds every foot's contact points at the stance
+rule's heights and the root where the smoothing put it, so the legs bend
+to make up for it and the feet stay on the ground.
+
+The bound this aims at: a ground reaction of at most :data:`STANCE_FORCE`
+body weights, i.e. a centre-of-mass acceleration with |a + g ẑ| ≤ 4 g in
+stance (peak vertical ground reactions are ~2.5–3 body weights in human
+running and below that in trotting and galloping quadrupeds; the margin is
+for a kinematic gait that was not planned with forces), and a = −g ẑ in
+flight. The smoother's cutoff :data:`SMOOTH_HZ` is its knob: a lower one
+gives smaller accelerations but a larger crouch for the legs to make.
+``benchmarks/flight_smoothness.py`` prints the figures for the suggested
+flying gaits; ``tests/test_flight.py`` holds them to the bound.
 """
 from __future__ import annotations
 
@@ -50,8 +79,8 @@ CONTACT_TOL_SHARE = 0.01  # default contact_tol: this share of the standing heig
 MIN_CONTACT_TOL = 0.002   # [m] but never less (also the least stance-candidate tolerance)
 STANCE_SHARE = 0.5        # a foot is a stance candidate in the lower half of its vertical excursion
 GRAVITY = 9.81            # [m/s²] of the flight parabolas
-SMOOTH_HZ = 3.0           # [Hz] cutoff of the stance smoothing in a clip that flies
-STANCE_FORCE = 4.0        # [body weights] peak ground reaction a smoothed stance stays within: |a| ≤ 3 g
+SMOOTH_HZ = 3.0           # [Hz] half-power cutoff of the stance smoothing in a clip that flies
+STANCE_FORCE = 4.0        # [body weights] ground reaction a smooth stance stays within: |a + g ẑ| ≤ 4 g
 
 
 class Grounded(NamedTuple):
@@ -60,10 +89,10 @@ class Grounded(NamedTuple):
     their world positions after grounding; down (T, F) bool: which were down
     (none in flight); root_offset (T, 3) [m] the translation added to the
     root each frame; airborne (T,) bool: the flight frames; blend (T, 3)
-    [m]: the part of root_offset that joins the stance velocity to the
-    flights' (:func:`velocity_blends`; zero in flight, all zero unless
-    ``smooth``), which lifts or sinks the stance feet by its z until modal
-    IK holds them on the ground."""
+    [m]: the part of root_offset that :func:`smooth_stance` added to the
+    stance rule (zero in flight, and everywhere unless ``smooth`` and the
+    clip flies): the feet float or sink by its z until modal IK holds them
+    on the ground."""
 
     qpos: np.ndarray
     feet: tuple[Foot, ...]
@@ -380,10 +409,10 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     (False: the lowest point is on the ground in every frame);
     stance_share: see :func:`stance_candidates`. smooth: the centre of mass,
     not the root body, flies on the arcs (ballistic: −g vertically, its
-    take-off velocity horizontally), and :func:`velocity_blends` join the
-    stance before and after each flight to it with a continuous velocity
-    (``Grounded.blend``); the stance feet then need modal IK to stay on
-    the ground (``synthesize(pin_feet=True)`` does this).
+    take-off velocity horizontally), and :func:`smooth_stance` joins the
+    stance to them with a continuous velocity (``Grounded.blend``); the
+    feet then need modal IK to stay on the ground
+    (``synthesize(pin_feet=True)`` does this).
     """
     q = np.array(qpos, dtype=float)
     if q.ndim != 2 or q.shape[1] != character.nq:

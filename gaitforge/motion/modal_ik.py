@@ -231,11 +231,13 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     motion at touchdown, so pinning starts without a jump. Heights stay
     free: contact detection calls a foot down until it is clearly lifting,
     and holding it on the ground that long would drag the body down.
-    footfalls: default ``detect_footfalls`` on the clip. heights: contact
-    point name → its height (T,) [m] in each frame, held there where finite
-    (NaN: free), down or not; the grounding's velocity blends lift or sink
-    the body in stance and the legs must make up for it. Returns a new
-    clip; frames with nothing to hold are unchanged.
+    footfalls: default ``detect_footfalls`` on the clip. hold: target name
+    (a contact point or body, :func:`target_points`) → its world position
+    (T, 3) [m] in each frame, held where finite (NaN: that axis is free),
+    whether the foot is down or not (``synthesize`` holds the feet's
+    heights and the root where the grounding's smoothing moved the body:
+    the legs make up for it). Returns a new clip; frames with nothing to
+    hold are unchanged.
     """
     clip.check_character(character)
     feet = feet_of(character)

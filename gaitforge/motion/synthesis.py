@@ -237,7 +237,11 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     flights at the clip's ends are whole and a clip of whole cycles loops.
     pin_feet: then pin stance feet exactly with modal IK
     (:func:`gaitforge.motion.modal_ik.pin_stance_feet`) and put the frames
-    back on the ground and on their flight arcs.
+    back on the ground and on their flight arcs. In a clip that flies this
+    is smooth flight (:mod:`gaitforge.motion.grounding`): the centre of
+    mass flies on ballistic arcs, the stance between them is smoothed so
+    that its velocity runs on into and out of them, and the IK holds the
+    feet on the ground under the smoothed body.
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
