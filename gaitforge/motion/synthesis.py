@@ -263,7 +263,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     if grounded:
         g = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
                    contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight),
-                   smooth=pin_feet)
+                   smooth=pin_feet and _feet_have_contacts(character))
         # Drop the margins; the first kept frame starts where it stands (no horizontal offset).
         start = g.root_offset[pad] * [1.0, 1.0, 0.0]
         qpos = translate_root(character, g.qpos[pad:pad + n], -np.broadcast_to(start, (n, 3)))
@@ -324,6 +324,18 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend:
     pinned = pin_stance_feet(character, basis, clip, footfalls=none, hold=hold).qpos
     return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
                       character.name)
+
+
+def _feet_have_contacts(character) -> bool:
+    """Whether every foot has contact points to hold on the ground (smooth
+    flight needs them; feet tracked by body alone are pinned the plain way)."""
+    from gaitforge.motion.footfall import feet_of
+
+    try:
+        feet = feet_of(character)
+    except GaitforgeError:
+        return False
+    return all(f.name in character.contacts for f in feet)
 
 
 def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
