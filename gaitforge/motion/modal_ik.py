@@ -34,6 +34,8 @@ from gaitforge.motion.synthesis import layout
 
 STEP_TOL = 1e-8      # relative size of a coordinate step that counts as settled
 PIN_STEP_TOL = 1e-6  # looser when pinning frame by frame: saves an iteration, same poses to ~1e-9
+HOLD_STEP_TOL = 1e-4  # with held targets (smooth flight): the least-norm refinement after they are met is slow
+HOLD_MAX_ITER = 15    # and a frame whose targets conflict stops at its least-squares compromise sooner
 RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
 _SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
 
@@ -262,8 +264,8 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
         goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
         goal = np.r_[goal, X[t]]
         if np.isfinite(goal).any():
-            res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
-                         step_tol=PIN_STEP_TOL)
+            res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=HOLD_MAX_ITER if held else 50,
+                         damping=0.0, step_tol=HOLD_STEP_TOL if held else PIN_STEP_TOL)
             out[t], coords = res.qpos, res.coords
         else:
             coords = np.zeros(phi.shape[1])

@@ -275,24 +275,29 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     return clip
 
 
+LANDING_BAND = 0.01  # [m] a foot within this of its lowest height and not down is landing or lifting
+
+
 def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend: np.ndarray | None) -> MotionClip:
     """Pin the stance feet of a grounded clip by modal IK, then put the lowest
     contact back on the ground in stance and the centre of mass back on its
     arc in flight.
 
-    In a clip that flies, ``blend`` (T, 3) [m] is the smoothing the
-    grounding added to the stance (``Grounded.blend``), and the targets are
-    read from the clip without it (the stance rule): in every stance frame
-    each contact point of each foot (sole, heel, toe) keeps its height, the
-    feet detected down keep the horizontal place where they landed (or
-    stood in frame 0), and the root stays where the smoothing put it. So
-    the legs make up for the smoothing, a swinging foot does not sink into
-    the ground, and the root and the centre of mass move together (modal
-    IK with elastic modes keeps the centre of mass, to first order, so the
-    root target keeps the body from shifting against it). Flight frames are
-    left as they are.
+    In a clip that flies, ``blend`` (T, 3) [m] is what the grounding's
+    smoothing added to the stance (``Grounded.blend``), and the targets are
+    read from the clip without it (the stance rule, ``plain``): in every
+    stance frame each contact point of each foot (sole, heel, toe) keeps
+    its height; a foot detected down keeps the place where it landed (or
+    stood in frame 0); a foot landing or lifting (within
+    :data:`LANDING_BAND` of its lowest height) keeps its place too, so it
+    meets and leaves the ground as it did and the footfalls stay those of
+    the plain clip; and the root stays where the smoothing put it (modal IK
+    with elastic modes keeps the centre of mass, to first order, so this
+    keeps the root moving with it). The legs make up for the smoothing and
+    no swinging foot sinks into the ground. Flight frames are left as they
+    are.
     """
-    from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
+    from gaitforge.motion.footfall import detect_footfalls, feet_of
     from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
 
     if blend is None or airborne is None or not airborne.any():
@@ -308,20 +313,21 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend:
     sites = [character.contacts[n] for n in names]
     X = character.world_points(plain.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
                                m.site_pos[sites])                          # (T, n, 3) stance rule
-    X[..., :2] = np.nan
-    X[airborne] = np.nan
-    for i, f in enumerate(feet):  # a foot down keeps where it landed
-        if f.name not in names:
-            continue
+    keep = np.zeros(X.shape[:2], bool)                                     # where x, y are held too
+    xy = X[..., :2].copy()
+    for i, f in enumerate(feet):
         k = names.index(f.name)
-        for start, stop in _true_runs(down[:, i]):
-            X[start:stop, k, :2] = _xy(character, plain.qpos[start], f)
+        keep[:, k] = down[:, i] | (X[:, k, 2] <= X[:, k, 2].min() + LANDING_BAND)
+        for start, stop in _true_runs(down[:, i]):                         # down: where it landed
+            xy[start:stop, k] = xy[start, k]
+    X[..., :2] = np.where(keep[..., None], xy, np.nan)
+    X[airborne] = np.nan
     hold = dict(zip(names, X.transpose(1, 0, 2)))
     root = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
     root[airborne] = np.nan
     hold[character.bodies[0]] = root
-    none = Footfalls(ff.times, np.zeros_like(ff.contact), ff.names)        # the anchors are in ``hold``
-    pinned = pin_stance_feet(character, basis, clip, footfalls=none, hold=hold).qpos
+    none = np.zeros_like(ff.contact)                                       # (the anchors are in ``hold``)
+    pinned = pin_stance_feet(character, basis, clip, footfalls=type(ff)(ff.times, none, ff.names), hold=hold).qpos
     return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
                       character.name)
 
@@ -342,8 +348,3 @@ def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """[start, stop) of each run of True in a (T,) bool mask."""
     edges = np.flatnonzero(np.diff(np.r_[0, np.asarray(mask, bool).astype(np.int8), 0]))
     return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
-
-
-def _xy(character, qpos: np.ndarray, foot) -> np.ndarray:
-    """World x, y (2,) [m] of ``foot``'s tracked point at pose qpos (nq,)."""
-    return character.world_points(qpos, [foot.body], np.array([foot.point]))[0, :2]
