@@ -50,8 +50,10 @@ each arc. The body then sits up to a few centimetres off the stance rule
 (``Grounded.blend``, typically lower in mid-stance: the crouch of a
 running stance) and the feet would float or sink by as much; the modal IK
 pinning that follows holds every foot's contact points at the stance
-rule's heights and the root where the smoothing put it, so the legs bend
-to make up for it and the feet stay on the ground.
+rule's heights, the feet that are down or landing where the stance rule
+has them, and the root where the smoothing put it, so the legs bend to
+make up for it, the feet stay on the ground and the footfalls stay those
+of the stance rule.
 
 The bound this aims at: a ground reaction of at most :data:`STANCE_FORCE`
 body weights, i.e. a centre-of-mass acceleration with |a + g ẑ| ≤ 4 g in
