@@ -15,8 +15,8 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.modal import compute_modes
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
 from gaitforge.motion import heuristics
-from gaitforge.motion.grounding import (GRAVITY, ballistic_heights, default_contact_tol, flight_runs, ground,
-                                        lowest_heights, root_translation, stance_candidates, touch_ground)
+from gaitforge.motion.grounding import (GRAVITY, ballistic_heights, centres_of_mass, default_contact_tol, flight_runs,
+                                        ground, lowest_heights, root_translation, stance_candidates, touch_ground)
 from gaitforge.motion.metrics import classify_gait, gait_metrics, root_positions
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 from gaitforge.motion.synthesis import margin_frames, synthesize
@@ -258,7 +258,8 @@ def test_a_clip_may_start_in_flight(dog, basis, trot2):
 
 def test_pinned_flight_keeps_its_parabolas(dog, basis, trot2):
     """pin_feet removes the skate and puts the frames back on the ground and
-    on their arcs; flights cut by the clip's ends keep their height."""
+    the centre of mass on its arcs; flights cut by the clip's ends keep their
+    height."""
     late = dataclasses.replace(trot2, terms=tuple(  # 10 frames later: the clip ends in flight
         dataclasses.replace(t, phase=t.phase + 2 * np.pi * t.frequency * 10 / FPS) for t in trot2.terms))
     clip = synthesize(dog, basis, late, 2.0, FPS, pin_feet=True)
@@ -268,7 +269,7 @@ def test_pinned_flight_keeps_its_parabolas(dog, basis, trot2):
     assert m.foot_skate < 0.05 < m0.foot_skate
     low = lowest_heights(dog, clip.qpos)
     air = low > 1e-9
-    z = root_positions(dog, clip.qpos)[:, 2]
+    z = centres_of_mass(dog, clip.qpos)[:, 2]
     np.testing.assert_allclose(np.diff(z, 2)[air[:-2] & air[1:-1] & air[2:]], -GRAVITY * DT ** 2, atol=1e-12)
     np.testing.assert_allclose(low[~air], 0.0, atol=1e-12)
     assert lowest_heights(dog, plain.qpos[-3:]).min() > 0.01 and low[-3:].min() > 0.01

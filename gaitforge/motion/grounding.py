@@ -11,21 +11,23 @@ synthesized, in which the elastic modes hold the centre of mass nearly still):
   foot moving sinusoidally is low half the time, so gaits whose feet
   alternate at one frequency (Kry09's) and walks always have a foot down;
   feet that dip for less than half the cycle (a run's bounce) leave gaps;
-- height in stance: the lowest contact point (the lowest point of the
-  creature for one without contact points) is put at z = 0;
+- height in stance (the *stance rule*): the lowest contact point (the
+  lowest point of the creature for one without contact points) is put at
+  z = 0;
 - height in flight: from the last stance frame (take-off) to the next
-  (touchdown) the root body's height follows the parabola z0 + v0 s − g s²/2
+  (touchdown) a point of the body follows the parabola z0 + v0 s − g s²/2
   that leaves from its take-off height and lands at its touchdown height
-  after the flight time the clip gives, so the root stays continuous (its
-  velocity need not). A frame where that parabola would sink a contact
-  point to z ≤ 0 is stance after all;
+  after the flight time the clip gives. That point is the root body, or
+  with ``smooth`` the centre of mass (:func:`centres_of_mass`), whose path
+  in flight gravity alone decides. A frame where the parabola would sink a
+  contact point to z ≤ 0 is stance after all;
 - progression in stance: feet that are down should not slide, so between
   frames the root moves by minus the mean horizontal step of the feet down
   in both frames (down: within ``contact_tol`` of the lowest foot; in a
   clip that flies, also a stance candidate or the lowest itself). Feet
   moving backwards under the body push it forwards;
-- progression in flight: the root keeps the horizontal velocity of its step
-  into the take-off frame until touchdown.
+- progression in flight: the same point (root or centre of mass) keeps the
+  horizontal velocity of its step into the take-off frame until touchdown.
 
 With a prescribed speed the root instead advances at that speed along +x.
 Flights cut by the clip's ends (or taking off from its first frame) stay on
@@ -33,6 +35,35 @@ the ground: their take-off or touchdown is missing; ``synthesize`` grounds
 a period of margin frames on both sides so that none is. Where two stance
 feet move differently relative to the body no translation can hold both;
 ``gaitforge.motion.modal_ik.pin_stance_feet`` removes the slip left.
+
+Smooth flight (``smooth``, what ``synthesize(pin_feet=True)`` uses). The
+rules above keep the root continuous but not its velocity: the stance rule
+makes the body sink towards take-off and rise after touchdown (the feet
+lift and land relative to it) while the arc leaves upwards and lands
+downwards, so the velocity jumped by up to ~1 m/s between two frames, and
+the lowest foot changing (a gallop's lead) kinks the stance path too. So
+in a clip that flies the stance part of the centre of mass's path is
+smoothed (:func:`smooth_stance`): the path nearest to the stance rule whose
+second differences are small, with the flights and their take-off and
+touchdown frames held fixed, so that the velocity runs on into and out of
+each arc. The body then sits up to a few centimetres off the stance rule
+(``Grounded.blend``, typically lower in mid-stance: the crouch of a
+running stance) and the feet would float or sink by as much; the modal IK
+pinning that follows holds every foot's contact points at the stance
+rule's heights, the feet that are down or landing where the stance rule
+has them, and the root where the smoothing put it, so the legs bend to
+make up for it, the feet stay on the ground and the footfalls stay those
+of the stance rule.
+
+The bound this aims at: a ground reaction of at most :data:`STANCE_FORCE`
+body weights, i.e. a centre-of-mass acceleration with |a + g ẑ| ≤ 4 g in
+stance (peak vertical ground reactions are ~2.5–3 body weights in human
+running and below that in trotting and galloping quadrupeds; the margin is
+for a kinematic gait that was not planned with forces), and a = −g ẑ in
+flight. The smoother's cutoff :data:`SMOOTH_HZ` is its knob: a lower one
+gives smaller accelerations but a larger crouch for the legs to make.
+``benchmarks/flight_smoothness.py`` prints the figures for the suggested
+flying gaits; ``tests/test_flight.py`` holds them to the bound.
 """
 from __future__ import annotations
 
@@ -50,6 +81,8 @@ CONTACT_TOL_SHARE = 0.01  # default contact_tol: this share of the standing heig
 MIN_CONTACT_TOL = 0.002   # [m] but never less (also the least stance-candidate tolerance)
 STANCE_SHARE = 0.5        # a foot is a stance candidate in the lower half of its vertical excursion
 GRAVITY = 9.81            # [m/s²] of the flight parabolas
+SMOOTH_HZ = 3.0           # [Hz] half-power cutoff of the stance smoothing in a clip that flies
+STANCE_FORCE = 4.0        # [body weights] ground reaction a smooth stance stays within: |a + g ẑ| ≤ 4 g
 
 
 class Grounded(NamedTuple):
@@ -57,7 +90,11 @@ class Grounded(NamedTuple):
     feet used (empty for a creature without feet); positions (T, F, 3) [m]
     their world positions after grounding; down (T, F) bool: which were down
     (none in flight); root_offset (T, 3) [m] the translation added to the
-    root each frame; airborne (T,) bool: the flight frames."""
+    root each frame; airborne (T,) bool: the flight frames; blend (T, 3)
+    [m]: the part of root_offset that :func:`smooth_stance` added to the
+    stance rule (zero in flight, and everywhere unless ``smooth`` and the
+    clip flies): the feet float or sink by its z until modal IK holds them
+    on the ground."""
 
     qpos: np.ndarray
     feet: tuple[Foot, ...]
@@ -65,6 +102,7 @@ class Grounded(NamedTuple):
     down: np.ndarray
     root_offset: np.ndarray
     airborne: np.ndarray
+    blend: np.ndarray | None = None
 
 
 def default_contact_tol(character) -> float:
@@ -119,6 +157,22 @@ def lowest_heights(character, qpos: np.ndarray) -> np.ndarray:
     return out
 
 
+def centres_of_mass(character, qpos: np.ndarray) -> np.ndarray:
+    """Centre of mass (T, 3) [m] of each frame (T, nq): the body masses'
+    weighted mean of their inertial frames' origins (MuJoCo ``xipos``).
+    Translating the root by an offset moves it by the same offset."""
+    m = character.model
+    d = mujoco.MjData(m)
+    w = m.body_mass[1:] / m.body_mass[1:].sum()
+    frames = np.atleast_2d(qpos)
+    out = np.empty((len(frames), 3))
+    for t, q in enumerate(frames):
+        d.qpos[:] = q
+        mujoco.mj_kinematics(m, d)
+        out[t] = w @ d.xipos[1:]
+    return out
+
+
 def _apply(character, q: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """Add world translations offset (T, 3) to the root of frames q (T, nq) in
     place (least squares in the root's translation coordinates: exact for a
@@ -139,13 +193,14 @@ def translate_root(character, qpos: np.ndarray, offset: np.ndarray) -> np.ndarra
 
 
 def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
-                 airborne: np.ndarray | None = None) -> np.ndarray:
+                 airborne: np.ndarray | None = None, com: bool = False) -> np.ndarray:
     """Frames (T, nq) moved vertically so that each one's
     :func:`lowest_heights` is at z = 0 (nothing else changes); with
     ``airborne`` (T,) bool and ``fps`` [frames/s], those frames fly on the
-    parabolas of :func:`ballistic_heights` instead, except flights cut by
-    the clip's ends, which keep their height (their arc needs frames beyond
-    the clip)."""
+    parabolas of :func:`ballistic_heights` instead (of the root body, or
+    with ``com`` of the centre of mass), except flights cut by the clip's
+    ends, which keep their height (their arc needs frames beyond the
+    clip)."""
     q = np.array(qpos, dtype=float)
     offset = np.zeros((len(q), 3))
     lowest = lowest_heights(character, q)
@@ -153,7 +208,10 @@ def touch_ground(character, qpos: np.ndarray, *, fps: float | None = None,
     if airborne is not None and np.any(airborne):
         if fps is None:
             raise GaitforgeError("touch_ground: airborne frames need fps to time their flight")
-        root_z = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0, 2]
+        if com:
+            root_z = centres_of_mass(character, q)[:, 2]
+        else:
+            root_z = character.world_points(q, [character.bodies[0]], np.zeros((1, 3)))[:, 0, 2]
         offset[:, 2] = ballistic_heights(lowest, root_z, airborne, 1.0 / fps)[0]
         cut = np.array(airborne, bool)
         for a, b in flight_runs(airborne):
@@ -244,15 +302,72 @@ def _flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray
     return np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)])
 
 
-def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> np.ndarray:
-    """Height (T, F) [m] of each foot's lowest contact point: the contact
-    points fixed in the foot's body or a body below it (toes), else the
-    tracked foot point itself. X_feet (T, F, 3), X_points (T, n, 3) world
-    positions of the feet and of all contact points."""
+def _second_difference_normal(x: np.ndarray, lam: float) -> np.ndarray:
+    """(I + λ D2ᵀD2) x for x (T, k): D2 (T−2, T) takes second differences."""
+    y = np.diff(x, 2, axis=0)
+    out = x.copy()
+    out[:-2] += lam * y
+    out[1:-1] -= 2 * lam * y
+    out[2:] += lam * y
+    return out
+
+
+def smooth_stance(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float = SMOOTH_HZ) -> np.ndarray:
+    """The path (T, 3) [m] nearest to p in stance whose accelerations are smooth.
+
+    p (T, 3) [m]: the centre of mass on its flight arcs (airborne (T,) bool:
+    whole flights, as :func:`flight_runs` gives them) and on the stance rule
+    elsewhere; dt [s] between frames. Flight frames keep their arcs and
+    take-off and touchdown frames their place (the arcs' ends); the other
+    stance frames x minimize
+
+        Σ_stance |x_t − p_t|² + λ Σ_t |x_{t+1} − 2 x_t + x_{t−1}|²
+
+    over all frames (a Whittaker–Henderson / Hodrick–Prescott smoother with
+    the flights as fixed values). The second-difference sum runs across
+    take-off and touchdown, so the stance velocity meets the flight's
+    instead of jumping, and a kink where the lowest foot changes is rounded
+    off too. λ = 1 / (2 − 2 cos 2π f_c dt)² puts the smoother's half-power
+    point at ``cutoff`` f_c [Hz]: slower motion of the stance rule passes,
+    faster is what the ground reaction would have to supply in an instant.
+    A banded linear solve: x is a linear, continuous function of p.
+    """
+    from scipy.linalg import solveh_banded
+
+    p = np.asarray(p, float)
+    T = len(p)
+    fixed = np.zeros(T, bool)
+    for a, b in flight_runs(airborne):
+        fixed[a - 1:b + 2] = True  # with the take-off and touchdown frames, which the arcs start and end at
+    if not fixed.any() or T < 3:
+        return p.copy()
+    lam = 1.0 / (2.0 - 2.0 * math.cos(2.0 * math.pi * cutoff * dt)) ** 2
+    # I + λ D2ᵀD2 in upper banded storage: ab[2 − d, j] = A[j − d, j]
+    ab = np.zeros((3, T))
+    ab[2] = 1.0
+    c = (1.0, -2.0, 1.0)
+    rows = np.arange(T - 2)
+    for i in range(3):
+        for k in range(i, 3):
+            np.add.at(ab[2 - (k - i)], rows + k, lam * c[i] * c[k])
+    # the flights are known: move their columns to the right-hand side
+    known = np.where(fixed[:, None], p, 0.0)
+    rhs = np.where(fixed[:, None], p, p - _second_difference_normal(known, lam))
+    for d in (1, 2):
+        ab[2 - d, d:][fixed[d:] | fixed[:-d]] = 0.0
+    ab[2, fixed] = 1.0
+    out = solveh_banded(ab, rhs)
+    out[fixed] = p[fixed]  # (exactly: their equations are x = p)
+    return out
+
+
+def _foot_columns(character, feet) -> list[list[int]]:
+    """For each foot, the indices (into ``character.contacts``) of the
+    contact points fixed in its body or a body below it (toes)."""
     m = character.model
     owner = m.site_bodyid[np.array(list(character.contacts.values()), int)] if character.contacts else []
-    out = X_feet[..., 2].copy()
-    for i, f in enumerate(feet):
+    out = []
+    for f in feet:
         root, cols = character.body_id(f.body), []
         for j, b in enumerate(owner):
             b = int(b)
@@ -260,6 +375,23 @@ def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> 
                 b = int(m.body_parentid[b])
             if b == root:
                 cols.append(j)
+        out.append(cols)
+    return out
+
+
+def foot_contacts(character, feet) -> list[str]:
+    """Names of the contact points of the feet (soles, heels, toes), foot by foot."""
+    names = list(character.contacts)
+    return [names[j] for cols in _foot_columns(character, feet) for j in cols]
+
+
+def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> np.ndarray:
+    """Height (T, F) [m] of each foot's lowest contact point: the contact
+    points fixed in the foot's body or a body below it (toes), else the
+    tracked foot point itself. X_feet (T, F, 3), X_points (T, n, 3) world
+    positions of the feet and of all contact points."""
+    out = X_feet[..., 2].copy()
+    for i, cols in enumerate(_foot_columns(character, feet)):
         if cols:
             out[:, i] = X_points[:, cols, 2].min(axis=1)
     return out
@@ -267,7 +399,7 @@ def _foot_heights(character, feet, X_feet: np.ndarray, X_points: np.ndarray) -> 
 
 def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = None,
            contact_tol: float | None = None, feet: list[Foot] | None = None, flight: bool = True,
-           stance_share: float = STANCE_SHARE) -> Grounded:
+           stance_share: float = STANCE_SHARE, smooth: bool = False) -> Grounded:
     """Put body-relative frames (T, nq) on the ground (module docstring).
 
     fps [frames/s] sets time for the flight parabolas and a prescribed
@@ -277,7 +409,12 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     grounded by its lowest point, never flies, and moves only at the
     prescribed speed); flight: let frames with no stance candidate fly
     (False: the lowest point is on the ground in every frame);
-    stance_share: see :func:`stance_candidates`.
+    stance_share: see :func:`stance_candidates`. smooth: the centre of mass,
+    not the root body, flies on the arcs (ballistic: −g vertically, its
+    take-off velocity horizontally), and :func:`smooth_stance` joins the
+    stance to them with a continuous velocity (``Grounded.blend``); the
+    feet then need modal IK to stay on the ground
+    (``synthesize(pin_feet=True)`` does this).
     """
     q = np.array(qpos, dtype=float)
     if q.ndim != 2 or q.shape[1] != character.nq:
@@ -311,14 +448,18 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
     offset[:, 2] = -lowest
     rise = P[..., 2] - P[..., 2].min(axis=1, keepdims=True) if feet else np.zeros((T, 0))  # above the lowest foot
     down = rise <= tol
+    arc = centres_of_mass(character, q) if smooth else root  # the point that flies on the arcs (T, 3)
     if feet and flight and T > 3:
         stance = stance_candidates(heights, stance_share)
-        offset[:, 2], airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1)), 1.0 / fps)
+        offset[:, 2], airborne = ballistic_heights(lowest, arc[:, 2], np.asarray(~stance.any(axis=1)), 1.0 / fps)
         if airborne.any():  # in a gait that flies, a foot swinging through low does not hold the body back
             down &= (stance | (rise == 0)) & ~airborne[:, None]
     if feet and speed is None:
-        offset[:, :2] = _flight_offsets(stance_velocity_offsets(P, down), root[:, :2], flight_runs(airborne))
+        offset[:, :2] = _flight_offsets(stance_velocity_offsets(P, down), arc[:, :2], flight_runs(airborne))
     if speed is not None:
         offset[:, 0] = float(speed) * np.arange(T) / fps
-    applied = _apply(character, q, offset)
-    return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne)
+    blend = np.zeros((T, 3))
+    if smooth and airborne.any():
+        blend = smooth_stance(arc + offset, airborne, 1.0 / fps) - (arc + offset)
+    applied = _apply(character, q, offset + blend)
+    return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne, blend)

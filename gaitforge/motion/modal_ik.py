@@ -34,6 +34,8 @@ from gaitforge.motion.synthesis import layout
 
 STEP_TOL = 1e-8      # relative size of a coordinate step that counts as settled
 PIN_STEP_TOL = 1e-6  # looser when pinning frame by frame: saves an iteration, same poses to ~1e-9
+HOLD_STEP_TOL = 1e-4  # with held targets (smooth flight): the least-norm refinement after they are met is slow
+HOLD_MAX_ITER = 15    # and a frame whose targets conflict stops at its least-squares compromise sooner
 RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
 _SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
 
@@ -221,7 +223,8 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 
 
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
-                    modes: int | None = None, tol: float = 1e-6) -> MotionClip:
+                    modes: int | None = None, tol: float = 1e-6,
+                    hold: Mapping[str, np.ndarray] | None = None) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -230,32 +233,45 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     motion at touchdown, so pinning starts without a jump. Heights stay
     free: contact detection calls a foot down until it is clearly lifting,
     and holding it on the ground that long would drag the body down.
-    footfalls: default ``detect_footfalls`` on the clip. Returns a new
-    clip; frames with no foot down are unchanged.
+    footfalls: default ``detect_footfalls`` on the clip. hold: target name
+    (a contact point or body, :func:`target_points`) → its world position
+    (T, 3) [m] in each frame, held where finite (NaN: that axis is free),
+    whether the foot is down or not (``synthesize`` holds the feet's
+    heights and the root where the grounding's smoothing moved the body:
+    the legs make up for it). Returns a new clip; frames with nothing to
+    hold are unchanged.
     """
     clip.check_character(character)
     feet = feet_of(character)
     ff = detect_footfalls(character, clip, feet) if footfalls is None else footfalls
     if ff.n_frames != clip.n_frames or ff.names != tuple(f.name for f in feet):
         raise GaitforgeError("pin_stance_feet: footfalls must cover the clip's frames and the character's feet")
+    held = dict(hold or {})
+    X = np.zeros((clip.n_frames, 0))
+    if held:
+        X = np.concatenate([np.asarray(x, float) for x in held.values()], axis=1)  # (T, 3n)
+        if X.shape != (clip.n_frames, 3 * len(held)):
+            raise GaitforgeError(f"pin_stance_feet: each held target needs a ({clip.n_frames}, 3) array of positions")
     phi, w = modal_columns(basis, modes)
     # the feet's own tracked points (the metrics' convention), not target_points'
-    prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet])
-    C = ff.contact
+    prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
+                    + target_points(character, list(held)))
+    F, C = len(feet), ff.contact
     out = np.array(clip.qpos)
-    anchor = np.full((len(feet), 3), np.nan)    # z stays NaN: heights are free
+    anchor = np.full((F, 3), np.nan)    # z stays NaN: heights are free
     coords = np.zeros(phi.shape[1])
     for t in range(clip.n_frames):
         goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
+        goal = np.r_[goal, X[t]]
         if np.isfinite(goal).any():
-            res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
-                         step_tol=PIN_STEP_TOL)
+            res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=HOLD_MAX_ITER if held else 50,
+                         damping=0.0, step_tol=HOLD_STEP_TOL if held else PIN_STEP_TOL)
             out[t], coords = res.qpos, res.coords
         else:
             coords = np.zeros(phi.shape[1])
         new = C[t] if t == 0 else C[t] & ~C[t - 1]
         if new.any():  # touchdown: anchor where the corrected foot is now
-            x = prob.evaluate(clip.qpos[t], coords)[1]
+            x = prob.evaluate(clip.qpos[t], coords)[1][:F]
             anchor[new, :2] = x[new, :2]
         anchor[~C[t]] = np.nan
     return MotionClip(clip.fps, out, clip.character_name)

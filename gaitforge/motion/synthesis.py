@@ -31,7 +31,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.grounding import ground, touch_ground, translate_root
+from gaitforge.motion.grounding import foot_contacts, ground, touch_ground, translate_root
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
 __all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize"]
@@ -237,7 +237,11 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     flights at the clip's ends are whole and a clip of whole cycles loops.
     pin_feet: then pin stance feet exactly with modal IK
     (:func:`gaitforge.motion.modal_ik.pin_stance_feet`) and put the frames
-    back on the ground and on their flight arcs.
+    back on the ground and on their flight arcs. In a clip that flies this
+    is smooth flight (:mod:`gaitforge.motion.grounding`): the centre of
+    mass flies on ballistic arcs, the stance between them is smoothed so
+    that its velocity runs on into and out of them, and the IK holds the
+    feet on the ground under the smoothed body.
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
@@ -255,20 +259,92 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     phi = basis.shapes[:, [t.mode for t in recipe.terms]]                 # (nv, n_terms)
     qpos = lay.integrate(basis.rest_qpos, coords @ phi.T)                  # (T, nq)
     lay.soft_limits(qpos, soft_limit, soft_limit_slide)
-    airborne = None
+    airborne = blend = None
     if grounded:
         g = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
-                   contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight))
+                   contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight),
+                   smooth=pin_feet and _feet_have_contacts(character))
         # Drop the margins; the first kept frame starts where it stands (no horizontal offset).
         start = g.root_offset[pad] * [1.0, 1.0, 0.0]
         qpos = translate_root(character, g.qpos[pad:pad + n], -np.broadcast_to(start, (n, 3)))
         airborne = g.airborne[pad:pad + n]
+        blend = g.blend[pad:pad + n] if g.blend is not None else None
     clip = MotionClip(fps, qpos, character.name)
     if pin_feet:
-        from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
-
-        # Pinning leaves heights free; put the lowest contact back on the
-        # ground in stance and the root back on its arc in flight.
-        pinned = pin_stance_feet(character, basis, clip).qpos
-        clip = MotionClip(fps, touch_ground(character, pinned, fps=fps, airborne=airborne), character.name)
+        clip = _pin(character, basis, clip, airborne, blend)
     return clip
+
+
+LANDING_BAND = 0.01  # [m] a foot within this of its lowest height and not down is landing or lifting
+
+
+def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend: np.ndarray | None) -> MotionClip:
+    """Pin the stance feet of a grounded clip by modal IK, then put the lowest
+    contact back on the ground in stance and the centre of mass back on its
+    arc in flight.
+
+    In a clip that flies, ``blend`` (T, 3) [m] is what the grounding's
+    smoothing added to the stance (``Grounded.blend``), and the targets are
+    read from the clip without it (the stance rule, ``plain``): in every
+    stance frame each contact point of each foot (sole, heel, toe) keeps
+    its height; a foot detected down keeps the place where it landed (or
+    stood in frame 0); a foot landing or lifting (within
+    :data:`LANDING_BAND` of its lowest height) keeps its place too, so it
+    meets and leaves the ground as it did and the footfalls stay those of
+    the plain clip; and the root stays where the smoothing put it (modal IK
+    with elastic modes keeps the centre of mass, to first order, so this
+    keeps the root moving with it). The legs make up for the smoothing and
+    no swinging foot sinks into the ground. Flight frames are left as they
+    are.
+    """
+    from gaitforge.motion.footfall import detect_footfalls, feet_of
+    from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
+
+    if blend is None or airborne is None or not airborne.any():
+        pinned = pin_stance_feet(character, basis, clip).qpos
+        return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne),
+                          character.name)
+    plain = MotionClip(clip.fps, translate_root(character, clip.qpos, -blend), character.name)
+    feet = feet_of(character)
+    ff = detect_footfalls(character, plain, feet)
+    down = ff.contact & ~airborne[:, None]                                  # (T, F)
+    names = foot_contacts(character, feet)
+    m = character.model
+    sites = [character.contacts[n] for n in names]
+    X = character.world_points(plain.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
+                               m.site_pos[sites])                          # (T, n, 3) stance rule
+    keep = np.zeros(X.shape[:2], bool)                                     # where x, y are held too
+    xy = X[..., :2].copy()
+    for i, f in enumerate(feet):
+        k = names.index(f.name)
+        keep[:, k] = down[:, i] | (X[:, k, 2] <= X[:, k, 2].min() + LANDING_BAND)
+        for start, stop in _true_runs(down[:, i]):                         # down: where it landed
+            xy[start:stop, k] = xy[start, k]
+    X[..., :2] = np.where(keep[..., None], xy, np.nan)
+    X[airborne] = np.nan
+    hold = dict(zip(names, X.transpose(1, 0, 2)))
+    root = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
+    root[airborne] = np.nan
+    hold[character.bodies[0]] = root
+    none = np.zeros_like(ff.contact)                                       # (the anchors are in ``hold``)
+    pinned = pin_stance_feet(character, basis, clip, footfalls=type(ff)(ff.times, none, ff.names), hold=hold).qpos
+    return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
+                      character.name)
+
+
+def _feet_have_contacts(character) -> bool:
+    """Whether every foot has contact points to hold on the ground (smooth
+    flight needs them; feet tracked by body alone are pinned the plain way)."""
+    from gaitforge.motion.footfall import feet_of
+
+    try:
+        feet = feet_of(character)
+    except GaitforgeError:
+        return False
+    return all(f.name in character.contacts for f in feet)
+
+
+def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, stop) of each run of True in a (T,) bool mask."""
+    edges = np.flatnonzero(np.diff(np.r_[0, np.asarray(mask, bool).astype(np.int8), 0]))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))

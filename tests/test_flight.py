@@ -1,0 +1,237 @@
+"""Smooth flight (issue 9): in a clip that flies, the centre of mass follows
+a ballistic arc in flight, and the velocity of the centre of mass and of
+the root changes between frames only by what gravity and a bounded ground
+reaction allow, at take-off and touchdown too; the feet stay on the
+ground in stance and the gait stays the gait it was.
+
+Oracles: the smoother against a dense least-squares solve of the same
+problem, a straight path that needs no smoothing, and a bouncing path
+with known flight time and heights."""
+import warnings
+
+import numpy as np
+import pytest
+
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
+from gaitforge.modal import compute_modes
+from gaitforge.motion import heuristics
+from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.footfall import detect_footfalls, feet_of
+from gaitforge.motion.gait_patterns import CLASS
+from gaitforge.motion.grounding import (GRAVITY, SMOOTH_HZ, STANCE_FORCE, centres_of_mass,
+                                        flight_runs, foot_contacts, ground, lowest_heights, smooth_stance)
+from gaitforge.motion.metrics import classify_gait, gait_metrics
+from gaitforge.motion.modal_ik import pin_stance_feet
+from gaitforge.motion.synthesis import synthesize
+
+FPS = 60.0
+DT = 1.0 / FPS
+G = np.array([0.0, 0.0, GRAVITY])
+
+
+def accelerations(p: np.ndarray) -> np.ndarray:
+    """Frame-to-frame velocity change over dt (T−2, 3) [m/s²], at frames 1 … T−2."""
+    return np.diff(p, 2, axis=0) / DT ** 2
+
+
+def reaction(p: np.ndarray) -> np.ndarray:
+    """|a + g ẑ| / g (T−2,): the ground reaction per body weight that the path implies."""
+    return np.linalg.norm(accelerations(p) + G, axis=1) / GRAVITY
+
+
+# --------------------------------------------------------- the smoother alone
+def bouncing(z0=0.50, z1=0.52, flight=8, stance=9, bounces=4):
+    """A stance rule that stands still at heights alternating z0, z1 and
+    flights of ``flight`` intervals [frames] between them on the parabolas
+    of gravity; the path (T, 3), the airborne mask (T,) and the flights."""
+    z, air, arcs, h = [], [], [], z0
+    for k in range(bounces):
+        z += [h] * stance
+        air += [False] * stance
+        nxt = z1 if k % 2 == 0 else z0
+        tau = flight * DT
+        s = np.arange(1, flight) * DT
+        v0 = (nxt - h) / tau + 0.5 * GRAVITY * tau               # leaves h, lands on nxt after τ
+        arcs.append((len(z), v0))
+        z += list(h + v0 * s - 0.5 * GRAVITY * s * s)
+        air += [True] * (flight - 1)
+        h = nxt
+    z += [h] * stance
+    air += [False] * stance
+    p = np.zeros((len(z), 3))
+    p[:, 2] = z
+    return p, np.array(air), arcs
+
+
+def dense_smooth(p, fixed, lam):
+    """The smoother's problem solved by dense least squares: rows
+    [I_free; √λ D2] over the free frames, the fixed ones moved to the right."""
+    T = len(p)
+    D2 = np.zeros((T - 2, T))
+    i = np.arange(T - 2)
+    D2[i, i], D2[i, i + 1], D2[i, i + 2] = 1.0, -2.0, 1.0
+    free = ~fixed
+    A = np.vstack([np.eye(T)[free][:, free], np.sqrt(lam) * D2[:, free]])
+    b = np.vstack([p[free], -np.sqrt(lam) * D2[:, fixed] @ p[fixed]])
+    out = p.copy()
+    out[free] = np.linalg.lstsq(A, b, rcond=None)[0]
+    return out
+
+
+def test_smoother_matches_a_dense_solve():
+    p, air, _ = bouncing()
+    p[:, 0] = 0.01 * np.sin(np.arange(len(p)))  # some sideways wiggle to smooth too
+    fixed = np.zeros(len(p), bool)
+    for a, b in flight_runs(air):
+        fixed[a - 1:b + 2] = True
+    lam = 1.0 / (2.0 - 2.0 * np.cos(2.0 * np.pi * SMOOTH_HZ * DT)) ** 2
+    x = smooth_stance(p, air, DT)
+    np.testing.assert_allclose(x, dense_smooth(p, fixed, lam), atol=1e-10)
+    np.testing.assert_array_equal(x[fixed], p[fixed])  # flights, take-offs and touchdowns stay
+
+
+def test_a_straight_path_needs_no_smoothing():
+    t = np.arange(80) * DT
+    p = np.column_stack([1.3 * t, -0.2 * t, 0.5 + 0.1 * t])
+    air = np.zeros(80, bool)
+    air[30:36] = True
+    np.testing.assert_allclose(smooth_stance(p, air, DT), p, atol=1e-12)
+    np.testing.assert_array_equal(smooth_stance(p, np.zeros(80, bool), DT), p)  # no flight: nothing to do
+
+
+def test_bounce_with_known_flights_meets_its_arcs_smoothly():
+    """Flights of known time and heights: the arcs stay exactly, and where
+    the stance rule stood still while the arc left at v0 (a jump of v0 in
+    one frame) the smoothed stance runs into it within the force bound."""
+    p, air, arcs = bouncing()
+    x = smooth_stance(p, air, DT)
+    for (a, v0), (f0, f1) in zip(arcs, flight_runs(air)):
+        assert a == f0
+        s = np.arange(0, f1 - f0 + 3) * DT
+        np.testing.assert_allclose(x[f0 - 1:f1 + 2, 2], p[f0 - 1, 2] + v0 * s - 0.5 * GRAVITY * s * s, atol=1e-12)
+    before, after = reaction(p), reaction(x)
+    assert before.max() > 1.2 * STANCE_FORCE        # raw: v0 ≈ 0.6–0.8 m/s gained in one frame
+    assert after.max() <= STANCE_FORCE
+    v = np.diff(x[:, 2]) / DT
+    for a, v0 in arcs:                               # the step into the take-off frame ≈ the arc's first
+        assert abs(v[a - 2] - (v0 - 0.5 * GRAVITY * DT)) <= STANCE_FORCE * GRAVITY * DT
+
+
+# ------------------------------------------------------------- whole gaits
+@pytest.fixture(scope="module")
+def dog():
+    c = Character.from_spec(registry.build("dog"))
+    return c, compute_modes(c, count=20)
+
+
+@pytest.fixture(scope="module")
+def human():
+    c = Character.from_spec(registry.build("human"))
+    return c, compute_modes(c, count=20)
+
+
+CASES = [("dog", "trot"), ("dog", "bound"), ("dog", "gallop"), ("human", "run")]
+
+
+@pytest.fixture(scope="module")
+def clips(dog, human):
+    """(kind, gait) → (character, recipe, smooth clip, plain grounded clip),
+    the recipe suggested as ``animate`` does (checked with pinned feet)."""
+    out = {}
+    for kind, gait in CASES:
+        ch, basis = dog if kind == "dog" else human
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a near miss warns; the tests check the class themselves
+            r = heuristics.suggest(ch, gait, basis, pinned=True)
+        out[kind, gait] = (ch, r, synthesize(ch, basis, r, 2.0, FPS, pin_feet=True), synthesize(ch, basis, r, 2.0, FPS))
+    return out
+
+
+def foot_heights(ch, qpos: np.ndarray) -> np.ndarray:
+    """Height (T, F) [m] of each foot's lowest contact point (sole, heel, toe)."""
+    m = ch.model
+    out = []
+    for f in feet_of(ch):
+        sites = [ch.contacts[n] for n in foot_contacts(ch, [f])]
+        out.append(ch.world_points(qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
+                                   m.site_pos[sites])[..., 2].min(axis=1))
+    return np.array(out).T
+
+
+@pytest.mark.parametrize("kind,gait", CASES)
+def test_centre_of_mass_is_ballistic_in_flight(clips, kind, gait):
+    ch, _, clip, _ = clips[kind, gait]
+    air = lowest_heights(ch, clip.qpos) > 1e-9
+    assert air.any()
+    fly = air[:-2] & air[1:-1] & air[2:]                     # accelerations taken wholly in flight
+    a = accelerations(centres_of_mass(ch, clip.qpos))
+    np.testing.assert_allclose(a[fly], np.broadcast_to(-G, (int(fly.sum()), 3)), atol=1e-6)
+
+
+@pytest.mark.parametrize("kind,gait", CASES)
+def test_velocity_changes_stay_within_gravity_and_the_stance_force(clips, kind, gait):
+    """Every frame: the centre of mass's |Δv/dt + g ẑ| ≤ STANCE_FORCE·g (in
+    flight it is 0: gravity alone). The root also moves relative to the
+    centre of mass (the legs swing, the trunk pitches): it gets one g more.
+    The same recipe grounded without smoothing breaks both at take-off and
+    touchdown."""
+    ch, _, clip, plain = clips[kind, gait]
+    assert reaction(centres_of_mass(ch, clip.qpos)).max() <= STANCE_FORCE
+    assert reaction(clip.qpos[:, :3]).max() <= STANCE_FORCE + 1.0
+    assert reaction(centres_of_mass(ch, plain.qpos)).max() > 1.5 * STANCE_FORCE
+    assert reaction(plain.qpos[:, :3]).max() > 1.5 * STANCE_FORCE
+
+
+@pytest.mark.parametrize("kind,gait", CASES)
+def test_feet_stay_on_the_ground_and_the_gait_is_kept(clips, kind, gait):
+    ch, r, clip, plain = clips[kind, gait]
+    low = lowest_heights(ch, clip.qpos)
+    assert low.min() >= -1e-9                                # nothing sinks into the ground
+    stance = low <= 1e-9
+    np.testing.assert_allclose(low[stance], 0.0, atol=1e-9)
+    ff, ff0 = detect_footfalls(ch, clip), detect_footfalls(ch, plain)
+    assert (ff.contact != ff0.contact).mean() <= 0.05        # the same footfalls, give or take a frame
+    m, m0 = gait_metrics(ch, clip, ff), gait_metrics(ch, plain, ff0)
+    assert classify_gait(m) == classify_gait(m0) == CLASS[gait]
+    assert m.flight_fraction > 0
+    assert m.foot_skate < 0.05                                # pinned: the feet down hold still
+    # in stance every foot is as high as the stance rule puts it (to a millimetre,
+    # well inside the contact tolerance: the IK meets most frames to 1e-6 m):
+    # the legs made up for the smoothing, no foot floats or sinks by it
+    both = stance & (lowest_heights(ch, plain.qpos) <= 1e-9)
+    assert both.mean() > 0.4
+    np.testing.assert_allclose(foot_heights(ch, clip.qpos)[both], foot_heights(ch, plain.qpos)[both], atol=1e-3)
+
+
+def test_walks_are_not_smoothed(dog):
+    """No flight, nothing to smooth: grounding with ``smooth`` is grounding without."""
+    ch, basis = dog
+    r = heuristics.suggest(ch, "walk", basis)
+    raw = synthesize(ch, basis, r, 1.0, FPS, grounded=False)
+    g, g0 = ground(ch, raw.qpos, FPS, smooth=True), ground(ch, raw.qpos, FPS)
+    assert not g.airborne.any()
+    np.testing.assert_array_equal(g.qpos, g0.qpos)
+    np.testing.assert_array_equal(g.blend, 0.0)
+
+
+def test_smoothing_moves_the_body_in_stance_only(dog, clips):
+    """ground(smooth=True): the flights are those of the stance rule and the
+    body moves off it only in stance, by centimetres at most."""
+    ch, r, _, _ = clips["dog", "trot"]
+    raw = synthesize(ch, dog[1], r, 2.0, FPS, grounded=False)
+    g = ground(ch, raw.qpos, FPS, smooth=True)
+    assert g.airborne.any()
+    np.testing.assert_array_equal(g.blend[g.airborne], 0.0)
+    for a, b in flight_runs(g.airborne):                     # take-off and touchdown frames stay too
+        np.testing.assert_array_equal(g.blend[[a - 1, b + 1]], 0.0)
+    assert 0.005 < np.abs(g.blend).max() < 0.05
+
+
+def test_held_targets_must_cover_the_frames(dog):
+    ch, basis = dog
+    clip = MotionClip(FPS, np.tile(basis.rest_qpos, (3, 1)), ch.name)
+    with pytest.raises(GaitforgeError) as err:
+        pin_stance_feet(ch, basis, clip, hold={"front_left_foot": np.zeros((2, 3))})
+    assert str(err.value) == "pin_stance_feet: each held target needs a (3, 3) array of positions"
