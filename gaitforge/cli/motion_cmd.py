@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from gaitforge.cli.args import number
+from gaitforge.cli.args import number, speed_or_ramp
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 
@@ -25,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     how = p.add_mutually_exclusive_group()
     how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
+    fast = p.add_mutually_exclusive_group()
+    fast.add_argument("--speed", type=speed_or_ramp(), metavar="V|FROM:TO",
+                      help="forward speed [m/s]: stride length and frequency by dynamic similarity, amplitude "
+                           "solved to reach it; FROM:TO ramps the speed over the clip, changing gait on the way")
+    fast.add_argument("--froude", type=number(0, 100, above=True), metavar="F",
+                      help="speed as a Froude number V²/(g·hip height)")
     p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S",
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N",
@@ -67,13 +73,18 @@ def _plan(args):
     from gaitforge.motion.heuristics import suggest
 
     preset = presets.find(args.creature)
+    fast = args.speed is not None or args.froude is not None
     if preset is not None:
         if args.gait or args.recipe:
             raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
+        if fast:
+            raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
         char = presets.character(preset)
         basis = presets.basis(preset, char)
         return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin, strict=args.strict)
     if args.recipe:
+        if fast:
+            raise GaitforgeError("a recipe file has its own speed: drop --speed/--froude (or use --gait)")
         from gaitforge.io.recipe_files import load_recipe
         recipe = load_recipe(args.recipe)
         named = _character(args.creature)
@@ -85,6 +96,8 @@ def _plan(args):
                               stiffness_scale=recipe.stiffness_scale)
         return char, basis, recipe
     char = _character(args.creature)
+    if fast:
+        return _plan_speed(args, char)
     if not args.gait:
         raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "
                              f"(or a preset instead of a creature: {', '.join(presets.names())})")
@@ -92,6 +105,26 @@ def _plan(args):
     check_gait(char, args.gait)  # name errors before the modal analysis
     basis = compute_modes(char, count=args.modes)
     return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin, strict=args.strict)
+
+
+def _plan_speed(args, char):
+    """(character, basis, recipe, plan) for ``animate --speed/--froude``: the
+    gait asked (default: the one the creature's kind uses at that Froude
+    number) at that speed."""
+    from gaitforge.modal import compute_modes
+    from gaitforge.motion import speed
+    from gaitforge.motion.heuristics import check_gait
+
+    if isinstance(args.speed, tuple):
+        raise GaitforgeError("speed ramps are not implemented yet: give one speed")
+    gait = args.gait
+    if gait is None:
+        gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, args.froude))
+    check_gait(char, gait)
+    basis = compute_modes(char, count=args.modes)
+    recipe, plan, _ = speed.suggest_at_speed(char, gait, basis, speed=args.speed, froude=args.froude,
+                                             pinned=not args.no_pin, strict=args.strict)
+    return char, basis, recipe
 
 
 def recipe_table(recipe, basis) -> Table:
@@ -162,8 +195,14 @@ def cmd_animate(args) -> int:
     if args.save_recipe:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
     char, basis, recipe = _plan(args)
-    clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
-                      pin_feet=not args.no_pin)
+    if args.speed is not None or args.froude is not None:
+        from gaitforge.motion.speed import synthesize_at_speed
+        if args.no_flight:
+            raise GaitforgeError("--no-flight does not go with --speed/--froude (the gait's flight sets its speed)")
+        clip = synthesize_at_speed(char, basis, recipe, args.seconds, args.fps, pinned=not args.no_pin)
+    else:
+        clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
+                          pin_feet=not args.no_pin)
     console.print(recipe_table(recipe, basis))
     if recipe.description:
         console.print(recipe.description)
