@@ -43,7 +43,7 @@ def modes(character: Character, count: int | None = None, **options) -> ModalBas
 
 
 def animate(character: Character | str, gait: str | None, *, seconds: float = 4.0, fps: float = 60.0,
-            count: int = 20, pin: bool = True, strict: bool = False, speed: float | None = None,
+            count: int = 20, pin: bool = True, strict: bool = False, speed=None,
             froude: float | None = None) -> MotionClip:
     """A kinematic gait clip (Kry09): ``gait`` is one of the creature kind's
     gaits (walk, trot, …) or a preset name (``dog-trot``); the recipe is
@@ -54,12 +54,24 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
     length and frequency by dynamic similarity
     (:func:`gaitforge.motion.speed.suggest_at_speed`, as ``gaitforge animate
     --speed/--froude``); with either, ``gait`` None picks the gait the
-    creature's kind uses at that Froude number."""
+    creature's kind uses at that Froude number. A speed *profile* — a pair
+    (from, to) [m/s] ramped over the clip, (time, speed) points, or a
+    callable V(t) — makes a ramp that changes gait on the way
+    (:func:`gaitforge.motion.ramp.ramp`, as ``--speed FROM:TO``; ``gait``
+    must be None)."""
     from gaitforge.errors import GaitforgeError
     from gaitforge.motion import heuristics, presets
     from gaitforge.motion.synthesis import synthesize
 
     p = presets.find(gait) if gait is not None else None
+    if speed is not None and not isinstance(speed, (int, float)):
+        from gaitforge.motion.ramp import ramp
+
+        if gait is not None or froude is not None:
+            raise GaitforgeError("a speed profile picks its own gaits: give gait=None and no froude")
+        char = creature(character) if isinstance(character, (str, os.PathLike)) else character
+        heuristics.check_gait(char, "walk")
+        return ramp(char, speed, seconds, fps, compute_modes(char, count=count), plant=pin).clip
     if speed is not None or froude is not None:
         from gaitforge.motion import speed as speeds
 

@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
+    p.add_argument("--diagram", metavar="FILE.png", help="also write the gait diagram (footfall plot)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 if no suggested recipe passes the gait's footfall check (default: a warning)")
@@ -115,8 +116,6 @@ def _plan_speed(args, char):
     from gaitforge.motion import speed
     from gaitforge.motion.heuristics import check_gait
 
-    if isinstance(args.speed, tuple):
-        raise GaitforgeError("speed ramps are not implemented yet: give one speed")
     gait = args.gait
     if gait is None:
         gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, args.froude))
@@ -194,6 +193,10 @@ def cmd_animate(args) -> int:
     check_output(out, EXPORT_EXTENSIONS, "motion")  # every output checked before any work
     if args.save_recipe:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
+    if args.diagram:
+        check_output(args.diagram, (".png",), "image")
+    if isinstance(args.speed, tuple):
+        return _animate_ramp(args, out)
     char, basis, recipe = _plan(args)
     if args.speed is not None or args.froude is not None:
         from gaitforge.motion.speed import synthesize_at_speed
@@ -206,7 +209,7 @@ def cmd_animate(args) -> int:
     console.print(recipe_table(recipe, basis))
     if recipe.description:
         console.print(recipe.description)
-    analyse(char, clip)
+    analyse(char, clip, args.diagram, f"{char.name} {recipe.name}")
     from gaitforge.io.atomic import atomic_paths
     from gaitforge.io.recipe_files import save_recipe
 
@@ -217,6 +220,36 @@ def cmd_animate(args) -> int:
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")
     if args.save_recipe:
         console.print(f"wrote {args.save_recipe}")
+    return 0
+
+
+def _animate_ramp(args, out: str) -> int:
+    """``animate NAME --speed FROM:TO``: a speed ramp with gait transitions."""
+    from gaitforge.modal import compute_modes
+    from gaitforge.motion.ramp import ramp
+
+    if args.gait or args.save_recipe or args.no_flight:
+        raise GaitforgeError("a speed ramp picks its own gaits and recipes: drop --gait/--save-recipe/--no-flight")
+    from gaitforge.motion import presets
+    if presets.find(args.creature) is not None:
+        raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
+    char = _character(args.creature)
+    from gaitforge.motion.heuristics import check_gait
+    check_gait(char, "walk")
+    basis = compute_modes(char, count=args.modes)
+    r = ramp(char, args.speed, args.seconds, args.fps, basis, plant=not args.no_pin)
+    v0, v1 = args.speed
+    console.print(f"{char.name}: speed {v0:g} → {v1:g} m/s over {args.seconds:g} s (Froude {r.froude[0]:.2f} → "
+                  f"{r.froude[-1]:.2f}), gaits {' → '.join(dict.fromkeys(r.gait))}")
+    for t, a, b in r.switches:
+        i = min(int(round(t * args.fps)), len(r.speed) - 1)
+        console.print(f"  {t:.2f} s: {a} → {b} at {r.speed[i]:.2f} m/s (Froude {r.froude[i]:.2f})")
+    analyse(char, r.clip, args.diagram, f"{char.name} {v0:g} → {v1:g} m/s")
+    from gaitforge.io.atomic import atomic_paths
+
+    with atomic_paths(out) as (tmp_clip,):
+        save_clip(char, r.clip, tmp_clip, label=Path(out).name, quiet=args.quiet)
+    console.print(f"wrote {out} ({r.clip.n_frames} frames at {r.clip.fps:g} fps)")
     return 0
 
 

@@ -52,9 +52,9 @@ from gaitforge.motion.mode_selection import fit_recipe
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.naming import match
 
-__all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_TOL", "STRIDE_TOL",
-           "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty", "check_at_speed", "duty_target",
-           "froude_of", "gait_for_froude", "height_residual", "limit_excess", "planted", "scaled",
+__all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_TOL", "STRIDE_A", "STRIDE_B",
+           "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty", "check_at_speed",
+           "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess", "planted", "scaled",
            "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
 
 GRAVITY = 9.81          # [m/s²]
@@ -65,7 +65,7 @@ SPEED_GAITS = tuple(DEFAULT_FROUDE)
 SPEED_TOL = 0.10        # achieved speed within this share of the asked one
 STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
 MAX_SKATE = 0.02        # stance-foot slip per distance travelled
-LIFTS = (0.08, 0.05, 0.12)     # foot lift per hip height the fit aims at, tried in order
+LIFTS = (0.08, 0.05)    # foot lift per hip height the fit aims at, tried in order
 STEPS = 4               # proportional amplitude steps towards the speed
 CORRECTIONS = 2         # refits with the feet's non-linear height rise subtracted
 FIRST_ROTATION = math.radians(30)   # the first amplitude tried: this peak joint rotation
@@ -304,7 +304,7 @@ class SpeedCheck(NamedTuple):
 
 
 def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, *,
-                   pinned: bool = True, strides: float = 4.0) -> SpeedCheck:
+                   pinned: bool = True, strides: float = 3.0) -> SpeedCheck:
     """Measure ``recipe`` against ``plan`` on a grounded clip of ``strides``
     strides at 60 frames/s (``pinned``: stance feet pinned) — see the module
     docstring for what counts."""
@@ -386,9 +386,9 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
     if gait in FLYING:
         first = bounce_for_duty(plan.duty)
-        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), *BOUNCE[gait]))]
+        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), BOUNCE[gait][0]))]
     else:
-        options = [(b, 0.0) for b in dict.fromkeys((round(plan.duty, 3), 0.7, 0.6))]
+        options = [(round(plan.duty, 3), 0.0)]
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
     for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
         recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap)
