@@ -268,15 +268,19 @@ def cmd_gaits(args) -> int:
     from gaitforge.control.skills import catalog as skills
 
     table = Table(title="what each creature does")
-    for col in ("creature", "kinematic gaits (animate NAME --gait)", "simulated gaits, m/s (run NAME --gait)",
-                "modal crawl (simulate NAME)"):
+    from gaitforge.motion.speed import SPEED_RANGES
+
+    for col in ("creature", "kinematic gaits, m/s (animate NAME --gait [--speed])",
+                "simulated gaits, m/s (run NAME --gait)", "modal crawl (simulate NAME)"):
         table.add_column(col)
     for name in registry.names():
         kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
         runner = next((r for r in [*catalog.RUNNERS.values(), *skills.RUNNERS.values()] if r.creature == name), None)
         simulated = ", ".join(f"{g} {lo:g}–{hi:g}" if hi > 0 else g
                               for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
-        table.add_row(name, ", ".join(kinematic) or "-", simulated or "-", "yes" if name in crawlers() else "-")
+        ranges = SPEED_RANGES.get(name, {})
+        kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
+        table.add_row(name, kin or "-", simulated or "-", "yes" if name in crawlers() else "-")
     console.print(table)
     return 0
 

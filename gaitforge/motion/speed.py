@@ -52,26 +52,31 @@ from gaitforge.motion.mode_selection import fit_recipe
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.naming import match
 
-__all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_TOL", "STRIDE_A", "STRIDE_B",
-           "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty", "check_at_speed",
-           "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess", "planted", "scaled",
-           "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
+__all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
+           "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty",
+           "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
+           "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
 
 GRAVITY = 9.81          # [m/s²]
 STRIDE_A, STRIDE_B = 2.3, 0.3   # Alexander: λ/h = A · Fr^B
+# Supported speeds [m/s] of the kinematic gaits at speed, measured (not guessed) by
+# benchmarks/gait_speeds.py (docs/gait_speeds.md): the lowest and highest speed asked that met
+# every check (speed, λ/h, class, duty, skate, limits). Gaits and creatures not listed were not measured.
+SPEED_RANGES: dict[str, dict[str, tuple[float, float]]] = {}
 # A Froude number typical of each gait (dog walk 0.25, trot 1, gallop 3; human walk 0.25, run 1).
 DEFAULT_FROUDE = {"walk": 0.25, "amble": 0.5, "trot": 1.0, "pace": 1.0, "run": 1.0, "bound": 2.0, "gallop": 3.0}
 SPEED_GAITS = tuple(DEFAULT_FROUDE)
 SPEED_TOL = 0.10        # achieved speed within this share of the asked one
 STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
 MAX_SKATE = 0.02        # stance-foot slip per distance travelled
-LIFTS = (0.08, 0.05)    # foot lift per hip height the fit aims at, tried in order
+LIFTS = (0.08, 0.05, 0.12)     # foot lift per hip height the fit aims at, tried in order
 STEPS = 4               # proportional amplitude steps towards the speed
 CORRECTIONS = 2         # refits with the feet's non-linear height rise subtracted
 FIRST_ROTATION = math.radians(30)   # the first amplitude tried: this peak joint rotation
 MAX_ROTATION = math.radians(100)    # amplitudes are never scaled beyond this peak joint rotation
 SAMPLES = 40            # frames per stride of the speed measurements
 ERROR_MARGIN = 1e-3     # a later candidate replaces the best only if its error is lower by this
+QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (another gait class) are not pinned
 
 
 class StridePlan(NamedTuple):
@@ -371,7 +376,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     elastic modes). Candidates — the plan's duty factor (walks) or bounce
     (:func:`bounce_for_duty`, then the heuristics' :data:`BOUNCE` values),
     foot lifts :data:`LIFTS`, free then 90° phases — are checked in turn
-    (:func:`check_at_speed`, ``pinned`` as ``animate`` shows them) and
+    (:func:`check_at_speed` on the unpinned clip, then, unless that is
+    another gait class already, ``pinned`` as ``animate`` shows them) and
     compared with a margin: the first that meets everything, else the first
     of the closest. No choice depends on the signs of the modes or on
     last-bit differences. If none meets everything a warning names what the
@@ -386,13 +392,21 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
     if gait in FLYING:
         first = bounce_for_duty(plan.duty)
-        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), BOUNCE[gait][0]))]
+        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), *BOUNCE[gait]))]
     else:
         options = [(round(plan.duty, 3), 0.0)]
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
     for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
         recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap)
-        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=pinned)
+        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=False)
+        if pinned and check.error < QUICK_REJECT:  # pinning costs: only for candidates close already
+            check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
+            if check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL:
+                # pinning changed the speed: one more proportional step on the pinned clip
+                again = scaled(recipe, plan.speed / check.speed)
+                second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
+                if second.error < check.error - ERROR_MARGIN:
+                    recipe, check = again, second
         if best is None or check.error < best[0] - ERROR_MARGIN:
             best = (check.error, recipe, check)
         if best[0] == 0.0:
