@@ -11,9 +11,11 @@ flicker between gaits.
   is continuous in V across gaits, and every term is driven on one stride
   phase ψ(t) = ∫ f dt [cycles] (a term of recipe frequency k·f̃ as
   α sin(2πkψ + γ)), so changing frequency never pops.
-- Amplitude: each gait gets recipes (:func:`~gaitforge.motion.speed.suggest_at_speed`)
-  at the lowest and highest Froude number it spans in the profile; between
-  them the modal coordinates are interpolated linearly in Fr.
+- Amplitude: each gait gets one recipe (:func:`~gaitforge.motion.speed.suggest_at_speed`)
+  at the geometric mean of the lowest and highest Froude number it spans in
+  the profile, and its modal coordinates are scaled by λ(t)/λ_key: a
+  recipe's stride length grows in proportion to its amplitude (mixing two
+  recipes of one gait, made of different modes, can make neither gait).
 - Transitions: the outgoing and incoming gaits' coordinates are cross-faded
   over :data:`BLEND_STRIDES` stride centred on the switch (smoothstep). All
   recipes share the footfall convention of the heuristics (the left hind
@@ -176,26 +178,17 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     psi = np.concatenate([[0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) / fps)])
     psi -= psi[pad]
     gaits = gait_schedule(kind, fr)
-    # recipes at each gait's lowest and highest Froude number in the profile
-    keys: dict[str, tuple[float, float, list]] = {}
-    for g in dict.fromkeys(gaits):
-        sel = np.array([x == g for x in gaits])
-        lo, hi = float(fr[sel].min()), float(fr[sel].max())
-        recipes = [suggest_at_speed(character, g, basis, froude=x, pinned=plant)[0]
-                   for x in dict.fromkeys((round(lo, 4), round(hi, 4)))]
-        keys[g] = (lo, hi, recipes)
+    # one recipe per gait, at the geometric mean of the Froude numbers it spans, its amplitude scaled
+    # with the stride length: λ(t)/λ_key (a recipe's stride grows in proportion to its amplitude)
+    lam = STRIDE_A * fr ** STRIDE_B * h
     dq = np.zeros((len(t), character.nv))
-    for g, (lo, hi, recipes) in keys.items():
-        # weight of gait g: 1 inside its run of frames, cross-faded over BLEND_STRIDES at each switch
+    for g in dict.fromkeys(gaits):
         inside = np.array([x == g for x in gaits], float)
-        w = _fade(inside, psi)
-        if not w.any():
-            continue
-        u = np.clip((fr - lo) / (hi - lo), 0.0, 1.0) if len(recipes) == 2 else np.zeros(len(t))
-        part = _coords(recipes[0], basis, psi) * (1 - u)[:, None]
-        if len(recipes) == 2:
-            part += _coords(recipes[1], basis, psi) * u[:, None]
-        dq += w[:, None] * part
+        key = float(np.exp(np.mean(np.log(fr[inside > 0][[0, -1]]))))
+        key = round(key, 4)
+        recipe = suggest_at_speed(character, g, basis, froude=key, pinned=plant)[0]
+        scale = lam / (STRIDE_A * key ** STRIDE_B * h)
+        dq += (_fade(inside, psi) * scale)[:, None] * _coords(recipe, basis, psi)
     lay = layout(character)
     q = lay.integrate(basis.rest_qpos, dq)
     lay.soft_limits(q, math.radians(10), 0.01)

@@ -399,14 +399,19 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
         recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap)
         check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=False)
-        if pinned and check.error < QUICK_REJECT:  # pinning costs: only for candidates close already
+        # pinning costs: only for candidates close already (walks are always planted: unplanted, their
+        # stance ripple fails the check whatever the recipe)
+        if pinned and (check.error < QUICK_REJECT or not recipe.flight):
             check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
-            if check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL:
-                # pinning changed the speed: one more proportional step on the pinned clip
-                again = scaled(recipe, plan.speed / check.speed)
+            for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
+                if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
+                    break
+                cap = MAX_ROTATION / check.rotation
+                again = scaled(recipe, min(plan.speed / check.speed, cap))
                 second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
-                if second.error < check.error - ERROR_MARGIN:
-                    recipe, check = again, second
+                if not second.error < check.error - ERROR_MARGIN:
+                    break
+                recipe, check = again, second
         if best is None or check.error < best[0] - ERROR_MARGIN:
             best = (check.error, recipe, check)
         if best[0] == 0.0:
