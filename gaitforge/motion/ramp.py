@@ -123,8 +123,11 @@ def _stance(heights: np.ndarray, psi: np.ndarray, floor: float) -> np.ndarray:
     return out
 
 
-def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float):
-    """Grounded frames, the feet down (T, F) and the flight frames (T,) (module docstring)."""
+def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float, walking: np.ndarray):
+    """Grounded frames, the feet down (T, F) and the flight frames (T,)
+    (module docstring); in ``walking`` frames (T,) bool the feet down are
+    those moving backwards relative to the root (a walk's planned stance,
+    :func:`gaitforge.motion.speed.stance_schedule`) and nothing flies."""
     from gaitforge.motion.footfall import feet_of, foot_positions
     from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, default_contact_tol, flight_runs,
                                             lowest_heights, stance_velocity_offsets, translate_root)
@@ -135,9 +138,11 @@ def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float):
     root = root_positions(character, q)
     lowest = lowest_heights(character, q)
     stance = _stance(P[..., 2], psi, MIN_CONTACT_TOL)
-    z, airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1)), 1.0 / fps)
+    z, airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1) & ~walking), 1.0 / fps)
     rise = P[..., 2] - P[..., 2].min(axis=1, keepdims=True)
     down = (rise <= default_contact_tol(character)) & (stance | (rise == 0)) & ~airborne[:, None]
+    back = np.gradient(P[..., 0] - root[:, :1], axis=0) < 0
+    down[walking] = back[walking]
     xy = stance_velocity_offsets(P, down)
     move, raw = np.diff(xy, axis=0), np.diff(root[:, :2], axis=0)
     for a, b in flight_runs(airborne):  # keep the horizontal velocity of the step into take-off
@@ -192,7 +197,8 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     lay = layout(character)
     q = lay.integrate(basis.rest_qpos, dq)
     lay.soft_limits(q, math.radians(10), 0.01)
-    q, down, airborne = _ground(character, q, psi, fps)
+    walking = _fade(np.array([x == "walk" for x in gaits], float), psi) >= 0.5
+    q, down, airborne = _ground(character, q, psi, fps, walking)
     keep = slice(pad, pad + n)
     q, down, airborne = q[keep], down[keep], airborne[keep]
     from gaitforge.motion.grounding import translate_root
