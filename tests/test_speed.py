@@ -190,7 +190,7 @@ def test_presets_and_recipe_files_have_their_own_speed(tmp_path, capsys):
 
 # ------------------------------------------------------------------ ramps
 @pytest.mark.slow
-def test_dog_ramp_walks_then_trots_without_skate_or_velocity_jumps(dog, tmp_path):
+def test_dog_ramp_walks_then_trots_without_skate_or_velocity_jumps(dog, tmp_path, capsys):
     c, basis = dog
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -208,3 +208,12 @@ def test_dog_ramp_walks_then_trots_without_skate_or_velocity_jumps(dog, tmp_path
     # the phase drives every term: the stride frequency never jumps
     f = np.diff(r.phase) * 60
     assert np.max(np.abs(np.diff(f))) < 0.01
+    # the CLI makes the same ramp, and its diagram marks the switch
+    out, diagram = tmp_path / "ramp.npz", tmp_path / "ramp.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["animate", "dog", "--speed", "0.9:2.1", "--seconds", "6", "--diagram", str(diagram),
+                     "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "gaits walk → trot" in text and f"{switch:.2f} s: walk → trot" in text and diagram.exists()
+    np.testing.assert_array_equal(load_npz(out, c).qpos, r.clip.qpos)

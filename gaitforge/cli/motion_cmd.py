@@ -149,16 +149,17 @@ def metrics_table(m, gait: str) -> Table:
     return table
 
 
-def analyse(char: Character, clip, diagram: str | None = None, title: str = "") -> None:
-    """Print the footfall metrics of ``clip`` (and write a gait diagram);
-    a clip in which no foot lands twice is reported, not an error."""
+def analyse(char: Character, clip, diagram: str | None = None, title: str = "", marks=()) -> None:
+    """Print the footfall metrics of ``clip`` (and write a gait diagram,
+    with ``marks``: (time, label) lines); a clip in which no foot lands
+    twice is reported, not an error."""
     from gaitforge.motion.footfall import detect_footfalls
     from gaitforge.motion.metrics import classify_gait, gait_metrics
 
     ff = detect_footfalls(char, clip)
     if diagram:
         from gaitforge.io.gait_plots import save_gait_diagram
-        save_gait_diagram(ff, diagram, title or f"{char.name} gait diagram")
+        save_gait_diagram(ff, diagram, title or f"{char.name} gait diagram", marks=marks)
     try:
         m = gait_metrics(char, clip, ff)
     except GaitforgeError as exc:
@@ -244,7 +245,8 @@ def _animate_ramp(args, out: str) -> int:
     for t, a, b in r.switches:
         i = min(int(round(t * args.fps)), len(r.speed) - 1)
         console.print(f"  {t:.2f} s: {a} → {b} at {r.speed[i]:.2f} m/s (Froude {r.froude[i]:.2f})")
-    analyse(char, r.clip, args.diagram, f"{char.name} {v0:g} → {v1:g} m/s")
+    analyse(char, r.clip, args.diagram, f"{char.name} {v0:g} → {v1:g} m/s",
+            marks=[(t, f"{a} → {b}") for t, a, b in r.switches])
     from gaitforge.io.atomic import atomic_paths
 
     with atomic_paths(out) as (tmp_clip,):
