@@ -161,6 +161,12 @@ def test_cli_froude_without_a_gait_picks_the_gait_of_that_froude(tmp_path, capsy
     assert "trot at 2.11 m/s (Froude 1," in capsys.readouterr().out
 
 
+def test_cli_bare_froude_is_the_gaits_typical_one(tmp_path, capsys):
+    out = tmp_path / "b.npz"
+    assert main(["animate", "dog", "--gait", "bound", "--froude", "--seconds", "1", "-o", str(out)]) == 0
+    assert "bound at 2.99 m/s (Froude 2," in capsys.readouterr().out   # DEFAULT_FROUDE["bound"] = 2
+
+
 @pytest.mark.parametrize("args, message", [
     (["--speed", "abc"], "animate: argument --speed: must be a speed above 0 up to 50 [m/s] or a ramp FROM:TO "
                          "of two, got 'abc'"),
@@ -172,6 +178,7 @@ def test_cli_froude_without_a_gait_picks_the_gait_of_that_froude(tmp_path, capsy
     (["--speed", "1", "--froude", "1"], "animate: argument --froude: not allowed with argument --speed"),
     (["--gait", "jump", "--speed", "1"], "a speed can be asked of these gaits only: walk, amble, trot, pace, run, "
                                          "bound, gallop (got 'jump')"),
+    (["--froude"], "--froude without a number takes the gait's typical one: give --gait GAIT"),
     (["--gait", "walk", "--speed", "1:2"], "a speed ramp picks its own gaits and recipes: drop "
                                            "--gait/--save-recipe/--no-flight"),
 ])

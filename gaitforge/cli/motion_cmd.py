@@ -16,6 +16,7 @@ from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
 DEFAULT_MODES = 20
+TYPICAL = -1.0  # --froude without a value (the parser rejects it as a value): the gait's typical Froude number
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     fast.add_argument("--speed", type=speed_or_ramp(), metavar="V|FROM:TO",
                       help="forward speed [m/s]: stride length and frequency by dynamic similarity, amplitude "
                            "solved to reach it; FROM:TO ramps the speed over the clip, changing gait on the way")
-    fast.add_argument("--froude", type=number(0, 100, above=True), metavar="F",
-                      help="speed as a Froude number V²/(g·hip height)")
+    fast.add_argument("--froude", type=number(0, 100, above=True), metavar="F", nargs="?", const=TYPICAL,
+                      help="speed as a Froude number V²/(g·hip height); without F, the one typical of the gait "
+                           "(walk 0.25, trot and pace 1, run 1, bound 2, gallop 3)")
     p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S",
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N",
@@ -117,11 +119,14 @@ def _plan_speed(args, char):
     from gaitforge.motion.heuristics import check_gait
 
     gait = args.gait
+    froude = None if args.froude == TYPICAL else args.froude
     if gait is None:
-        gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, args.froude))
+        if args.froude == TYPICAL:
+            raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
+        gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, froude))
     check_gait(char, gait)
     basis = compute_modes(char, count=args.modes)
-    recipe, plan, _ = speed.suggest_at_speed(char, gait, basis, speed=args.speed, froude=args.froude,
+    recipe, plan, _ = speed.suggest_at_speed(char, gait, basis, speed=args.speed, froude=froude,
                                              pinned=not args.no_pin, strict=args.strict)
     return char, basis, recipe
 
