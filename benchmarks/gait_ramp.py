@@ -63,6 +63,19 @@ def run(name: str, v0: float, v1: float, seconds: float, diagram: str | None) ->
         duty = ", ".join(f"{d:.2f}" for d in m.duty_factor.values())
         print(f"| {a:g}–{a + 2:g} ({gaits}) | {r.speed[i:j].mean():.2f} | {m.speed:.2f} | {classify_gait(m)} | "
               f"{duty} | {m.foot_skate:.3f} |")
+    # each gait's stretch between switches, 0.4 s clear of each switch (the cross-fade is one stride)
+    edges = [0.0] + [t for t, _, _ in r.switches] + [len(q) / fps]
+    for k in range(len(edges) - 1):
+        a = edges[k] + (0.4 if k > 0 else 0.0)
+        b = edges[k + 1] - (0.4 if k + 1 < len(edges) - 1 else 0.0)
+        i, j = int(a * fps), int(b * fps)
+        try:
+            part = MotionClip(fps, q[i:j], ch.name)
+            m = gait_metrics(ch, part, detect_footfalls(ch, part))
+            got = f"classified {classify_gait(m)}, {m.speed:.2f} m/s, skate {m.foot_skate:.3f}"
+        except GaitforgeError as exc:
+            got = str(exc)
+        print(f"  {a:.1f}–{b:.1f} s ({r.gait[min(i, len(q) - 1)]}): {got}")
     vx = np.diff(root_positions(ch, q)[:, 0]) * fps
     jump = np.abs(np.diff(vx))
     for g in dict.fromkeys(r.gait):
