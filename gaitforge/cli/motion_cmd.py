@@ -289,6 +289,10 @@ def cmd_gaits(args) -> int:
         kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
         table.add_row(name, kin or "-", simulated or "-", "yes" if name in crawlers() else "-")
     console.print(table)
+    from gaitforge.motion.speed import DEFAULT_FROUDE
+    console.print("kinematic speeds: measured ranges (docs/gait_speeds.md); 'animate NAME --gait G --froude' "
+                  "alone uses the gait's typical Froude number: "
+                  + ", ".join(f"{g} {fr:g}" for g, fr in DEFAULT_FROUDE.items()))
     return 0
 
 
