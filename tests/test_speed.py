@@ -15,7 +15,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.io.clipfiles import load_npz
 from gaitforge.modal import compute_modes
-from gaitforge.motion import speed
+from gaitforge.motion import speed, stride
 from gaitforge.motion.footfall import detect_footfalls
 from gaitforge.motion.metrics import classify_gait, gait_metrics
 from gaitforge.motion.ramp import gait_schedule, ramp, speed_profile
@@ -55,7 +55,7 @@ def test_duty_factor_falls_with_speed_walks_above_half_runs_below():
 
 @pytest.mark.parametrize("beta", [0.3, 0.35, 0.4, 0.45])
 def test_bounce_for_duty_inverts_the_lower_half_share(beta):
-    assert speed._lower_half_share(speed.bounce_for_duty(beta)) == pytest.approx(beta, abs=0.01)
+    assert stride._lower_half_share(speed.bounce_for_duty(beta)) == pytest.approx(beta, abs=0.01)
 
 
 @pytest.mark.parametrize("kwargs, message", [

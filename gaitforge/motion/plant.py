@@ -11,6 +11,11 @@ touchdown the height goal moves from where the foot is to its standing
 height, and after lift-off the foot rises as unplanted while its
 horizontal goal moves from the anchor to where the unplanted motion has it
 (smoothstep weights): the catch-up happens in the air, not on the ground.
+
+:func:`planted` makes a walk's clip this way from a recipe of
+:func:`~gaitforge.motion.speed.suggest_at_speed`, with the stance planned
+by :func:`stance_schedule`; :func:`synthesize_at_speed` is the clip
+``animate --speed`` shows for any gait.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import feet_of, foot_positions
 from gaitforge.motion.modal_ik import PIN_STEP_TOL, _Problem, _solve, modal_columns
+from gaitforge.motion.recipe import GaitRecipe
 
 BLEND = 0.08   # [s] the hold fades in (height) and out (all axes) over this time
 
@@ -78,3 +84,45 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
             coords = np.zeros(phi.shape[1])
         since[since >= 0] += 1
     return MotionClip(clip.fps, out, clip.character_name)
+
+
+def stance_schedule(character, basis, recipe: GaitRecipe, seconds: float, fps: float) -> np.ndarray:
+    """(T, F) bool, feet in :func:`~gaitforge.motion.footfall.feet_of` order:
+    a walk's planned stance, the frames in which a foot moves backwards
+    relative to the root body (its stance sweep, Kry09's profile), from the
+    body-relative frames of ``synthesize(grounded=False)``."""
+    from gaitforge.motion.metrics import root_positions
+    from gaitforge.motion.synthesis import synthesize
+
+    free = synthesize(character, basis, recipe, seconds, fps, grounded=False).qpos
+    x = foot_positions(character, free, feet_of(character))[..., 0] - root_positions(character, free)[:, :1]
+    return np.gradient(x, axis=0) < 0
+
+
+def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0):
+    """A walk's clip with its feet planted: grounded, then every foot held by
+    modal IK through its planned stance (:func:`stance_schedule`,
+    :func:`gaitforge.motion.plant.plant_feet`), then put back on the ground.
+    Returns a :class:`MotionClip`."""
+    from gaitforge.motion.clip import MotionClip
+    from gaitforge.motion.grounding import touch_ground
+    from gaitforge.motion.synthesis import synthesize
+
+    feet = feet_of(character)
+    clip = synthesize(character, basis, recipe, seconds, fps)
+    stance = stance_schedule(character, basis, recipe, seconds, fps)
+    rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
+    return MotionClip(fps, touch_ground(character, plant_feet(character, basis, clip, stance, rest).qpos),
+                      character.name)
+
+
+def synthesize_at_speed(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
+                        pinned: bool = True):
+    """The clip ``animate`` shows for a recipe of :func:`suggest_at_speed`:
+    walks planted (:func:`planted`), other gaits grounded with their stance
+    feet pinned (``pinned``)."""
+    from gaitforge.motion.synthesis import synthesize
+
+    if not recipe.flight and pinned:
+        return planted(character, basis, recipe, seconds, fps)
+    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned)

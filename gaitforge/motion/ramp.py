@@ -39,7 +39,8 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.speed import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, stride_plan, suggest_at_speed
+from gaitforge.motion.speed import suggest_at_speed
+from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, stride_plan
 
 __all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "speed_profile"]
 

@@ -1,4 +1,6 @@
-"""Kinematic gaits at a chosen speed, by dynamic similarity.
+"""Kinematic gaits at a chosen speed, by dynamic similarity (the stride
+plan: :mod:`gaitforge.motion.stride`; walks' planted stance and the clip
+``animate --speed`` shows: :mod:`gaitforge.motion.plant`).
 
 Animals of different sizes move alike at equal Froude number Fr = V²/(g h)
 (V speed [m/s], g = 9.81 m/s², h hip height [m]; Alexander 1984, as
@@ -50,6 +52,10 @@ from gaitforge.motion.footfall_check import clip_error
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
 from gaitforge.motion.mode_selection import fit_recipe
 from gaitforge.motion.recipe import GaitRecipe
+from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
+from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
+                                     TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
+                                     duty_target, froude_of, gait_for_froude, stride_plan)
 from gaitforge.naming import match
 
 __all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
@@ -57,20 +63,6 @@ __all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SP
            "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
            "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
 
-GRAVITY = 9.81          # [m/s²]
-STRIDE_A, STRIDE_B = 2.3, 0.3   # Alexander: λ/h = A · Fr^B
-# Supported speeds [m/s] of the kinematic gaits at speed, measured (not guessed) by
-# benchmarks/gait_speeds.py (docs/gait_speeds.md): the lowest and highest speed asked that met
-# every check (speed, λ/h, class, duty, skate, limits), of three speeds tried per gait. Gaits and
-# creatures not listed met none or were not measured (the human walk misses at every speed tried).
-SPEED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    "dog": {"walk": (0.67, 1.06), "trot": (1.49, 2.11), "pace": (1.49, 2.99), "bound": (2.11, 3.66),
-            "gallop": (2.99, 3.66)},
-    "human": {"run": (2.14, 2.14)},
-}
-# A Froude number typical of each gait (dog walk 0.25, trot 1, gallop 3; human walk 0.25, run 1).
-DEFAULT_FROUDE = {"walk": 0.25, "amble": 0.5, "trot": 1.0, "pace": 1.0, "run": 1.0, "bound": 2.0, "gallop": 3.0}
-SPEED_GAITS = tuple(DEFAULT_FROUDE)
 SPEED_TOL = 0.10        # achieved speed within this share of the asked one
 STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
 MAX_SKATE = 0.02        # stance-foot slip per distance travelled
@@ -82,115 +74,6 @@ MAX_ROTATION = math.radians(100)    # amplitudes are never scaled beyond this pe
 SAMPLES = 40            # frames per stride of the speed measurements
 ERROR_MARGIN = 1e-3     # a later candidate replaces the best only if its error is lower by this
 QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (another gait class) are not pinned
-
-
-class StridePlan(NamedTuple):
-    """The stride a speed asks for: froude Fr, speed V [m/s], stride_length λ
-    [m], frequency f [Hz], duty β (target), hip_height h [m]."""
-
-    froude: float
-    speed: float
-    stride_length: float
-    frequency: float
-    duty: float
-    hip_height: float
-
-
-def duty_target(gait: str, froude: float) -> float:
-    """Target duty factor β at Froude number ``froude``, falling with speed.
-    Walks: 0.72 − 0.3·Fr within [0.55, 0.75] (0.645 at Fr 0.25); gaits with
-    a flight phase: 0.40 − 0.06·ln Fr within [0.26, 0.46] (0.40 at Fr 1,
-    0.33 at Fr 3). Other gaits (an amble): 0.5 − 0.05·ln Fr within [0.4, 0.6]."""
-    if gait in FLYING:
-        return float(np.clip(0.40 - 0.06 * math.log(froude), 0.26, 0.46))
-    if gait == "walk":
-        return float(np.clip(0.72 - 0.3 * froude, 0.55, 0.75))
-    return float(np.clip(0.5 - 0.05 * math.log(froude), 0.4, 0.6))
-
-
-def _speed_gait(gait: str) -> str:
-    name = match(gait, DEFAULT_FROUDE) or gait
-    if name not in DEFAULT_FROUDE:
-        raise GaitforgeError(f"a speed can be asked of these gaits only: {', '.join(SPEED_GAITS)} (got {gait!r})")
-    return name
-
-
-# Froude numbers where animals change gait (Alexander 1984): quadrupeds walk → trot near 0.5 and
-# trot → gallop near 2.5; humans walk → run near 0.5.
-TRANSITIONS = {"quadruped": ((0.5, "walk"), (2.5, "trot"), (math.inf, "gallop")),
-               "biped": ((0.5, "walk"), (math.inf, "run"))}
-
-
-def froude_of(character, speed: float | None = None, froude: float | None = None) -> float:
-    """The Froude number of ``speed`` [m/s] for ``character`` (or ``froude``
-    itself; neither: an error)."""
-    if froude is not None:
-        return float(froude)
-    if speed is None:
-        raise GaitforgeError("give a speed or a Froude number")
-    return float(speed) ** 2 / (GRAVITY * gfe.hip_height(character))
-
-
-def gait_for_froude(character, froude: float) -> str:
-    """The gait ``character``'s kind uses at Froude number ``froude``
-    (:data:`TRANSITIONS`)."""
-    from gaitforge.motion.gait_patterns import creature_kind
-
-    for top, gait in TRANSITIONS[creature_kind(character)]:
-        if froude < top:
-            return gait
-    raise AssertionError("the last transition is at infinity")
-
-
-def stride_plan(h: float, gait: str, *, speed: float | None = None, froude: float | None = None) -> StridePlan:
-    """The stride for ``speed`` V [m/s] or ``froude`` Fr (one of them; neither:
-    :data:`DEFAULT_FROUDE` of the gait) of a creature with hip height ``h``
-    [m]: Fr = V²/(g h), λ = 2.3·Fr^0.3·h, f = V/λ, β = :func:`duty_target`."""
-    gait = _speed_gait(gait)
-    if speed is not None and froude is not None:
-        raise GaitforgeError("give a speed or a Froude number, not both")
-    for name, value in (("speed", speed), ("froude", froude)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not math.isfinite(value) or value <= 0):
-            raise GaitforgeError(f"{name} must be a positive finite number, got {value!r}")
-    if not (math.isfinite(h) and h > 0):
-        raise GaitforgeError(f"hip height must be a positive number of metres, got {h!r}")
-    if speed is None:
-        fr = float(DEFAULT_FROUDE[gait] if froude is None else froude)
-        v = math.sqrt(fr * GRAVITY * h)
-    else:
-        v = float(speed)
-        fr = v * v / (GRAVITY * h)
-    lam = STRIDE_A * fr ** STRIDE_B * h
-    return StridePlan(fr, v, lam, v / lam, duty_target(gait, fr), h)
-
-
-def _lower_half_share(share: float) -> float:
-    """Fraction of the cycle a bounced foot profile (fundamental plus
-    :func:`gait_features.bounce` of ``share``) spends in the lower half of
-    its excursion: the stance the grounding gives it."""
-    theta = np.linspace(0.0, 2 * np.pi, 720, endpoint=False)
-    g1 = 1.0 + 0.0j
-    z = np.imag(g1 * np.exp(1j * theta) + gfe.bounce(g1, share) * np.exp(2j * theta))
-    return float(np.mean(z <= z.min() + 0.5 * np.ptp(z)))
-
-
-_SHARES = np.linspace(0.0, 2.0, 81)
-_LOWER = np.array([_lower_half_share(s) for s in _SHARES])
-
-
-def bounce_for_duty(beta: float) -> float:
-    """The bounce share whose profile is in the lower half of its excursion
-    for a fraction ``beta`` of the cycle (the least share reaching it;
-    clipped to what bounces up to 2 reach, 0 for β ≥ 0.5)."""
-    reach = np.minimum.accumulate(_LOWER)
-    if beta >= reach[0]:
-        return 0.0
-    i = int(np.argmax(reach <= beta)) if np.any(reach <= beta) else len(reach) - 1
-    if i == 0 or reach[i] > beta:
-        return float(_SHARES[i])
-    a, b = reach[i - 1], reach[i]
-    return float(_SHARES[i - 1] + (_SHARES[i] - _SHARES[i - 1]) * (a - beta) / (a - b))
 
 
 def scaled(recipe: GaitRecipe, sigma: float) -> GaitRecipe:
@@ -249,51 +132,6 @@ def limit_excess(character, basis, recipe: GaitRecipe, samples: int = 64) -> flo
     phi = basis.shapes[:, [x.mode for x in recipe.terms]]
     q = lay.integrate(basis.rest_qpos, modal_coordinates(recipe, t) @ phi.T)[:, lay.lim_q]
     return float(max(np.max(q - lay.lim_hi), np.max(lay.lim_lo - q), 0.0))
-
-
-def stance_schedule(character, basis, recipe: GaitRecipe, seconds: float, fps: float) -> np.ndarray:
-    """(T, F) bool, feet in :func:`~gaitforge.motion.footfall.feet_of` order:
-    a walk's planned stance, the frames in which a foot moves backwards
-    relative to the root body (its stance sweep, Kry09's profile), from the
-    body-relative frames of ``synthesize(grounded=False)``."""
-    from gaitforge.motion.footfall import feet_of, foot_positions
-    from gaitforge.motion.metrics import root_positions
-    from gaitforge.motion.synthesis import synthesize
-
-    free = synthesize(character, basis, recipe, seconds, fps, grounded=False).qpos
-    x = foot_positions(character, free, feet_of(character))[..., 0] - root_positions(character, free)[:, :1]
-    return np.gradient(x, axis=0) < 0
-
-
-def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0):
-    """A walk's clip with its feet planted: grounded, then every foot held by
-    modal IK through its planned stance (:func:`stance_schedule`,
-    :func:`gaitforge.motion.plant.plant_feet`), then put back on the ground.
-    Returns a :class:`MotionClip`."""
-    from gaitforge.motion.clip import MotionClip
-    from gaitforge.motion.footfall import feet_of, foot_positions
-    from gaitforge.motion.grounding import touch_ground
-    from gaitforge.motion.plant import plant_feet
-    from gaitforge.motion.synthesis import synthesize
-
-    feet = feet_of(character)
-    clip = synthesize(character, basis, recipe, seconds, fps)
-    stance = stance_schedule(character, basis, recipe, seconds, fps)
-    rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
-    return MotionClip(fps, touch_ground(character, plant_feet(character, basis, clip, stance, rest).qpos),
-                      character.name)
-
-
-def synthesize_at_speed(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
-                        pinned: bool = True):
-    """The clip ``animate`` shows for a recipe of :func:`suggest_at_speed`:
-    walks planted (:func:`planted`), other gaits grounded with their stance
-    feet pinned (``pinned``)."""
-    from gaitforge.motion.synthesis import synthesize
-
-    if not recipe.flight and pinned:
-        return planted(character, basis, recipe, seconds, fps)
-    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned)
 
 
 class SpeedCheck(NamedTuple):
