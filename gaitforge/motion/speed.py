@@ -40,6 +40,7 @@ import dataclasses
 import itertools
 import math
 import warnings
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -82,6 +83,20 @@ def scaled(recipe: GaitRecipe, sigma: float) -> GaitRecipe:
         dataclasses.replace(t, amplitude=t.amplitude * sigma, offset=t.offset * sigma) for t in recipe.terms))
 
 
+_TOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _contact_tol(character) -> float:
+    """The grounding's default contact tolerance [m], computed once per character
+    (it measures the creature's height, a sizeable share of a short clip's cost)."""
+    from gaitforge.motion.grounding import default_contact_tol
+
+    tol = _TOLS.get(character)
+    if tol is None:
+        tol = _TOLS[character] = default_contact_tol(character)
+    return tol
+
+
 def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int = 2) -> float:
     """Forward speed [m/s] of the grounded clip (stance feet not pinned):
     root travel along +x over exactly ``strides`` periods 1/f, sampled at
@@ -90,7 +105,7 @@ def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int 
     from gaitforge.motion.synthesis import synthesize
 
     fps = SAMPLES * f
-    clip = synthesize(character, basis, recipe, (strides * SAMPLES + 1) / fps, fps)
+    clip = synthesize(character, basis, recipe, (strides * SAMPLES + 1) / fps, fps, contact_tol=_contact_tol(character))
     x = root_positions(character, clip.qpos[[0, -1]])[:, 0]
     return float((x[1] - x[0]) * f / strides)
 
