@@ -153,7 +153,9 @@ class SpeedCheck(NamedTuple):
     """How a recipe meets a :class:`StridePlan` on the clip ``animate`` shows:
     error (0: it meets everything), speed [m/s], froude, relative stride
     length λ/h, duty factors (per foot), gait class, foot skate, limit excess
-    [rad] and peak joint rotation [rad]."""
+    [rad], peak joint rotation [rad] and footfall: the gait's footfall-check
+    error alone (:func:`~gaitforge.motion.footfall_check.clip_error`: landing
+    phases, class, duty factors, flight)."""
 
     error: float
     speed: float
@@ -164,6 +166,7 @@ class SpeedCheck(NamedTuple):
     skate: float
     limit_excess: float
     rotation: float
+    footfall: float = 0.0
 
 
 def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, *,
@@ -180,15 +183,15 @@ def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind:
     try:
         m = gait_metrics(character, clip, detect_footfalls(character, clip))
     except GaitforgeError:
-        return SpeedCheck(math.inf, 0.0, 0.0, 0.0, {}, "unmeasurable", math.nan, lim, rot)
-    err = clip_error(character, clip, m, kind, gait)
+        return SpeedCheck(math.inf, 0.0, 0.0, 0.0, {}, "unmeasurable", math.nan, lim, rot, math.inf)
+    err = footfall = clip_error(character, clip, m, kind, gait)
     want_rel = STRIDE_A * plan.froude ** STRIDE_B
     skate = m.foot_skate if math.isfinite(m.foot_skate) else math.inf
     err += max(0.0, abs(m.speed / plan.speed - 1.0) - 0.8 * SPEED_TOL)
     err += max(0.0, abs(m.relative_stride_length / want_rel - 1.0) - 0.8 * STRIDE_TOL)
     err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
     return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
-                      skate, lim, rot)
+                      skate, lim, rot, footfall)
 
 
 def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float) -> float:
@@ -285,7 +288,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
         message = (f"{character.name}: no {gait} recipe meets {plan.speed:.3g} m/s (Froude {plan.froude:.3g}); "
                    f"the closest moves at {check.speed:.3g} m/s, λ/h {check.relative_stride_length:.2f} "
                    f"(want {plan.stride_length / plan.hip_height:.2f}), classified {check.gait_class}, "
-                   f"skate {check.skate:.3f}, {math.degrees(check.limit_excess):.1f}° past a joint limit")
+                   f"skate {check.skate:.3f}, {math.degrees(check.limit_excess):.1f}° past a joint limit, "
+                   f"footfall-check error {check.footfall:.3g} (landing phases, duty factors, flight)")
         if strict:
             raise NotMetError(message)
         warnings.warn(message, stacklevel=2)
