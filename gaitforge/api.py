@@ -42,17 +42,50 @@ def modes(character: Character, count: int | None = None, **options) -> ModalBas
     return compute_modes(character, count=count, **options)
 
 
-def animate(character: Character | str, gait: str, *, seconds: float = 4.0, fps: float = 60.0,
-            count: int = 20, pin: bool = True, strict: bool = False) -> MotionClip:
+def animate(character: Character | str, gait: str | None, *, seconds: float = 4.0, fps: float = 60.0,
+            count: int = 20, pin: bool = True, strict: bool = False, speed=None,
+            froude: float | None = None) -> MotionClip:
     """A kinematic gait clip (Kry09): ``gait`` is one of the creature kind's
     gaits (walk, trot, …) or a preset name (``dog-trot``); the recipe is
     suggested from the ``count`` lowest modes, the clip grounded and, with
     ``pin``, its stance feet pinned. ``strict``: raise :class:`NotMetError` if
-    no recipe passes the gait's footfall check (default: a warning)."""
+    no recipe passes the gait's footfall check (default: a warning).
+    ``speed`` [m/s] or ``froude`` (V²/(g h)): the gait at that speed, stride
+    length and frequency by dynamic similarity
+    (:func:`gaitforge.motion.speed.suggest_at_speed`, as ``gaitforge animate
+    --speed/--froude``); with either, ``gait`` None picks the gait the
+    creature's kind uses at that Froude number. A speed *profile* — a pair
+    (from, to) [m/s] ramped over the clip, (time, speed) points, or a
+    callable V(t) — makes a ramp that changes gait on the way
+    (:func:`gaitforge.motion.ramp.ramp`, as ``--speed FROM:TO``; ``gait``
+    must be None)."""
+    from gaitforge.errors import GaitforgeError
     from gaitforge.motion import heuristics, presets
     from gaitforge.motion.synthesis import synthesize
 
-    p = presets.find(gait)
+    p = presets.find(gait) if gait is not None else None
+    if speed is not None and not isinstance(speed, (int, float)):
+        from gaitforge.motion.ramp import ramp
+
+        if gait is not None or froude is not None:
+            raise GaitforgeError("a speed profile picks its own gaits: give gait=None and no froude")
+        char = creature(character) if isinstance(character, (str, os.PathLike)) else character
+        heuristics.check_gait(char, "walk")
+        return ramp(char, speed, seconds, fps, compute_modes(char, count=count), plant=pin).clip
+    if speed is not None or froude is not None:
+        from gaitforge.motion import speed as speeds
+
+        if p is not None:
+            raise GaitforgeError(f"{gait} is a preset with its own speed: drop speed/froude")
+        char = creature(character) if isinstance(character, (str, os.PathLike)) else character
+        if gait is None:
+            gait = speeds.gait_for_froude(char, speeds.froude_of(char, speed, froude))
+        heuristics.check_gait(char, gait)
+        basis = compute_modes(char, count=count)
+        recipe = speeds.suggest_at_speed(char, gait, basis, speed=speed, froude=froude, pinned=pin, strict=strict)[0]
+        return speeds.synthesize_at_speed(char, basis, recipe, seconds, fps, pinned=pin)
+    if gait is None:
+        raise GaitforgeError("animate: give a gait, or a speed or froude to pick one")
     if p is not None:
         char = presets.character(p)
         basis = presets.basis(p, char)

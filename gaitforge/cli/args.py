@@ -30,3 +30,26 @@ def number(lo: float, hi: float, *, integer: bool = False, above: bool = False):
 
     parse.__name__ = "integer" if integer else "number"  # argparse names the type in some messages
     return parse
+
+
+def speed_or_ramp(hi: float = 50.0):
+    """An argparse ``type`` for ``--speed``: a speed [m/s] above 0 up to
+    ``hi``, or a ramp ``FROM:TO`` of two such speeds; returns a float or a
+    (from, to) tuple."""
+    one = number(0, hi, above=True)
+    span = f"above 0 up to {_plain(hi)}"
+
+    def parse(text: str):
+        parts = text.split(":")
+        try:
+            if len(parts) == 1:
+                return one(parts[0])
+            if len(parts) == 2:
+                return one(parts[0]), one(parts[1])
+        except argparse.ArgumentTypeError:
+            pass
+        raise argparse.ArgumentTypeError(f"must be a speed {span} [m/s] or a ramp FROM:TO of two, "
+                                         f"got {text[:80]!r}")
+
+    parse.__name__ = "speed"
+    return parse

@@ -10,12 +10,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from gaitforge.cli.args import number
+from gaitforge.cli.args import number, speed_or_ramp
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
 DEFAULT_MODES = 20
+TYPICAL = -1.0  # --froude without a value (the parser rejects it as a value): the gait's typical Froude number
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +26,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     how = p.add_mutually_exclusive_group()
     how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
+    fast = p.add_mutually_exclusive_group()
+    fast.add_argument("--speed", type=speed_or_ramp(), metavar="V|FROM:TO",
+                      help="forward speed [m/s]: stride length and frequency by dynamic similarity, amplitude "
+                           "solved to reach it; FROM:TO ramps the speed over the clip, changing gait on the way")
+    fast.add_argument("--froude", type=number(0, 100, above=True), metavar="F", nargs="?", const=TYPICAL,
+                      help="speed as a Froude number V²/(g·hip height); without F, the one typical of the gait "
+                           "(walk 0.25, trot and pace 1, run 1, bound 2, gallop 3)")
     p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S",
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N",
@@ -34,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
+    p.add_argument("--diagram", metavar="FILE.png", help="also write the gait diagram (footfall plot)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 if no suggested recipe passes the gait's footfall check (default: a warning)")
@@ -67,13 +76,18 @@ def _plan(args):
     from gaitforge.motion.heuristics import suggest
 
     preset = presets.find(args.creature)
+    fast = args.speed is not None or args.froude is not None
     if preset is not None:
         if args.gait or args.recipe:
             raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
+        if fast:
+            raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
         char = presets.character(preset)
         basis = presets.basis(preset, char)
         return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin, strict=args.strict)
     if args.recipe:
+        if fast:
+            raise GaitforgeError("a recipe file has its own speed: drop --speed/--froude (or use --gait)")
         from gaitforge.io.recipe_files import load_recipe
         recipe = load_recipe(args.recipe)
         named = _character(args.creature)
@@ -85,6 +99,8 @@ def _plan(args):
                               stiffness_scale=recipe.stiffness_scale)
         return char, basis, recipe
     char = _character(args.creature)
+    if fast:
+        return _plan_speed(args, char)
     if not args.gait:
         raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "
                              f"(or a preset instead of a creature: {', '.join(presets.names())})")
@@ -92,6 +108,27 @@ def _plan(args):
     check_gait(char, args.gait)  # name errors before the modal analysis
     basis = compute_modes(char, count=args.modes)
     return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin, strict=args.strict)
+
+
+def _plan_speed(args, char):
+    """(character, basis, recipe, plan) for ``animate --speed/--froude``: the
+    gait asked (default: the one the creature's kind uses at that Froude
+    number) at that speed."""
+    from gaitforge.modal import compute_modes
+    from gaitforge.motion import speed
+    from gaitforge.motion.heuristics import check_gait
+
+    gait = args.gait
+    froude = None if args.froude == TYPICAL else args.froude
+    if gait is None:
+        if args.froude == TYPICAL:
+            raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
+        gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, froude))
+    check_gait(char, gait)
+    basis = compute_modes(char, count=args.modes)
+    recipe, plan, _ = speed.suggest_at_speed(char, gait, basis, speed=args.speed, froude=froude,
+                                             pinned=not args.no_pin, strict=args.strict)
+    return char, basis, recipe
 
 
 def recipe_table(recipe, basis) -> Table:
@@ -117,16 +154,17 @@ def metrics_table(m, gait: str) -> Table:
     return table
 
 
-def analyse(char: Character, clip, diagram: str | None = None, title: str = "") -> None:
-    """Print the footfall metrics of ``clip`` (and write a gait diagram);
-    a clip in which no foot lands twice is reported, not an error."""
+def analyse(char: Character, clip, diagram: str | None = None, title: str = "", marks=()) -> None:
+    """Print the footfall metrics of ``clip`` (and write a gait diagram,
+    with ``marks``: (time, label) lines); a clip in which no foot lands
+    twice is reported, not an error."""
     from gaitforge.motion.footfall import detect_footfalls
     from gaitforge.motion.metrics import classify_gait, gait_metrics
 
     ff = detect_footfalls(char, clip)
     if diagram:
         from gaitforge.io.gait_plots import save_gait_diagram
-        save_gait_diagram(ff, diagram, title or f"{char.name} gait diagram")
+        save_gait_diagram(ff, diagram, title or f"{char.name} gait diagram", marks=marks)
     try:
         m = gait_metrics(char, clip, ff)
     except GaitforgeError as exc:
@@ -161,13 +199,23 @@ def cmd_animate(args) -> int:
     check_output(out, EXPORT_EXTENSIONS, "motion")  # every output checked before any work
     if args.save_recipe:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
+    if args.diagram:
+        check_output(args.diagram, (".png",), "image")
+    if isinstance(args.speed, tuple):
+        return _animate_ramp(args, out)
     char, basis, recipe = _plan(args)
-    clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
-                      pin_feet=not args.no_pin)
+    if args.speed is not None or args.froude is not None:
+        from gaitforge.motion.speed import synthesize_at_speed
+        if args.no_flight:
+            raise GaitforgeError("--no-flight does not go with --speed/--froude (the gait's flight sets its speed)")
+        clip = synthesize_at_speed(char, basis, recipe, args.seconds, args.fps, pinned=not args.no_pin)
+    else:
+        clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
+                          pin_feet=not args.no_pin)
     console.print(recipe_table(recipe, basis))
     if recipe.description:
         console.print(recipe.description)
-    analyse(char, clip)
+    analyse(char, clip, args.diagram, f"{char.name} {recipe.name}")
     from gaitforge.io.atomic import atomic_paths
     from gaitforge.io.recipe_files import save_recipe
 
@@ -178,6 +226,37 @@ def cmd_animate(args) -> int:
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")
     if args.save_recipe:
         console.print(f"wrote {args.save_recipe}")
+    return 0
+
+
+def _animate_ramp(args, out: str) -> int:
+    """``animate NAME --speed FROM:TO``: a speed ramp with gait transitions."""
+    from gaitforge.modal import compute_modes
+    from gaitforge.motion.ramp import ramp
+
+    if args.gait or args.save_recipe or args.no_flight:
+        raise GaitforgeError("a speed ramp picks its own gaits and recipes: drop --gait/--save-recipe/--no-flight")
+    from gaitforge.motion import presets
+    if presets.find(args.creature) is not None:
+        raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
+    char = _character(args.creature)
+    from gaitforge.motion.heuristics import check_gait
+    check_gait(char, "walk")
+    basis = compute_modes(char, count=args.modes)
+    r = ramp(char, args.speed, args.seconds, args.fps, basis, plant=not args.no_pin)
+    v0, v1 = args.speed
+    console.print(f"{char.name}: speed {v0:g} → {v1:g} m/s over {args.seconds:g} s (Froude {r.froude[0]:.2f} → "
+                  f"{r.froude[-1]:.2f}), gaits {' → '.join(dict.fromkeys(r.gait))}")
+    for t, a, b in r.switches:
+        i = min(int(round(t * args.fps)), len(r.speed) - 1)
+        console.print(f"  {t:.2f} s: {a} → {b} at {r.speed[i]:.2f} m/s (Froude {r.froude[i]:.2f})")
+    analyse(char, r.clip, args.diagram, f"{char.name} {v0:g} → {v1:g} m/s",
+            marks=[(t, f"{a} → {b}") for t, a, b in r.switches])
+    from gaitforge.io.atomic import atomic_paths
+
+    with atomic_paths(out) as (tmp_clip,):
+        save_clip(char, r.clip, tmp_clip, label=Path(out).name, quiet=args.quiet)
+    console.print(f"wrote {out} ({r.clip.n_frames} frames at {r.clip.fps:g} fps)")
     return 0
 
 
@@ -196,16 +275,24 @@ def cmd_gaits(args) -> int:
     from gaitforge.control.skills import catalog as skills
 
     table = Table(title="what each creature does")
-    for col in ("creature", "kinematic gaits (animate NAME --gait)", "simulated gaits, m/s (run NAME --gait)",
-                "modal crawl (simulate NAME)"):
+    from gaitforge.motion.speed import SPEED_RANGES
+
+    for col in ("creature", "kinematic gaits, m/s (animate NAME --gait [--speed])",
+                "simulated gaits, m/s (run NAME --gait)", "modal crawl (simulate NAME)"):
         table.add_column(col)
     for name in registry.names():
         kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
         runner = next((r for r in [*catalog.RUNNERS.values(), *skills.RUNNERS.values()] if r.creature == name), None)
         simulated = ", ".join(f"{g} {lo:g}–{hi:g}" if hi > 0 else g
                               for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
-        table.add_row(name, ", ".join(kinematic) or "-", simulated or "-", "yes" if name in crawlers() else "-")
+        ranges = SPEED_RANGES.get(name, {})
+        kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
+        table.add_row(name, kin or "-", simulated or "-", "yes" if name in crawlers() else "-")
     console.print(table)
+    from gaitforge.motion.speed import DEFAULT_FROUDE
+    console.print("kinematic speeds: measured ranges (docs/gait_speeds.md); 'animate NAME --gait G --froude' "
+                  "alone uses the gait's typical Froude number: "
+                  + ", ".join(f"{g} {fr:g}" for g, fr in DEFAULT_FROUDE.items()))
     return 0
 
 

@@ -25,9 +25,10 @@ def contact_intervals(times: np.ndarray, column: np.ndarray) -> list[tuple[float
 
 
 def save_gait_diagram(footfalls, path: str | os.PathLike, title: str = "Gait diagram", *,
-                      dpi: int = 100) -> None:
+                      dpi: int = 100, marks=()) -> None:
     """Write the footfall diagram of ``footfalls`` (a ``Footfalls``) to ``path``
-    as PNG, atomically; the first foot is the top row."""
+    as PNG, atomically; the first foot is the top row. marks: (time [s],
+    label) pairs drawn as labelled vertical lines (a ramp's gait switches)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -42,7 +43,10 @@ def save_gait_diagram(footfalls, path: str | os.PathLike, title: str = "Gait dia
         ax.broken_barh(bars, (y - 0.35, 0.7), facecolors="0.15")
     t = footfalls.times
     ax.set_xlim(float(t[0]), float(t[-1]) + (float(np.median(np.diff(t))) if len(t) > 1 else 0.0))
-    ax.set_ylim(-0.6, n - 0.4)
+    ax.set_ylim(-0.6, n - 0.4 + (0.5 if len(marks) else 0.0))
+    for at, label in marks:
+        ax.axvline(float(at), color="tab:red", linewidth=1.2)
+        ax.text(float(at), n - 0.35, f" {label}", color="tab:red", fontsize=8, va="bottom")
     ax.set_yticks(range(n))
     ax.set_yticklabels(reversed(names))
     ax.set_xlabel("time [s]")

@@ -50,8 +50,7 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     of :data:`MIN_STRIDE` hip heights. 0 when it meets the gait, inf when a
     foot never lands twice."""
     from gaitforge.motion.footfall import detect_footfalls
-    from gaitforge.motion.grounding import lowest_heights
-    from gaitforge.motion.metrics import classify_gait, gait_metrics, root_positions
+    from gaitforge.motion.metrics import gait_metrics
     from gaitforge.motion.synthesis import synthesize
 
     f = min(t.frequency for t in recipe.terms)
@@ -60,6 +59,14 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
         m = gait_metrics(character, clip, detect_footfalls(character, clip))
     except GaitforgeError:
         return math.inf
+    return clip_error(character, clip, m, kind, gait)
+
+
+def clip_error(character, clip, m, kind: str, gait: str) -> float:
+    """:func:`footfall_error` of a grounded ``clip`` whose gait metrics are ``m``."""
+    from gaitforge.motion.grounding import lowest_heights
+    from gaitforge.motion.metrics import classify_gait, root_positions
+
     want = FOOTFALLS[kind][gait]
     gaps = [abs((m.phase[n] - want[gf.foot_key(kind, m.limbs[n], m.sides[n])] + 0.5) % 1.0 - 0.5) for n in m.feet]
     if any(math.isnan(g) for g in gaps):

@@ -147,16 +147,21 @@ def _jack_terms(character, basis, feats, descs, f: float, taken) -> list[tuple[s
 
 
 def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, beta: float, swing: float,
-               lift: float, rotation: float, bounce: float = 0.0, snap: bool = False) -> GaitRecipe:
+               lift: float, rotation: float | None, bounce: float = 0.0, snap: bool = False,
+               z_shift: np.ndarray | None = None, harmonics: int | None = None) -> GaitRecipe:
     """The recipe for duty factor ``beta``, forward swing ``swing``·h and
     lift ``lift``·h (f: stride frequency [Hz], h: hip height [m]): harmonic
     fits (walks and ambles: 1–3, else the fundamental), for ``bounce`` > 0
     the second harmonic of a bounce (:func:`gait_features.bounce`), the
     jumping jack's limbs, then every amplitude scaled to a peak joint
-    rotation ``rotation``; ``snap``: phases in multiples of 90°
-    (:func:`_harmonic_terms`)."""
+    rotation ``rotation`` (None: left as fitted); ``snap``: phases in
+    multiples of 90° (:func:`_harmonic_terms`). ``z_shift`` (harmonics,
+    feet) complex [m], feet in ``feats["keys"]`` order: subtracted from the
+    vertical targets of each harmonic (the part of the feet's height the
+    linear features miss, see :func:`gaitforge.motion.speed.height_residual`);
+    ``harmonics``: how many the walks fit (default 3)."""
     phi = np.array([FOOTFALLS[feats["kind"]][gait][key] for key in feats["keys"]])
-    harmonics = 3 if gait in DUTY else 1
+    harmonics = (harmonics or 3) if gait in DUTY else 1
     G = gf.profiles(beta, harmonics)
     if bounce > 0:
         G = {n: np.r_[g, gf.bounce(g[0], bounce) if n in ("z", "knee") else 0.0] for n, g in G.items()}
@@ -171,6 +176,8 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
             continue  # every foot alike and a foot always down: grounding cancels it (it only moves the root)
         targets = {n: (sizes[n] * G[n][k - 1] * P * (n == "z" or n == "knee" or (n == "x" and not jump)), sizes[n])
                    for n in ("x", "y", "z", "knee")}
+        if z_shift is not None and k <= len(z_shift):
+            targets["z"] = (targets["z"][0] - z_shift[k - 1], sizes["z"])
         targets["sole"] = (np.zeros(feats["sole"].shape[1]), sizes["sole"])
         picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, gf.mirror_class(feats["keys"], P), snap)
     if gait == "jumping_jacks":
@@ -178,7 +185,7 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
     if not picked:
         raise GaitforgeError(f"no mode of {character.name} moves its feet for a {gait}: try more modes")
     terms = [t for _, t in picked]
-    scale = rotation / gf.peak_rotation(character, basis, terms)
+    scale = 1.0 if rotation is None else rotation / gf.peak_rotation(character, basis, terms)
     terms = [GaitTerm(t.mode, t.amplitude * scale, t.phase, t.frequency) for t in terms]
     own = len(character.constraints)
     used = ", ".join(f"{letter}: mode {t.mode} ({descs[t.mode].name})" for letter, t in picked)

@@ -1,0 +1,106 @@
+"""Kinematic gaits at chosen speeds (issue 9 item 2): the table in docs/gait_speeds.md.
+
+For each creature, gait and Froude number, ``suggest_at_speed`` picks and
+scales a recipe, and the clip ``gaitforge animate --speed`` shows (grounded;
+walks planted, other gaits with stance feet pinned; 4 strides at 60
+frames/s) is measured by footfall analysis: asked and achieved speed, Froude
+number, relative stride length λ/h beside Alexander's 2.3·Fr^0.3, duty
+factors (per foot, and the plan's target), gait class, foot skate, joint
+limit excess, peak joint rotation and the suggestion's wall time. "meets
+all": speed within 10 %, λ/h within 25 % of 2.3·Fr^0.3, the gait class,
+walks' duty factors above 0.5 and the others' below, skate ≤ 0.02, no joint
+past its limit ("phase margins": all that, but a landing phase is outside
+the suggestion's stricter 0.7·tolerance).
+
+    .venv/bin/python benchmarks/gait_speeds.py [--cases dog:walk:0.1,0.25,0.45;...] [-o docs/gait_speeds.md]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import time
+import warnings
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from gaitforge.creatures import registry  # noqa: E402
+from gaitforge.creatures.character import Character  # noqa: E402
+from gaitforge.modal import compute_modes  # noqa: E402
+from gaitforge.motion import speed  # noqa: E402
+
+CASES = ("dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,5;"
+         "human:walk:0.1,0.25,0.45;human:run:0.5,1,2")
+
+
+def rows(cases: str):
+    """One table row (list of cells) per case, printed as it is measured."""
+    chars: dict = {}
+    for case in cases.split(";"):
+        name, gait, froudes = case.split(":")
+        if name not in chars:
+            ch = Character.from_spec(registry.build(name))
+            chars[name] = (ch, compute_modes(ch, count=20))
+        ch, basis = chars[name]
+        for fr in (float(x) for x in froudes.split(",")):
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                recipe, plan, c = speed.suggest_at_speed(ch, gait, basis, froude=fr)
+            wall = time.perf_counter() - t0
+            duty = list(c.duty.values())
+            want = speed.STRIDE_A * plan.froude ** speed.STRIDE_B
+            miss = _misses(plan, c, gait)
+            ok = "no: " + "; ".join(miss) if miss else ("yes" if c.error == 0.0 else "yes (phase margins)")
+            miss = 100 * (c.speed / plan.speed - 1)
+            row = [name, gait, f"{fr:g}", f"{plan.speed:.2f}", f"{c.speed:.2f} ({miss:+.0f} %)",
+                   f"{c.froude:.2f}", f"{c.relative_stride_length:.2f} / {want:.2f}",
+                   f"{min(duty):.2f}–{max(duty):.2f} ({plan.duty:.2f})", c.gait_class, f"{c.skate:.3f}",
+                   f"{math.degrees(c.limit_excess):.1f}", f"{math.degrees(c.rotation):.0f}", f"{wall:.1f}", ok]
+            del caught
+            print("| " + " | ".join(row) + " |", flush=True)
+            yield row
+
+
+def _misses(plan, c, gait) -> list[str]:
+    out = []
+    if abs(c.speed / plan.speed - 1) > speed.SPEED_TOL:
+        out.append("speed")
+    if abs(c.relative_stride_length / (speed.STRIDE_A * plan.froude ** speed.STRIDE_B) - 1) > speed.STRIDE_TOL:
+        out.append("λ/h")
+    if c.gait_class != speed.CLASS.get(gait, gait):
+        out.append(f"class {c.gait_class}")
+    if not c.skate <= speed.MAX_SKATE:
+        out.append("skate")
+    if c.limit_excess > 0:
+        out.append("joint limit")
+    duty = list(c.duty.values())
+    if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
+        out.append("duty")
+    return out
+
+
+HEAD = ("creature", "gait", "Fr asked", "V asked [m/s]", "V achieved [m/s]", "Fr achieved", "λ/h (2.3·Fr^0.3)",
+        "duty factors (target)", "class", "skate", "past limit [°]", "peak rotation [°]", "suggest [s]",
+        "meets all")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default=CASES)
+    ap.add_argument("-o", "--out", help="also write the table as markdown here")
+    args = ap.parse_args()
+    print(f"# {platform.node()} {platform.processor() or platform.machine()}, python {platform.python_version()}")
+    lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    print(lines[0])
+    print(lines[1])
+    lines += ["| " + " | ".join(r) + " |" for r in rows(args.cases)]
+    if args.out:
+        with open(args.out, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Planting a walk's feet on a planned stance schedule.
+
+A walk asked to go fast has long strides, and the harmonic fit of its foot
+profile (:mod:`gaitforge.motion.mode_selection`) leaves millimetres of ripple
+in the stance, enough to lift a foot in mid-stance and break the walk's
+double support. :func:`plant_feet` holds each foot through its *planned*
+stance with modal IK (Kry 2012 §4.2, :mod:`gaitforge.motion.modal_ik`):
+horizontally where it landed, vertically at its standing height. So that
+nothing pops, the hold fades in and out over :data:`BLEND` seconds: at
+touchdown the height goal moves from where the foot is to its standing
+height, and after lift-off the foot rises as unplanted while its
+horizontal goal moves from the anchor to where the unplanted motion has it
+(smoothstep weights): the catch-up happens in the air, not on the ground.
+
+:func:`planted` makes a walk's clip this way from a recipe of
+:func:`~gaitforge.motion.speed.suggest_at_speed`, with the stance planned
+by :func:`stance_schedule`; :func:`synthesize_at_speed` is the clip
+``animate --speed`` shows for any gait.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.footfall import feet_of, foot_positions
+from gaitforge.motion.modal_ik import PIN_STEP_TOL, _Problem, _solve, modal_columns
+from gaitforge.motion.recipe import GaitRecipe
+
+BLEND = 0.08   # [s] the hold fades in (height) and out (all axes) over this time
+
+
+def _smooth(s: np.ndarray | float) -> np.ndarray:
+    s = np.clip(s, 0.0, 1.0)
+    return s * s * (3.0 - 2.0 * s)
+
+
+def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: np.ndarray, *,
+               modes: int | None = None, tol: float = 1e-6, blend: float = BLEND) -> MotionClip:
+    """``clip`` with every foot held through its planned stance.
+
+    stance (T, F) bool: the schedule, feet in :func:`feet_of` order;
+    heights (F,) [m]: each foot's tracked point's height when standing.
+    Frame by frame, modal IK with the ``modes`` leading elastic modes moves
+    the pose so that each foot meets its goal (module docstring); frames
+    with no goal are unchanged. Returns a new clip (heights are not put back
+    on the ground: :func:`~gaitforge.motion.grounding.touch_ground`).
+    """
+    clip.check_character(character)
+    feet = feet_of(character)
+    C = np.asarray(stance, bool)
+    if C.shape != (clip.n_frames, len(feet)):
+        raise GaitforgeError(f"plant_feet: stance must have shape ({clip.n_frames}, {len(feet)}), got {C.shape}")
+    phi, w = modal_columns(basis, modes)
+    prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet])
+    free = foot_positions(character, clip.qpos, feet)            # (T, F, 3) the unplanted feet
+    k = max(1, int(round(blend * clip.fps)))
+    out = np.array(clip.qpos)
+    anchor = np.full((len(feet), 3), np.nan)
+    since = np.full(len(feet), -1)        # frames since touchdown (stance) or lift-off (swing); -1: none yet
+    coords = np.zeros(phi.shape[1])
+    for t in range(clip.n_frames):
+        new = C[t] & (since < 0) if t == 0 else C[t] & ~C[t - 1]
+        if new.any():  # touchdown: anchor where the planted motion has the foot now
+            x = prob.evaluate(clip.qpos[t], coords)[1]
+            anchor[new] = x[new]
+            since[new] = 0
+        lift = ~C[t] & (C[t - 1] if t > 0 else False)
+        since[lift] = 0
+        goal = np.full((len(feet), 3), np.nan)
+        for j in range(len(feet)):
+            if C[t, j] and since[j] >= 0:
+                s = _smooth((since[j] + 1) / k)
+                goal[j] = [anchor[j, 0], anchor[j, 1], anchor[j, 2] + s * (heights[j] - anchor[j, 2])]
+            elif not C[t, j] and since[j] >= 0 and since[j] < k and np.isfinite(anchor[j]).all():
+                s = _smooth((since[j] + 1) / (k + 1))
+                goal[j] = [anchor[j, 0] + s * (free[t, j, 0] - anchor[j, 0]),
+                           anchor[j, 1] + s * (free[t, j, 1] - anchor[j, 1]), free[t, j, 2]]
+        if np.isfinite(goal).any():
+            res = _solve(prob, goal.reshape(-1), clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
+                         step_tol=PIN_STEP_TOL)
+            out[t], coords = res.qpos, res.coords
+        else:
+            coords = np.zeros(phi.shape[1])
+        since[since >= 0] += 1
+    return MotionClip(clip.fps, out, clip.character_name)
+
+
+def stance_schedule(character, basis, recipe: GaitRecipe, seconds: float, fps: float) -> np.ndarray:
+    """(T, F) bool, feet in :func:`~gaitforge.motion.footfall.feet_of` order:
+    a walk's planned stance, the frames in which a foot moves backwards
+    relative to the root body (its stance sweep, Kry09's profile), from the
+    body-relative frames of ``synthesize(grounded=False)``."""
+    from gaitforge.motion.metrics import root_positions
+    from gaitforge.motion.synthesis import synthesize
+
+    free = synthesize(character, basis, recipe, seconds, fps, grounded=False).qpos
+    x = foot_positions(character, free, feet_of(character))[..., 0] - root_positions(character, free)[:, :1]
+    return np.gradient(x, axis=0) < 0
+
+
+def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0):
+    """A walk's clip with its feet planted: grounded, then every foot held by
+    modal IK through its planned stance (:func:`stance_schedule`,
+    :func:`gaitforge.motion.plant.plant_feet`), then put back on the ground.
+    Returns a :class:`MotionClip`."""
+    from gaitforge.motion.clip import MotionClip
+    from gaitforge.motion.grounding import touch_ground
+    from gaitforge.motion.synthesis import synthesize
+
+    feet = feet_of(character)
+    clip = synthesize(character, basis, recipe, seconds, fps)
+    stance = stance_schedule(character, basis, recipe, seconds, fps)
+    rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
+    return MotionClip(fps, touch_ground(character, plant_feet(character, basis, clip, stance, rest).qpos),
+                      character.name)
+
+
+def synthesize_at_speed(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
+                        pinned: bool = True):
+    """The clip ``animate`` shows for a recipe of :func:`suggest_at_speed`:
+    walks planted (:func:`planted`), other gaits grounded with their stance
+    feet pinned (``pinned``)."""
+    from gaitforge.motion.synthesis import synthesize
+
+    if not recipe.flight and pinned:
+        return planted(character, basis, recipe, seconds, fps)
+    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned)

@@ -1,0 +1,235 @@
+"""Speed ramps with gait transitions (beyond Kry09).
+
+A speed profile V(t) [m/s] is turned into one clip whose gait changes where
+animals change it: at Froude numbers (:data:`gaitforge.motion.speed.TRANSITIONS`)
+near 0.5 (walk → trot, or a human's walk → run) and 2.5 (trot → gallop),
+with :data:`HYSTERESIS` so that a speed hovering at a threshold does not
+flicker between gaits.
+
+- Frequency: the stride frequency f(t) of dynamic similarity
+  (:func:`~gaitforge.motion.speed.stride_plan`, f = V/λ with λ/h = 2.3·Fr^0.3)
+  is continuous in V across gaits, and every term is driven on one stride
+  phase ψ(t) = ∫ f dt [cycles] (a term of recipe frequency k·f̃ as
+  α sin(2πkψ + γ)), so changing frequency never pops.
+- Amplitude: each gait gets one recipe (:func:`~gaitforge.motion.speed.suggest_at_speed`)
+  at the geometric mean of the lowest and highest Froude number it spans in
+  the profile, and its modal coordinates are scaled by λ(t)/λ_key: a
+  recipe's stride length grows in proportion to its amplitude (mixing two
+  recipes of one gait, made of different modes, can make neither gait).
+- Transitions: the outgoing and incoming gaits' coordinates are cross-faded
+  over :data:`BLEND_STRIDES` stride centred on the switch (smoothstep). All
+  recipes share the footfall convention of the heuristics (the left hind
+  foot, or left foot, lands at the same phase), so the reference foot keeps
+  its rhythm through the change.
+- Ground: like :func:`~gaitforge.motion.grounding.ground`, but a foot is a
+  stance candidate in the lower half of its excursion over the stride
+  around each frame (a gallop's lift would otherwise make a walk's feet
+  look high); frames with no candidate fly on a parabola keeping their
+  horizontal velocity; then the feet down are held by modal IK
+  (:func:`~gaitforge.motion.plant.plant_feet`) and the frames put back on
+  the ground and on their arcs.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.motion import gait_features as gfe
+from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.speed import suggest_at_speed
+from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, stride_plan
+
+__all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "speed_profile"]
+
+HYSTERESIS = 0.1      # switch up at threshold·(1 + this), down at threshold·(1 − this)
+BLEND_STRIDES = 1.0   # cross-fade length [strides]
+
+
+class Ramp(NamedTuple):
+    """Result of :func:`ramp`: the clip, per frame (T,) the asked speed [m/s],
+    Froude number, stride phase ψ [cycles] and gait, and the switches as
+    (time [s], from gait, to gait)."""
+
+    clip: MotionClip
+    speed: np.ndarray
+    froude: np.ndarray
+    phase: np.ndarray
+    gait: tuple[str, ...]
+    switches: tuple[tuple[float, str, str], ...]
+
+
+def speed_profile(profile, seconds: float) -> Callable[[np.ndarray], np.ndarray]:
+    """V(t) [m/s] from ``profile``: a number (constant), a pair (from, to)
+    (linear over ``seconds``), a sequence of (time [s], speed) points
+    (piecewise linear, held beyond the ends) or a callable of times (T,)."""
+    if callable(profile):
+        return lambda t: np.asarray(profile(np.asarray(t, float)), float) * np.ones_like(t, dtype=float)
+    if isinstance(profile, (int, float)):
+        return lambda t: np.full(np.shape(t), float(profile))
+    pts = np.asarray(profile, float)
+    if pts.shape == (2,):
+        pts = np.array([[0.0, pts[0]], [seconds, pts[1]]])
+    if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) < 2 or np.any(np.diff(pts[:, 0]) <= 0):
+        raise GaitforgeError("a speed profile is a number, a pair (from, to) or (time, speed) points with "
+                             "increasing times")
+    return lambda t: np.interp(t, pts[:, 0], pts[:, 1])
+
+
+def gait_schedule(kind: str, froude: np.ndarray, hysteresis: float = HYSTERESIS) -> list[str]:
+    """The gait per sample of ``froude`` (T,) for a creature ``kind``: the
+    :data:`TRANSITIONS` band it is in, changing only once Fr is past a
+    threshold by the share ``hysteresis``."""
+    bands = TRANSITIONS[kind]
+    tops = [b[0] for b in bands]
+
+    def band(fr: float) -> int:
+        return next(i for i, top in enumerate(tops) if fr < top)
+
+    cur = band(float(froude[0]))
+    out = []
+    for fr in froude:
+        while cur + 1 < len(bands) and fr >= tops[cur] * (1 + hysteresis):
+            cur += 1
+        while cur > 0 and fr < tops[cur - 1] * (1 - hysteresis):
+            cur -= 1
+        out.append(bands[cur][1])
+    return out
+
+
+def _coords(recipe, basis, psi: np.ndarray) -> np.ndarray:
+    """Joint displacements (T, nv) of ``recipe`` driven on stride phase psi (T,) [cycles]."""
+    f0 = recipe.base_frequency
+    k = np.array([t.frequency / f0 for t in recipe.terms])
+    a = np.array([t.amplitude for t in recipe.terms])
+    g = np.array([t.phase for t in recipe.terms])
+    b = np.array([t.offset for t in recipe.terms])
+    c = a * np.sin(2 * np.pi * k * psi[:, None] + g) + b
+    return c @ basis.shapes[:, [t.mode for t in recipe.terms]].T
+
+
+def _stance(heights: np.ndarray, psi: np.ndarray, floor: float) -> np.ndarray:
+    """(T, F) bool: each foot in the lower half of its excursion over the
+    stride (ψ ± 0.5) around each frame."""
+    T = len(psi)
+    lo = np.searchsorted(psi, psi - 0.5, side="left")
+    hi = np.searchsorted(psi, psi + 0.5, side="right")
+    out = np.zeros(heights.shape, bool)
+    for n in range(T):
+        w = heights[lo[n]:hi[n]]
+        low, top = w.min(axis=0), w.max(axis=0)
+        out[n] = heights[n] <= low + np.maximum(0.5 * (top - low), floor) + 1e-9
+    return out
+
+
+def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float, walking: np.ndarray):
+    """Grounded frames, the feet down (T, F) and the flight frames (T,)
+    (module docstring); in ``walking`` frames (T,) bool the feet down are
+    those moving backwards relative to the root (a walk's planned stance,
+    :func:`gaitforge.motion.speed.stance_schedule`) and nothing flies."""
+    from gaitforge.motion.footfall import feet_of, foot_positions
+    from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, default_contact_tol, flight_runs,
+                                            lowest_heights, stance_velocity_offsets, translate_root)
+    from gaitforge.motion.metrics import root_positions
+
+    feet = feet_of(character)
+    P = foot_positions(character, q, feet)
+    root = root_positions(character, q)
+    lowest = lowest_heights(character, q)
+    stance = _stance(P[..., 2], psi, MIN_CONTACT_TOL)
+    z, airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1) & ~walking), 1.0 / fps)
+    rise = P[..., 2] - P[..., 2].min(axis=1, keepdims=True)
+    down = (rise <= default_contact_tol(character)) & (stance | (rise == 0)) & ~airborne[:, None]
+    back = np.gradient(P[..., 0] - root[:, :1], axis=0) < 0
+    down[walking] = back[walking]
+    xy = stance_velocity_offsets(P, down)
+    move, raw = np.diff(xy, axis=0), np.diff(root[:, :2], axis=0)
+    for a, b in flight_runs(airborne):  # keep the horizontal velocity of the step into take-off
+        move[a - 1:b + 1] = raw[a - 2] + move[a - 2] - raw[a - 1:b + 1]
+    xy = np.vstack([xy[:1], xy[0] + np.cumsum(move, axis=0)])
+    return translate_root(character, q, np.column_stack([xy, z])), down, airborne
+
+
+def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
+         plant: bool = True) -> Ramp:
+    """A clip of ``character`` following speed ``profile`` (see
+    :func:`speed_profile`) for ``seconds``, changing gait on the way (module
+    docstring). basis: the :class:`ModalBasis` (default the lowest 20
+    elastic modes); plant: hold the feet down by modal IK. Recipes that miss
+    their speed checks warn once each (as ``suggest_at_speed``)."""
+    from gaitforge.modal import compute_modes
+    from gaitforge.motion.gait_patterns import creature_kind
+    from gaitforge.motion.grounding import touch_ground
+    from gaitforge.motion.synthesis import layout
+
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise GaitforgeError(f"seconds must be a positive finite number, got {seconds!r}")
+    v_of = speed_profile(profile, seconds)
+    kind = creature_kind(character)
+    basis = compute_modes(character, count=20) if basis is None else basis
+    h = gfe.hip_height(character)
+    n = max(2, int(round(seconds * fps)))
+    v_probe = v_of(np.arange(n) / fps)
+    if not np.all(np.isfinite(v_probe)) or np.any(v_probe <= 0):
+        raise GaitforgeError("a speed profile must stay positive and finite")
+    f_start = stride_plan(h, "walk", speed=float(v_probe[0])).frequency
+    f_end = stride_plan(h, "walk", speed=float(v_probe[-1])).frequency
+    pad = int(math.ceil(fps / min(f_start, f_end)))
+    t = np.arange(-pad, n + pad) / fps
+    v = v_of(np.clip(t, 0.0, (n - 1) / fps))
+    fr = v * v / (GRAVITY * h)
+    f = v / (STRIDE_A * fr ** STRIDE_B * h)
+    psi = np.concatenate([[0.0], np.cumsum(0.5 * (f[1:] + f[:-1]) / fps)])
+    psi -= psi[pad]
+    gaits = gait_schedule(kind, fr)
+    # one recipe per gait, at the geometric mean of the Froude numbers it spans, its amplitude scaled
+    # with the stride length: λ(t)/λ_key (a recipe's stride grows in proportion to its amplitude)
+    lam = STRIDE_A * fr ** STRIDE_B * h
+    dq = np.zeros((len(t), character.nv))
+    for g in dict.fromkeys(gaits):
+        inside = np.array([x == g for x in gaits], float)
+        key = float(np.exp(np.mean(np.log(fr[inside > 0][[0, -1]]))))
+        key = round(key, 4)
+        recipe = suggest_at_speed(character, g, basis, froude=key, pinned=plant)[0]
+        scale = lam / (STRIDE_A * key ** STRIDE_B * h)
+        dq += (_fade(inside, psi) * scale)[:, None] * _coords(recipe, basis, psi)
+    lay = layout(character)
+    q = lay.integrate(basis.rest_qpos, dq)
+    lay.soft_limits(q, math.radians(10), 0.01)
+    walking = _fade(np.array([x == "walk" for x in gaits], float), psi) >= 0.5
+    q, down, airborne = _ground(character, q, psi, fps, walking)
+    keep = slice(pad, pad + n)
+    q, down, airborne = q[keep], down[keep], airborne[keep]
+    from gaitforge.motion.grounding import translate_root
+    from gaitforge.motion.metrics import root_positions
+
+    start = root_positions(character, q[:1])[0] * [1.0, 1.0, 0.0]
+    q = translate_root(character, q, -np.broadcast_to(start, (n, 3)))
+    clip = MotionClip(fps, q, character.name)
+    if plant:
+        from gaitforge.motion.footfall import feet_of, foot_positions
+        from gaitforge.motion.plant import plant_feet
+
+        feet = feet_of(character)
+        rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
+        clip = MotionClip(fps, touch_ground(character, plant_feet(character, basis, clip, down, rest).qpos,
+                                            fps=fps, airborne=airborne), character.name)
+    g_kept = tuple(gaits[pad:pad + n])
+    switches = tuple((float(i / fps), g_kept[i - 1], g_kept[i]) for i in range(1, n) if g_kept[i] != g_kept[i - 1])
+    return Ramp(clip, v[keep], fr[keep], psi[keep], g_kept, switches)
+
+
+def _fade(inside: np.ndarray, psi: np.ndarray) -> np.ndarray:
+    """Smooth version (T,) of a 0/1 indicator: each step from 0 to 1 or back
+    spread over BLEND_STRIDES of stride phase psi, centred on the step."""
+    w = inside.copy()
+    for i in np.flatnonzero(np.diff(inside)):
+        centre = 0.5 * (psi[i] + psi[i + 1])
+        s = np.clip((psi - centre) / BLEND_STRIDES + 0.5, 0.0, 1.0)
+        s = s * s * (3 - 2 * s)
+        up = inside[i + 1] > inside[i]
+        near = np.abs(psi - centre) <= 0.5 * BLEND_STRIDES
+        w[near] = s[near] if up else 1 - s[near]
+    return w

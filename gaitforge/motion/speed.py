@@ -1,0 +1,296 @@
+"""Kinematic gaits at a chosen speed, by dynamic similarity (the stride
+plan: :mod:`gaitforge.motion.stride`; walks' planted stance and the clip
+``animate --speed`` shows: :mod:`gaitforge.motion.plant`).
+
+Animals of different sizes move alike at equal Froude number Fr = V²/(g h)
+(V speed [m/s], g = 9.81 m/s², h hip height [m]; Alexander 1984, as
+summarised by Wang 2011 ch. 2.1). At equal Fr they take strides of equal
+relative length, which Alexander fitted over many mammals as
+
+    λ / h ≈ 2.3 · Fr^0.3                      (relative stride length)
+
+so a speed fixes the stride length λ and the stride frequency f = V / λ
+(:func:`stride_plan`). The duty factor β falls with speed: walks keep each
+foot down more than half the stride, running gaits less (:func:`duty_target`,
+a documented rule of thumb fitted to the same surveys, not a law of nature).
+
+:func:`suggest_at_speed` turns the plan into a recipe: the Kry09 mode
+fit of :mod:`gaitforge.motion.mode_selection` at frequency f, with the
+forward swing the plan asks for (stance sweep λβ) and, for gaits with a
+flight phase, the bounce whose dip gives duty factor β
+(:func:`bounce_for_duty`). Its amplitude is then scaled until the grounded
+clip travels at V: speed grows with amplitude, and a fixed number of
+proportional steps σ ← σ·V/v keeps the result a smooth function of the modes
+(no stopping rule that a last-bit difference could flip). Large strides
+bring out what the linear mode features leave out: a leg swinging through
+±25° lifts its foot by L(1 − cos 25°) at both ends of the stance, which
+breaks a walk's double support. :func:`height_residual` measures that rise
+and the fit is redone with it subtracted from the height targets (twice).
+Each candidate is checked on the clip ``animate`` shows (grounded, stance
+feet pinned): the footfall check of the gait
+(:func:`~gaitforge.motion.footfall_check.clip_error`), speed within
+:data:`SPEED_TOL`, λ/h within :data:`STRIDE_TOL` of Alexander's, foot skate
+(mean horizontal speed of the feet in contact over the body's speed, i.e.
+stance slip per metre travelled) at most :data:`MAX_SKATE`, and no joint
+driven past its limit (:func:`limit_excess`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import warnings
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+from gaitforge.errors import GaitforgeError, NotMetError
+from gaitforge.modal import compute_modes
+from gaitforge.modal.describe import describe_modes
+from gaitforge.motion import gait_features as gfe
+from gaitforge.motion.footfall_check import clip_error
+from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
+from gaitforge.motion.mode_selection import fit_recipe
+from gaitforge.motion.recipe import GaitRecipe
+from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
+from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
+                                     TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
+                                     duty_target, froude_of, gait_for_froude, stride_plan)
+from gaitforge.naming import match
+
+__all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
+           "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty",
+           "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
+           "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
+
+SPEED_TOL = 0.10        # achieved speed within this share of the asked one
+STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
+MAX_SKATE = 0.02        # stance-foot slip per distance travelled
+LIFTS = (0.08, 0.05, 0.12)     # foot lift per hip height the fit aims at, tried in order
+STEPS = 4               # proportional amplitude steps towards the speed
+CORRECTIONS = 2         # refits with the feet's non-linear height rise subtracted
+FIRST_ROTATION = math.radians(30)   # the first amplitude tried: this peak joint rotation
+MAX_ROTATION = math.radians(100)    # amplitudes are never scaled beyond this peak joint rotation
+SAMPLES = 40            # frames per stride of the speed measurements
+ERROR_MARGIN = 1e-3     # a later candidate replaces the best only if its error is lower by this
+QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (another gait class) are not pinned
+
+
+def scaled(recipe: GaitRecipe, sigma: float) -> GaitRecipe:
+    """``recipe`` with every amplitude and offset multiplied by ``sigma``."""
+    return dataclasses.replace(recipe, terms=tuple(
+        dataclasses.replace(t, amplitude=t.amplitude * sigma, offset=t.offset * sigma) for t in recipe.terms))
+
+
+_TOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _contact_tol(character) -> float:
+    """The grounding's default contact tolerance [m], computed once per character
+    (it measures the creature's height, a sizeable share of a short clip's cost)."""
+    from gaitforge.motion.grounding import default_contact_tol
+
+    tol = _TOLS.get(character)
+    if tol is None:
+        tol = _TOLS[character] = default_contact_tol(character)
+    return tol
+
+
+def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int = 2) -> float:
+    """Forward speed [m/s] of the grounded clip (stance feet not pinned):
+    root travel along +x over exactly ``strides`` periods 1/f, sampled at
+    :data:`SAMPLES` frames per stride."""
+    from gaitforge.motion.metrics import root_positions
+    from gaitforge.motion.synthesis import synthesize
+
+    fps = SAMPLES * f
+    clip = synthesize(character, basis, recipe, (strides * SAMPLES + 1) / fps, fps, contact_tol=_contact_tol(character))
+    x = root_positions(character, clip.qpos[[0, -1]])[:, 0]
+    return float((x[1] - x[0]) * f / strides)
+
+
+def height_residual(character, basis, recipe: GaitRecipe, feats: dict, harmonics: int = 3,
+                    samples: int = 64) -> np.ndarray:
+    """(harmonics, feet) complex [m]: harmonics of each foot's height (feet in
+    ``feats["keys"]`` order, as synthesized before grounding) that the fit's
+    linear features (``feats["z"]``, :func:`gait_features.features`) miss:
+    actual height − rest height − Σ coordinate · feature, as complex
+    amplitudes R_k of Im(R_k e^{2πikft}) (the convention of the fit's targets)."""
+    from gaitforge.motion.footfall import feet_of, foot_positions
+    from gaitforge.motion.synthesis import layout, modal_coordinates
+
+    f = recipe.base_frequency
+    t = np.arange(samples) / (samples * f)
+    coords = modal_coordinates(recipe, t)                                 # (T, n)
+    modes = [x.mode for x in recipe.terms]
+    qpos = layout(character).integrate(basis.rest_qpos, coords @ basis.shapes[:, modes].T)
+    by_key = {gfe.foot_key(feats["kind"], ft.limb, ft.side): ft for ft in feet_of(character)}
+    feet = [by_key[k] for k in feats["keys"]]
+    z = foot_positions(character, np.vstack([basis.rest_qpos[None], qpos]), feet)[..., 2]   # (1 + T, F)
+    r = z[1:] - z[0] - coords @ feats["z"][modes]                       # (T, F)
+    k = np.arange(1, harmonics + 1)[:, None]
+    return 2j * (np.exp(-2j * np.pi * k * f * t[None, :]) @ r) / samples
+
+
+def limit_excess(character, basis, recipe: GaitRecipe, samples: int = 64) -> float:
+    """How far [rad, or m for slides] the Eq. 4 coordinates of limited hinges
+    and slides go past their range over one stride, before the soft limits
+    of :func:`~gaitforge.motion.synthesis.synthesize` pull them back (0: the
+    recipe stays inside every limit). Ball-joint cones are not checked."""
+    from gaitforge.motion.synthesis import layout, modal_coordinates
+
+    lay = layout(character)
+    if not len(lay.lim_q):
+        return 0.0
+    t = np.arange(samples) / (samples * recipe.base_frequency)
+    phi = basis.shapes[:, [x.mode for x in recipe.terms]]
+    q = lay.integrate(basis.rest_qpos, modal_coordinates(recipe, t) @ phi.T)[:, lay.lim_q]
+    return float(max(np.max(q - lay.lim_hi), np.max(lay.lim_lo - q), 0.0))
+
+
+class SpeedCheck(NamedTuple):
+    """How a recipe meets a :class:`StridePlan` on the clip ``animate`` shows:
+    error (0: it meets everything), speed [m/s], froude, relative stride
+    length λ/h, duty factors (per foot), gait class, foot skate, limit excess
+    [rad], peak joint rotation [rad] and footfall: the gait's footfall-check
+    error alone (:func:`~gaitforge.motion.footfall_check.clip_error`: landing
+    phases, class, duty factors, flight)."""
+
+    error: float
+    speed: float
+    froude: float
+    relative_stride_length: float
+    duty: dict
+    gait_class: str
+    skate: float
+    limit_excess: float
+    rotation: float
+    footfall: float = 0.0
+
+
+def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, *,
+                   pinned: bool = True, strides: float = 3.0) -> SpeedCheck:
+    """Measure ``recipe`` against ``plan`` on a grounded clip of ``strides``
+    strides at 60 frames/s (``pinned``: stance feet pinned) — see the module
+    docstring for what counts."""
+    from gaitforge.motion.footfall import detect_footfalls
+    from gaitforge.motion.metrics import classify_gait, gait_metrics
+
+    clip = synthesize_at_speed(character, basis, recipe, strides / plan.frequency, 60.0, pinned=pinned)
+    lim = limit_excess(character, basis, recipe)
+    rot = gfe.peak_rotation(character, basis, recipe.terms)
+    try:
+        m = gait_metrics(character, clip, detect_footfalls(character, clip))
+    except GaitforgeError:
+        return SpeedCheck(math.inf, 0.0, 0.0, 0.0, {}, "unmeasurable", math.nan, lim, rot, math.inf)
+    err = footfall = clip_error(character, clip, m, kind, gait)
+    want_rel = STRIDE_A * plan.froude ** STRIDE_B
+    skate = m.foot_skate if math.isfinite(m.foot_skate) else math.inf
+    err += max(0.0, abs(m.speed / plan.speed - 1.0) - 0.8 * SPEED_TOL)
+    err += max(0.0, abs(m.relative_stride_length / want_rel - 1.0) - 0.8 * STRIDE_TOL)
+    err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
+    return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
+                      skate, lim, rot, footfall)
+
+
+def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float) -> float:
+    """The scale σ of ``shape`` at which the grounded clip moves at
+    ``plan.speed``: :data:`STEPS` proportional steps from ``sigma``, never
+    past :data:`MAX_ROTATION` of peak joint rotation."""
+    cap = MAX_ROTATION / gfe.peak_rotation(character, basis, shape.terms)
+    for _ in range(STEPS):
+        v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency)
+        if not v > 0.05 * plan.speed:  # backwards or on the spot: more amplitude will not help much
+            return min(sigma * 2.0, cap)
+        sigma = min(sigma * plan.speed / v, cap)
+    return sigma
+
+
+HARMONICS = 5           # harmonics of a walk's foot profile (a flat stance needs more than Kry09's 3)
+
+
+def _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap) -> GaitRecipe:
+    """One recipe for the plan: fit, scale to the speed, refit with the
+    height residual (:data:`CORRECTIONS` times), scale again."""
+    h, f = plan.hip_height, plan.frequency
+    swing = 0.5 * plan.stride_length * plan.duty / h
+    shape = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, None, bounce, snap,
+                       harmonics=HARMONICS)
+    sigma = _solve_amplitude(character, basis, shape, plan,
+                             FIRST_ROTATION / gfe.peak_rotation(character, basis, shape.terms))
+    for _ in range(CORRECTIONS):
+        shift = height_residual(character, basis, scaled(shape, sigma), feats, HARMONICS) / sigma
+        shape = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, None, bounce, snap,
+                           z_shift=shift, harmonics=HARMONICS)
+        sigma = _solve_amplitude(character, basis, shape, plan, sigma)
+    return scaled(shape, sigma)
+
+
+def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = None, froude: float | None = None,
+                     pinned: bool = True, strict: bool = False) -> tuple[GaitRecipe, StridePlan, SpeedCheck]:
+    """A recipe for ``gait`` at ``speed`` V [m/s] or Froude number ``froude``
+    (neither: the gait's :data:`DEFAULT_FROUDE`), its :class:`StridePlan`
+    and its :class:`SpeedCheck` (module docstring).
+
+    basis: the :class:`ModalBasis` to choose from (default: the lowest 20
+    elastic modes). Candidates — the plan's duty factor (walks) or bounce
+    (:func:`bounce_for_duty`, then the heuristics' :data:`BOUNCE` values),
+    foot lifts :data:`LIFTS`, free then 90° phases — are checked in turn
+    (:func:`check_at_speed` on the unpinned clip, then, unless that is
+    another gait class already, ``pinned`` as ``animate`` shows them) and
+    compared with a margin: the first that meets everything, else the first
+    of the closest. No choice depends on the signs of the modes or on
+    last-bit differences. If none meets everything a warning names what the
+    closest misses; ``strict`` raises :class:`NotMetError` instead.
+    """
+    gait = _speed_gait(match(gait, DEFAULT_FROUDE) or gait)
+    kind = check_gait(character, gait)
+    if basis is None:
+        basis = compute_modes(character, count=20)
+    descs = describe_modes(character, basis)[:20]
+    feats = gfe.features(character, basis, descs, kind, gait)
+    plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
+    if gait in FLYING:
+        first = bounce_for_duty(plan.duty)
+        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), *BOUNCE[gait]))]
+    else:
+        options = [(round(plan.duty, 3), 0.0)]
+    best: tuple[float, GaitRecipe, SpeedCheck] | None = None
+    for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
+        recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap)
+        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=False)
+        # pinning costs: only for candidates close already (walks are always planted: unplanted, their
+        # stance ripple fails the check whatever the recipe)
+        if pinned and (check.error < QUICK_REJECT or not recipe.flight):
+            check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
+            for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
+                if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
+                    break
+                cap = MAX_ROTATION / check.rotation
+                again = scaled(recipe, min(plan.speed / check.speed, cap))
+                second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
+                if not second.error < check.error - ERROR_MARGIN:
+                    break
+                recipe, check = again, second
+        if best is None or check.error < best[0] - ERROR_MARGIN:
+            best = (check.error, recipe, check)
+        if best[0] == 0.0:
+            break
+    assert best is not None
+    err, recipe, check = best
+    recipe = dataclasses.replace(recipe, description=(
+        f"{gait} at {plan.speed:.3g} m/s (Froude {plan.froude:.3g}, h = {plan.hip_height:.2f} m): stride "
+        f"{plan.stride_length:.3f} m at {plan.frequency:.3f} Hz (λ/h = 2.3·Fr^0.3 = "
+        f"{plan.stride_length / plan.hip_height:.2f}), target duty factor {plan.duty:.2f}; Kry09 heuristics, "
+        f"amplitude solved for the speed (peak joint rotation {math.degrees(check.rotation):.0f}°)"))
+    if err > 0.0:
+        message = (f"{character.name}: no {gait} recipe meets {plan.speed:.3g} m/s (Froude {plan.froude:.3g}); "
+                   f"the closest moves at {check.speed:.3g} m/s, λ/h {check.relative_stride_length:.2f} "
+                   f"(want {plan.stride_length / plan.hip_height:.2f}), classified {check.gait_class}, "
+                   f"skate {check.skate:.3f}, {math.degrees(check.limit_excess):.1f}° past a joint limit, "
+                   f"footfall-check error {check.footfall:.3g} (landing phases, duty factors, flight)")
+        if strict:
+            raise NotMetError(message)
+        warnings.warn(message, stacklevel=2)
+    return recipe, plan, check

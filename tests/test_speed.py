@@ -1,0 +1,226 @@
+"""Gaits at a chosen speed by dynamic similarity (``gaitforge.motion.speed``),
+speed ramps with gait transitions (``gaitforge.motion.ramp``), and their
+CLI (``animate --speed/--froude``) and API (``gf.animate(speed=, froude=)``)."""
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import gaitforge as gf
+from gaitforge.cli.main import main
+from gaitforge.creatures import registry
+from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
+from gaitforge.io.clipfiles import load_npz
+from gaitforge.modal import compute_modes
+from gaitforge.motion import speed, stride
+from gaitforge.motion.footfall import detect_footfalls
+from gaitforge.motion.metrics import classify_gait, gait_metrics
+from gaitforge.motion.ramp import gait_schedule, ramp, speed_profile
+
+
+@pytest.fixture(scope="module")
+def dog():
+    c = Character.from_spec(registry.build("dog"))
+    return c, compute_modes(c, count=20)
+
+
+def _measure(character, clip):
+    return gait_metrics(character, clip, detect_footfalls(character, clip))
+
+
+# ------------------------------------------------------------------ the plan
+def test_stride_plan_follows_dynamic_similarity():
+    h = 0.5
+    p = speed.stride_plan(h, "trot", froude=1.0)
+    assert p.speed == pytest.approx(math.sqrt(9.81 * h))
+    assert p.stride_length == pytest.approx(2.3 * h) and p.frequency == pytest.approx(p.speed / (2.3 * h))
+    q = speed.stride_plan(h, "trot", speed=p.speed)
+    assert q.froude == pytest.approx(1.0) and q.stride_length == pytest.approx(p.stride_length)
+    assert speed.stride_plan(h, "gallop").froude == 3.0 and speed.stride_plan(h, "walk").froude == 0.25
+    # λ/h = 2.3·Fr^0.3 at any size: a dog and a horse at equal Fr take strides of equal relative length
+    for fr in (0.1, 1.0, 4.0):
+        assert speed.stride_plan(0.3, "run", froude=fr).stride_length / 0.3 == pytest.approx(2.3 * fr ** 0.3)
+
+
+def test_duty_factor_falls_with_speed_walks_above_half_runs_below():
+    fr = np.linspace(0.02, 8.0, 200)
+    for gait in ("walk", "trot", "gallop", "run"):
+        duty = np.array([speed.duty_target(gait, x) for x in fr])
+        assert np.all(np.diff(duty) <= 0) and duty[0] > duty[-1]
+        assert np.all(duty > 0.5) if gait == "walk" else np.all(duty < 0.5)
+
+
+@pytest.mark.parametrize("beta", [0.3, 0.35, 0.4, 0.45])
+def test_bounce_for_duty_inverts_the_lower_half_share(beta):
+    assert stride._lower_half_share(speed.bounce_for_duty(beta)) == pytest.approx(beta, abs=0.01)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"speed": 1.0, "froude": 1.0}, "give a speed or a Froude number, not both"),
+    ({"speed": -1.0}, "speed must be a positive finite number, got -1.0"),
+    ({"froude": float("nan")}, "froude must be a positive finite number, got nan"),
+])
+def test_stride_plan_errors(kwargs, message):
+    with pytest.raises(GaitforgeError) as e:
+        speed.stride_plan(0.5, "trot", **kwargs)
+    assert str(e.value) == message
+
+
+def test_no_speed_for_jumps():
+    with pytest.raises(GaitforgeError) as e:
+        speed.stride_plan(0.5, "jump", speed=1.0)
+    assert str(e.value) == ("a speed can be asked of these gaits only: walk, amble, trot, pace, run, bound, "
+                            "gallop (got 'jump')")
+
+
+def test_gait_schedule_switches_at_the_froude_thresholds_with_hysteresis():
+    fr = np.array([0.3, 0.52, 0.56, 0.52, 0.46, 0.44, 2.6, 2.8, 2.3, 2.2])
+    assert gait_schedule("quadruped", fr) == ["walk", "walk", "trot", "trot", "trot", "walk", "trot", "gallop",
+                                              "gallop", "trot"]
+    assert gait_schedule("biped", np.array([0.1, 0.6, 9.0])) == ["walk", "run", "run"]
+
+
+def test_speed_profiles():
+    t = np.array([0.0, 1.0, 2.0])
+    np.testing.assert_allclose(speed_profile((1.0, 3.0), 2.0)(t), [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(speed_profile([(0, 1.0), (1, 2.0)], 2.0)(t), [1.0, 2.0, 2.0])
+    np.testing.assert_allclose(speed_profile(lambda s: 1 + s, 2.0)(t), [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(speed_profile(1.5, 2.0)(t), [1.5, 1.5, 1.5])
+    with pytest.raises(GaitforgeError, match="increasing times"):
+        speed_profile([(1, 1.0), (0, 2.0)], 2.0)
+
+
+# ------------------------------------------------------------------ gaits at a speed
+def test_dog_trot_at_a_speed(dog):
+    c, basis = dog
+    recipe, plan, check = speed.suggest_at_speed(c, "trot", basis, speed=1.5, strict=True)
+    clip = speed.synthesize_at_speed(c, basis, recipe, 4 / plan.frequency)
+    m = _measure(c, clip)
+    assert classify_gait(m) == "trot"
+    assert abs(m.speed / 1.5 - 1) <= speed.SPEED_TOL
+    assert abs(m.relative_stride_length / (2.3 * plan.froude ** 0.3) - 1) <= speed.STRIDE_TOL
+    assert m.foot_skate <= speed.MAX_SKATE and max(m.duty_factor.values()) < 0.5
+    assert speed.limit_excess(c, basis, recipe) == 0.0
+    # far faster than the Kry09 default amplitude (0.5 m/s, λ/h 0.54 here)
+    assert m.speed > 1.3 and m.relative_stride_length > 1.5
+    assert check.error == 0.0 and check.gait_class == "trot"
+
+
+def test_dog_walk_at_a_speed_keeps_double_support(dog):
+    c, basis = dog
+    recipe, plan, check = speed.suggest_at_speed(c, "walk", basis, froude=0.1, strict=True)
+    m = _measure(c, speed.synthesize_at_speed(c, basis, recipe, 4 / plan.frequency))
+    assert classify_gait(m) == "walk" and min(m.duty_factor.values()) > 0.5 and m.flight_fraction == 0.0
+    assert abs(m.speed / plan.speed - 1) <= speed.SPEED_TOL and m.foot_skate <= speed.MAX_SKATE
+
+
+def test_the_same_call_twice_gives_the_same_motion_and_mode_signs_do_not_matter(dog):
+    c, basis = dog
+    r1 = speed.suggest_at_speed(c, "trot", basis, speed=1.5)[0]
+    r2 = speed.suggest_at_speed(c, "trot", basis, speed=1.5)[0]
+    assert r1 == r2
+    flip = np.where(np.arange(basis.count) % 2 == 0, -1.0, 1.0)
+    flipped = dataclasses.replace(basis, shapes=basis.shapes * flip)
+    r3 = speed.suggest_at_speed(c, "trot", flipped, speed=1.5)[0]
+    a = speed.synthesize_at_speed(c, basis, r1, 1.0, pinned=False).qpos
+    b = speed.synthesize_at_speed(c, flipped, r3, 1.0, pinned=False).qpos
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_duty_factor_falls_with_speed_in_a_bound(dog):
+    c, basis = dog
+    duty = []
+    for fr in (1.0, 1.5, 2.0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            recipe, plan, check = speed.suggest_at_speed(c, "bound", basis, froude=fr)
+        assert check.gait_class == "bound" and abs(check.speed / plan.speed - 1) <= speed.SPEED_TOL
+        duty.append(np.mean(list(check.duty.values())))
+    assert duty[0] > duty[1] > duty[2]
+
+
+# ------------------------------------------------------------------ CLI and API
+def test_cli_speed_matches_the_api(tmp_path, capsys):
+    out = tmp_path / "t.npz"
+    assert main(["animate", "dog", "--gait", "trot", "--speed", "1.5", "--seconds", "1", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "trot at 1.5 m/s (Froude 0.504" in text and "classified as trot" in text
+    c = gf.creature("dog")
+    clip = load_npz(out, c)
+    np.testing.assert_array_equal(clip.qpos, gf.animate(c, "trot", speed=1.5, seconds=1.0).qpos)
+
+
+@pytest.mark.filterwarnings("ignore:dog. no trot recipe")  # unpinned, the feet skate more than 2 %
+def test_cli_froude_without_a_gait_picks_the_gait_of_that_froude(tmp_path, capsys):
+    out = tmp_path / "t.npz"
+    assert main(["animate", "dog", "--froude", "1", "--seconds", "1", "--no-pin", "-o", str(out)]) == 0
+    assert "trot at 2.11 m/s (Froude 1," in capsys.readouterr().out
+
+
+def test_cli_bare_froude_is_the_gaits_typical_one(tmp_path, capsys):
+    out = tmp_path / "b.npz"
+    assert main(["animate", "dog", "--gait", "bound", "--froude", "--seconds", "1", "-o", str(out)]) == 0
+    assert "bound at 2.99 m/s (Froude 2," in capsys.readouterr().out   # DEFAULT_FROUDE["bound"] = 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--speed", "abc"], "animate: argument --speed: must be a speed above 0 up to 50 [m/s] or a ramp FROM:TO "
+                         "of two, got 'abc'"),
+    (["--speed", "0"], "animate: argument --speed: must be a speed above 0 up to 50 [m/s] or a ramp FROM:TO "
+                       "of two, got '0'"),
+    (["--speed", "1:2:3"], "animate: argument --speed: must be a speed above 0 up to 50 [m/s] or a ramp FROM:TO "
+                           "of two, got '1:2:3'"),
+    (["--froude", "-1"], "animate: argument --froude: must be a number above 0 up to 100, got '-1'"),
+    (["--speed", "1", "--froude", "1"], "animate: argument --froude: not allowed with argument --speed"),
+    (["--gait", "jump", "--speed", "1"], "a speed can be asked of these gaits only: walk, amble, trot, pace, run, "
+                                         "bound, gallop (got 'jump')"),
+    (["--froude"], "--froude without a number takes the gait's typical one: give --gait GAIT"),
+    (["--gait", "walk", "--speed", "1:2"], "a speed ramp picks its own gaits and recipes: drop "
+                                           "--gait/--save-recipe/--no-flight"),
+])
+def test_cli_speed_errors_are_one_line(tmp_path, capsys, args, message):
+    out = tmp_path / "x.npz"
+    assert main(["animate", "human", *args, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"gaitforge: error: {message}\n" and not out.exists()
+
+
+def test_presets_and_recipe_files_have_their_own_speed(tmp_path, capsys):
+    assert main(["animate", "dog-trot", "--speed", "1", "-o", str(tmp_path / "x.npz")]) == 2
+    message = "dog-trot is a preset with its own speed: drop --speed/--froude"
+    assert capsys.readouterr().err == f"gaitforge: error: {message}\n"
+
+
+# ------------------------------------------------------------------ ramps
+@pytest.mark.slow
+def test_dog_ramp_walks_then_trots_without_skate_or_velocity_jumps(dog, tmp_path, capsys):
+    c, basis = dog
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = ramp(c, (0.9, 2.1), 6.0, 60.0, basis)
+    assert [(a, b) for _, a, b in r.switches] == [("walk", "trot")]
+    switch = r.switches[0][0]
+    fr_at = r.froude[int(round(switch * 60))]
+    assert 0.5 <= fr_at <= 0.6
+    from gaitforge.motion.clip import MotionClip
+    first = MotionClip(60.0, r.clip.qpos[: int((switch - 0.5) * 60)], c.name)
+    last = MotionClip(60.0, r.clip.qpos[int((switch + 1.0) * 60):], c.name)
+    assert classify_gait(_measure(c, first)) == "walk" and classify_gait(_measure(c, last)) == "trot"
+    for part in (first, last):
+        assert _measure(c, part).foot_skate <= 0.05
+    # the phase drives every term: the stride frequency never jumps
+    f = np.diff(r.phase) * 60
+    assert np.max(np.abs(np.diff(f))) < 0.01
+    # the CLI makes the same ramp, and its diagram marks the switch
+    out, diagram = tmp_path / "ramp.npz", tmp_path / "ramp.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["animate", "dog", "--speed", "0.9:2.1", "--seconds", "6", "--diagram", str(diagram),
+                     "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "gaits walk → trot" in text and f"{switch:.2f} s: walk → trot" in text and diagram.exists()
+    np.testing.assert_array_equal(load_npz(out, c).qpos, r.clip.qpos)
