@@ -3,8 +3,12 @@
 For each case the ramp of ``gaitforge animate NAME --speed FROM:TO --seconds S``
 is made (``gaitforge.motion.ramp.ramp``), its gait switches printed, and
 overlapping two-second windows of the clip measured by footfall analysis:
-asked and achieved speed, class, duty factors and foot skate; then the
-largest frame-to-frame change of the root's forward velocity per gait.
+asked and achieved speed, class, duty factors and foot skate; then per
+gait, for the root and the centre of mass, the largest frame-to-frame
+velocity change |Δv| [m/s] (and of the forward velocity alone), the
+largest |a + g ẑ| / g with a = Δv/dt (the ground reaction per body weight
+the motion implies; in flight it is 0) and the centre of mass's vertical
+acceleration in flight as a multiple of g (−1: a ballistic arc).
 ``--diagram DIR`` also writes each ramp's footfall diagram.
 
     .venv/bin/python benchmarks/gait_ramp.py [--cases dog:0.5:4.0:12;human:0.8:3.0:8] [--diagram DIR]
@@ -27,7 +31,8 @@ from gaitforge.errors import GaitforgeError  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
 from gaitforge.motion.clip import MotionClip  # noqa: E402
 from gaitforge.motion.footfall import detect_footfalls  # noqa: E402
-from gaitforge.motion.metrics import classify_gait, gait_metrics, root_positions  # noqa: E402
+from gaitforge.motion.grounding import centres_of_mass, lowest_heights  # noqa: E402
+from gaitforge.motion.metrics import classify_gait, gait_metrics  # noqa: E402
 from gaitforge.motion.ramp import ramp  # noqa: E402
 
 
@@ -76,11 +81,19 @@ def run(name: str, v0: float, v1: float, seconds: float, diagram: str | None) ->
         except GaitforgeError as exc:
             got = str(exc)
         print(f"  {a:.1f}–{b:.1f} s ({r.gait[min(i, len(q) - 1)]}): {got}")
-    vx = np.diff(root_positions(ch, q)[:, 0]) * fps
-    jump = np.abs(np.diff(vx))
-    for g in dict.fromkeys(r.gait):
-        sel = np.array([x == g for x in r.gait[1:-1]])
-        print(f"  {g}: largest frame-to-frame change of forward root velocity {jump[sel].max():.2f} m/s")
+    g = np.array(r.gait[1:-1])
+    air = lowest_heights(ch, q) > 1e-9
+    fly = air[:-2] & air[1:-1] & air[2:]                     # accelerations taken wholly in flight
+    for point, p in (("root", q[:, :3]), ("com", centres_of_mass(ch, q))):
+        dv = np.diff(p, 2, axis=0) * fps                     # (T−2, 3) velocity change at frames 1 … T−2
+        force = np.linalg.norm(dv * fps + [0.0, 0.0, 9.81], axis=1) / 9.81
+        for gait in dict.fromkeys(r.gait):
+            s = g == gait
+            arc = (f", flight a_z/g [{dv[s & fly, 2].min() * fps / 9.81:.2f}, {dv[s & fly, 2].max() * fps / 9.81:.2f}]"
+                   if (s & fly).any() else "")
+            print(f"  {gait} {point}: max |Δv| {np.linalg.norm(dv[s], axis=1).max():.2f} m/s (forward "
+                  f"{np.abs(dv[s, 0]).max():.2f}), max |a+g|/g {force[s & ~fly].max():.1f} "
+                  f"(99th percentile {np.percentile(force[s & ~fly], 99):.1f}){arc}")
 
 
 def main() -> None:

@@ -291,7 +291,7 @@ def ballistic_heights(lowest: np.ndarray, root_z: np.ndarray, airborne: np.ndarr
         air = flying & ~clash
 
 
-def _flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray:
+def flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs) -> np.ndarray:
     """Horizontal root offsets (T, 2) [m] redone so that the root (root_xy
     (T, 2) before the offset, plus the offset) keeps, through each flight
     run and into its touchdown frame, the world step it took into the
@@ -312,7 +312,8 @@ def _second_difference_normal(x: np.ndarray, lam: float) -> np.ndarray:
     return out
 
 
-def smooth_stance(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float = SMOOTH_HZ) -> np.ndarray:
+def smooth_stance(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float = SMOOTH_HZ, *,
+                  whole: bool = False) -> np.ndarray:
     """The path (T, 3) [m] nearest to p in stance whose accelerations are smooth.
 
     p (T, 3) [m]: the centre of mass on its flight arcs (airborne (T,) bool:
@@ -331,6 +332,9 @@ def smooth_stance(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float 
     point at ``cutoff`` f_c [Hz]: slower motion of the stance rule passes,
     faster is what the ground reaction would have to supply in an instant.
     A banded linear solve: x is a linear, continuous function of p.
+    Without flights p is returned as it is, unless ``whole``: then all of
+    it is smoothed (a speed ramp's walk and flightless gallop, whose stance
+    rule jerks where the feet down change, :mod:`gaitforge.motion.ramp`).
     """
     from scipy.linalg import solveh_banded
 
@@ -339,7 +343,7 @@ def smooth_stance(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float 
     fixed = np.zeros(T, bool)
     for a, b in flight_runs(airborne):
         fixed[a - 1:b + 2] = True  # with the take-off and touchdown frames, which the arcs start and end at
-    if not fixed.any() or T < 3:
+    if not (fixed.any() or whole) or T < 3:
         return p.copy()
     lam = 1.0 / (2.0 - 2.0 * math.cos(2.0 * math.pi * cutoff * dt)) ** 2
     # I + λ D2ᵀD2 in upper banded storage: ab[2 − d, j] = A[j − d, j]
@@ -455,7 +459,7 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
         if airborne.any():  # in a gait that flies, a foot swinging through low does not hold the body back
             down &= (stance | (rise == 0)) & ~airborne[:, None]
     if feet and speed is None:
-        offset[:, :2] = _flight_offsets(stance_velocity_offsets(P, down), arc[:, :2], flight_runs(airborne))
+        offset[:, :2] = flight_offsets(stance_velocity_offsets(P, down), arc[:, :2], flight_runs(airborne))
     if speed is not None:
         offset[:, 0] = float(speed) * np.arange(T) / fps
     blend = np.zeros((T, 3))

@@ -21,13 +21,27 @@ flicker between gaits.
   recipes share the footfall convention of the heuristics (the left hind
   foot, or left foot, lands at the same phase), so the reference foot keeps
   its rhythm through the change.
-- Ground: like :func:`~gaitforge.motion.grounding.ground`, but a foot is a
-  stance candidate in the lower half of its excursion over the stride
-  around each frame (a gallop's lift would otherwise make a walk's feet
-  look high); frames with no candidate fly on a parabola keeping their
-  horizontal velocity; then the feet down are held by modal IK
-  (:func:`~gaitforge.motion.plant.plant_feet`) and the frames put back on
-  the ground and on their arcs.
+- Ground: like :func:`~gaitforge.motion.grounding.ground` with ``smooth``,
+  but a foot is a stance candidate in the lower half of its excursion over
+  the stride around each frame (a gallop's lift would otherwise make a
+  walk's feet look high); frames with no candidate fly: the centre of mass
+  on a ballistic arc keeping its horizontal velocity; walks stand on their
+  planned stance and never fly. The stance path of the centre of mass is
+  then smoothed along the whole ramp
+  (:func:`~gaitforge.motion.grounding.smooth_stance` with ``whole``, the
+  flights fixed), so its velocity runs on into and out of each arc and
+  does not jerk where the feet down change (the ramp's walk and gallop,
+  which do not fly, jerked by up to 6.5 m/s between frames before).
+- Feet: held by modal IK as a steady gait's smooth clip holds them
+  (:func:`gaitforge.motion.synthesis.hold_targets`: contact points at the
+  stance rule's heights, each foot down held where it landed, the root
+  where the smoothing put it), in one pass over the whole ramp; the walk's
+  feet down are its planned stance, lowered onto the ground over
+  :data:`RELEASE`; a foot's hold starts where the smoothed clip has it and
+  lets go over :data:`RELEASE`, so nothing jumps. Then the frames go back
+  on the ground and the centre of mass on its arcs. Bipeds keep the
+  earlier holding (:func:`_planted`): for the human this one made the walk
+  skate more.
 """
 from __future__ import annotations
 
@@ -46,6 +60,8 @@ __all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "spee
 
 HYSTERESIS = 0.1      # switch up at threshold·(1 + this), down at threshold·(1 − this)
 BLEND_STRIDES = 1.0   # cross-fade length [strides]
+RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held to its own path over this
+RAMP_SMOOTH_HZ = 3.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_stance) along the whole ramp
 
 
 class Ramp(NamedTuple):
@@ -125,31 +141,34 @@ def _stance(heights: np.ndarray, psi: np.ndarray, floor: float) -> np.ndarray:
 
 
 def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float, walking: np.ndarray):
-    """Grounded frames, the feet down (T, F) and the flight frames (T,)
-    (module docstring); in ``walking`` frames (T,) bool the feet down are
-    those moving backwards relative to the root (a walk's planned stance,
+    """Grounded frames, the feet down (T, F), the flight frames (T,) and the
+    smoothing's share of the root offset (T, 3) [m] (module docstring); in
+    ``walking`` frames (T,) bool the feet down are those moving backwards
+    relative to the root (a walk's planned stance,
     :func:`gaitforge.motion.speed.stance_schedule`) and nothing flies."""
     from gaitforge.motion.footfall import feet_of, foot_positions
-    from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, default_contact_tol, flight_runs,
-                                            lowest_heights, stance_velocity_offsets, translate_root)
+    from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, centres_of_mass,
+                                            default_contact_tol, flight_offsets, flight_runs, lowest_heights,
+                                            smooth_stance, stance_velocity_offsets, translate_root)
     from gaitforge.motion.metrics import root_positions
 
     feet = feet_of(character)
     P = foot_positions(character, q, feet)
     root = root_positions(character, q)
+    com = centres_of_mass(character, q)   # the point that flies on the arcs
     lowest = lowest_heights(character, q)
     stance = _stance(P[..., 2], psi, MIN_CONTACT_TOL)
-    z, airborne = ballistic_heights(lowest, root[:, 2], np.asarray(~stance.any(axis=1) & ~walking), 1.0 / fps)
+    offset = np.zeros((len(q), 3))
+    offset[:, 2], airborne = ballistic_heights(lowest, com[:, 2], np.asarray(~stance.any(axis=1) & ~walking),
+                                               1.0 / fps)
     rise = P[..., 2] - P[..., 2].min(axis=1, keepdims=True)
     down = (rise <= default_contact_tol(character)) & (stance | (rise == 0)) & ~airborne[:, None]
     back = np.gradient(P[..., 0] - root[:, :1], axis=0) < 0
     down[walking] = back[walking]
-    xy = stance_velocity_offsets(P, down)
-    move, raw = np.diff(xy, axis=0), np.diff(root[:, :2], axis=0)
-    for a, b in flight_runs(airborne):  # keep the horizontal velocity of the step into take-off
-        move[a - 1:b + 1] = raw[a - 2] + move[a - 2] - raw[a - 1:b + 1]
-    xy = np.vstack([xy[:1], xy[0] + np.cumsum(move, axis=0)])
-    return translate_root(character, q, np.column_stack([xy, z])), down, airborne
+    offset[:, :2] = flight_offsets(stance_velocity_offsets(P, down), com[:, :2], flight_runs(airborne))
+    # the stance path smoothed all along (a ramp's walk and flightless gallop jerk where the feet down change)
+    blend = smooth_stance(com + offset, airborne, 1.0 / fps, RAMP_SMOOTH_HZ, whole=True) - (com + offset)
+    return translate_root(character, q, offset + blend), down, airborne, blend
 
 
 def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
@@ -161,7 +180,6 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     their speed checks warn once each (as ``suggest_at_speed``)."""
     from gaitforge.modal import compute_modes
     from gaitforge.motion.gait_patterns import creature_kind
-    from gaitforge.motion.grounding import touch_ground
     from gaitforge.motion.synthesis import layout
 
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
@@ -199,23 +217,21 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     q = lay.integrate(basis.rest_qpos, dq)
     lay.soft_limits(q, math.radians(10), 0.01)
     walking = _fade(np.array([x == "walk" for x in gaits], float), psi) >= 0.5
-    q, down, airborne = _ground(character, q, psi, fps, walking)
+    q, down, airborne, blend = _ground(character, q, psi, fps, walking)
     keep = slice(pad, pad + n)
-    q, down, airborne = q[keep], down[keep], airborne[keep]
+    q, down, airborne, blend, walking = q[keep], down[keep], airborne[keep], blend[keep], walking[keep]
     from gaitforge.motion.grounding import translate_root
     from gaitforge.motion.metrics import root_positions
 
     start = root_positions(character, q[:1])[0] * [1.0, 1.0, 0.0]
     q = translate_root(character, q, -np.broadcast_to(start, (n, 3)))
     clip = MotionClip(fps, q, character.name)
-    if plant:
-        from gaitforge.motion.footfall import feet_of, foot_positions
-        from gaitforge.motion.plant import plant_feet
-
-        feet = feet_of(character)
-        rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
-        clip = MotionClip(fps, touch_ground(character, plant_feet(character, basis, clip, down, rest).qpos,
-                                            fps=fps, airborne=airborne), character.name)
+    if plant and kind == "biped":
+        clip = _planted(character, basis, clip, down, airborne, blend)
+    elif plant:
+        clip = _hold(character, basis, clip, down, airborne, blend, walking)
+    else:  # nothing holds the feet: the stance rule, unsmoothed
+        clip = MotionClip(fps, translate_root(character, clip.qpos, -blend), character.name)
     g_kept = tuple(gaits[pad:pad + n])
     switches = tuple((float(i / fps), g_kept[i - 1], g_kept[i]) for i in range(1, n) if g_kept[i] != g_kept[i - 1])
     return Ramp(clip, v[keep], fr[keep], psi[keep], g_kept, switches)
@@ -233,3 +249,94 @@ def _fade(inside: np.ndarray, psi: np.ndarray) -> np.ndarray:
         near = np.abs(psi - centre) <= 0.5 * BLEND_STRIDES
         w[near] = s[near] if up else 1 - s[near]
     return w
+
+
+def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.ndarray, blend: np.ndarray,
+          walking: np.ndarray) -> MotionClip:
+    """Feet held by modal IK as in a steady gait's smooth clip
+    (:func:`gaitforge.motion.synthesis.hold_targets`: the contact points at
+    the stance rule's heights and where they landed, the root where the
+    smoothing put it), one pass over the whole ramp so that nothing pops
+    where the gait changes; in the walk (``walking`` (T,) bool) the feet
+    down are the planned stance ``down`` (T, F) and each is planted: its
+    lowest contact point held on the ground (a walk's mm ripple would lift
+    it and break double support, :mod:`gaitforge.motion.plant`). Then the
+    lowest contact point is put back on the ground in stance and the centre
+    of mass on its arcs (``airborne`` (T,) bool) in flight."""
+    from gaitforge.motion.footfall import detect_footfalls, feet_of
+    from gaitforge.motion.grounding import foot_contacts, touch_ground, translate_root
+    from gaitforge.motion.modal_ik import pin_stance_feet
+    from gaitforge.motion.plant import _smooth as _smooth_step
+    from gaitforge.motion.synthesis import _true_runs as _runs
+    from gaitforge.motion.synthesis import hold_targets
+
+    feet = feet_of(character)
+    k = max(1, int(round(RELEASE * clip.fps)))
+    plain = MotionClip(clip.fps, translate_root(character, clip.qpos, -blend), character.name)
+    found = np.array(detect_footfalls(character, plain, feet).contact)
+    found[walking] = down[walking]
+    ff, hold = hold_targets(character, clip, airborne, blend, found)
+    for f in feet:
+        names = foot_contacts(character, [f])
+        z = np.stack([hold[n][:, 2] for n in names], axis=1)               # (T, points of this foot)
+        planted = walking & found[:, feet.index(f)]
+        for a, b in _runs(planted):   # lowered onto the ground over the first RELEASE s of its stance
+            s = _smooth_step((np.arange(a, b) - a + 1) / (k + 1))
+            z[a:b] -= (s * np.nanmin(z[a:b], axis=1))[:, None]
+        for i, n in enumerate(names):
+            hold[n][:, 2] = z[:, i]
+    _anchor_on_smoothed(character, clip, hold, airborne, k)
+    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold).qpos
+    return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
+                      character.name)
+
+
+def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.ndarray, k: int) -> None:
+    """In place: each contact point's horizontal hold (finite x, y in
+    ``hold``, from :func:`~gaitforge.motion.synthesis.hold_targets`) is
+    anchored where the point is in the smoothed clip ``clip`` at the hold's
+    first frame (not where the stance rule has it: the swinging foot is
+    there when it lands, so it lands without a jump), and where the hold
+    ends on the ground the goal moves over ``k`` frames from the anchor to
+    the point's own path (smoothstep, as
+    :func:`~gaitforge.motion.plant.plant_feet` does after lift-off) instead
+    of letting go at once."""
+    from gaitforge.motion.plant import _smooth
+    from gaitforge.motion.synthesis import _true_runs
+
+    m = character.model
+    for name, x in hold.items():
+        if name not in character.contacts:
+            continue
+        sid = character.contacts[name]
+        own = character.world_points(clip.qpos, [m.body(int(m.site_bodyid[sid])).name], m.site_pos[[sid]])[:, 0]
+        held = np.isfinite(x[:, 0])
+        for a, b in _true_runs(held):
+            x[a:b, :2] = own[a, :2]
+        for e in np.flatnonzero(held[:-1] & ~held[1:]) + 1:
+            last = x[e - 1, :2].copy()
+            for j in range(k):
+                t = e + j
+                if t >= len(x) or held[t] or airborne[t]:
+                    break
+                s = _smooth((j + 1) / (k + 1))
+                x[t, :2] = last + s * (own[t, :2] - last)
+
+
+def _planted(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.ndarray,
+             blend: np.ndarray) -> MotionClip:
+    """The feet down (T, F) held the earlier way, kept for bipeds: on the
+    stance rule (``blend`` (T, 3) [m] taken off again), every foot planted
+    through ``down`` by :func:`~gaitforge.motion.plant.plant_feet`, then put
+    back on the ground and the centre of mass on its arcs (``airborne``).
+    :func:`_hold` made the human ramp's walk skate more (0.51 of a stride
+    against 0.14) and its centre of mass jerk more (docs/gait_speeds.md)."""
+    from gaitforge.motion.footfall import feet_of, foot_positions
+    from gaitforge.motion.grounding import touch_ground, translate_root
+    from gaitforge.motion.plant import plant_feet
+
+    feet = feet_of(character)
+    rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
+    plain = MotionClip(clip.fps, translate_root(character, clip.qpos, -blend), character.name)
+    return MotionClip(clip.fps, touch_ground(character, plant_feet(character, basis, plain, down, rest).qpos,
+                                             fps=clip.fps, airborne=airborne, com=True), character.name)

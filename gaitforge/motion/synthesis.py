@@ -297,17 +297,34 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend:
     no swinging foot sinks into the ground. Flight frames are left as they
     are.
     """
-    from gaitforge.motion.footfall import detect_footfalls, feet_of
     from gaitforge.motion.modal_ik import pin_stance_feet  # imports this module: not at the top
 
     if blend is None or airborne is None or not airborne.any():
         pinned = pin_stance_feet(character, basis, clip).qpos
         return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne),
                           character.name)
+    ff, hold = hold_targets(character, clip, airborne, blend)
+    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold).qpos
+    return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
+                      character.name)
+
+
+def hold_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray,
+                 down: np.ndarray | None = None):
+    """What :func:`_pin` holds in a smoothly grounded clip (its docstring):
+    footfalls with no foot down (T, F) (the anchors are in the targets) and
+    target name → world position (T, 3) [m], NaN where free, for
+    :func:`gaitforge.motion.modal_ik.pin_stance_feet`. clip: grounded with
+    ``blend`` (T, 3) [m] added to the stance; airborne (T,) bool; down
+    (T, F) bool, feet in ``feet_of`` order: the feet down (default: those
+    :func:`~gaitforge.motion.footfall.detect_footfalls` finds in the clip
+    without the blend)."""
+    from gaitforge.motion.footfall import detect_footfalls, feet_of
+
     plain = MotionClip(clip.fps, translate_root(character, clip.qpos, -blend), character.name)
     feet = feet_of(character)
     ff = detect_footfalls(character, plain, feet)
-    down = ff.contact & ~airborne[:, None]                                  # (T, F)
+    down = (ff.contact if down is None else np.asarray(down, bool)) & ~airborne[:, None]  # (T, F)
     names = foot_contacts(character, feet)
     m = character.model
     sites = [character.contacts[n] for n in names]
@@ -326,10 +343,7 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend:
     root = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
     root[airborne] = np.nan
     hold[character.bodies[0]] = root
-    none = np.zeros_like(ff.contact)                                       # (the anchors are in ``hold``)
-    pinned = pin_stance_feet(character, basis, clip, footfalls=type(ff)(ff.times, none, ff.names), hold=hold).qpos
-    return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
-                      character.name)
+    return type(ff)(ff.times, np.zeros_like(ff.contact), ff.names), hold
 
 
 def _feet_have_contacts(character) -> bool:
