@@ -18,26 +18,13 @@ import warnings
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
-import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 from gaitforge.api import animate, creature  # noqa: E402
-from gaitforge.motion.grounding import lowest_heights  # noqa: E402
+from gaitforge.motion.grounding import centres_of_mass, lowest_heights  # noqa: E402
 
 G = 9.81
 GAITS = [("dog", "trot"), ("dog", "pace"), ("dog", "bound"), ("dog", "gallop"), ("human", "run")]
-
-
-def com_path(character, qpos: np.ndarray) -> np.ndarray:
-    """Centre of mass (T, 3) [m] of frames qpos (T, nq)."""
-    m, d = character.model, mujoco.MjData(character.model)
-    w = m.body_mass[1:] / m.body_mass[1:].sum()
-    out = np.empty((len(qpos), 3))
-    for t, q in enumerate(qpos):
-        d.qpos[:] = q
-        mujoco.mj_kinematics(m, d)
-        out[t] = w @ d.xipos[1:]
-    return out
 
 
 def main() -> None:
@@ -51,7 +38,7 @@ def main() -> None:
         q, dt = clip.qpos, clip.dt
         air = lowest_heights(ch, q) > 1e-9
         fly = air[1:-1] & air[:-2] & air[2:]                 # frames whose acceleration is all flight
-        for point, p in (("root", q[:, :3]), ("com", com_path(ch, q))):
+        for point, p in (("root", q[:, :3]), ("com", centres_of_mass(ch, q))):
             dv = np.diff(p, 2, axis=0) / dt                  # (T−2, 3) velocity change at frames 1 … T−2
             a = dv / dt
             force = np.linalg.norm(a[~fly] + [0.0, 0.0, G], axis=1).max() / G

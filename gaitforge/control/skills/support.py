@@ -34,6 +34,18 @@ def distribute(feet: np.ndarray, force: np.ndarray, torque: np.ndarray, *, frict
 
 
 @kernel
+def _clip(f, i, friction, min_push, max_push):
+    """Row i of the forces f (n, 3) [N] into min_push ≤ f_z ≤ max_push and
+    its friction pyramid |f_xy| ≤ friction f_z, in place."""
+    f[i, 2] = min(max(f[i, 2], min_push), max_push)
+    tangential = math.hypot(f[i, 0], f[i, 1])
+    cap = friction * f[i, 2]
+    if tangential > cap:
+        f[i, 0] *= cap / tangential
+        f[i, 1] *= cap / tangential
+
+
+@kernel
 def _distribute(feet, force, torque, friction, min_push, max_push, regularize):
     """Ground forces (n, 3) [N, world] at ``feet`` (n, 3) [m, relative to
     the mass centre] that best give the net ``force`` (3,) and ``torque``
@@ -55,12 +67,7 @@ def _distribute(feet, force, torque, friction, min_push, max_push, regularize):
     w = np.concatenate((force, torque))
     f = np.linalg.solve(A.T @ A + regularize * np.eye(3 * n), A.T @ w).reshape(n, 3)
     for i in range(n):
-        f[i, 2] = min(max(f[i, 2], min_push), max_push)
-        tangential = math.hypot(f[i, 0], f[i, 1])
-        cap = friction * f[i, 2]
-        if tangential > cap:
-            f[i, 0] *= cap / tangential
-            f[i, 1] *= cap / tangential
+        _clip(f, i, friction, min_push, max_push)
     return f
 
 
@@ -126,9 +133,4 @@ def distribute_into(feet, n, force, torque, friction, min_push, max_push, regula
         f[i, 0] = yv[0] - (y * yv[5] - z * yv[4])
         f[i, 1] = yv[1] - (z * yv[3] - x * yv[5])
         f[i, 2] = yv[2] - (x * yv[4] - y * yv[3])
-        f[i, 2] = min(max(f[i, 2], min_push), max_push)
-        tangential = math.hypot(f[i, 0], f[i, 1])
-        cap = friction * f[i, 2]
-        if tangential > cap:
-            f[i, 0] *= cap / tangential
-            f[i, 1] *= cap / tangential
+        _clip(f, i, friction, min_push, max_push)
