@@ -137,10 +137,13 @@ def _walk(key: str, gait: str, speed: float, seconds: float, compiled: bool):
 @pytest.mark.parametrize("key, gait, speed", [("gorilla", "ds_walk", 0.3), ("gorilla", "trot", 0.4),
                                               ("dog", "walk", 0.3), ("dog", "trot", 0.6)])
 def test_compiled_tick_keeps_the_footfalls_and_speed_of_the_reference(key, gait, speed):
-    """15 s with each tick: the same gait, footfall sequence and beats,
+    """30 s with each tick: the same gait, footfall sequence and beats,
     speed within 10 % of the command and 3 % of each other, duty factors
-    within 0.05 (the runs part ways after a while: the dynamics are chaotic)."""
-    fast, slow = _walk(key, gait, speed, 15.0, True), _walk(key, gait, speed, 15.0, False)
+    within 0.05 (the runs part ways after a while: the dynamics are chaotic.
+    Over 11 s windows the gorilla's DS walk at 0.3 m/s measured 0.301–0.311
+    m/s in runs that differ only by roundoff (dense or sparse constraint
+    Jacobian); over 26 s, 0.299–0.302)."""
+    fast, slow = _walk(key, gait, speed, 30.0, True), _walk(key, gait, speed, 30.0, False)
     assert (fast.gait, fast.sequence, fast.beats) == (slow.gait, slow.sequence, slow.beats)
     assert fast.gait == ("trot" if gait == "trot" else "walk")
     assert abs(fast.speed - speed) < 0.1 * speed and abs(fast.speed - slow.speed) < 0.03 * speed

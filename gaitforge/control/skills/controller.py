@@ -93,6 +93,11 @@ class SkillController:
             m.jnt_stiffness[m.body_jntadr[b]] *= p.spine_scale
         m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * p.kd_time
         m.opt.timestep = p.timestep
+        # A floating tree with four limbs: the constraint solver's Newton
+        # steps factor a far sparser Hessian than MuJoCo's dense default for
+        # the gorilla's 40 DOFs assumes (1.3–1.5x faster physics measured,
+        # BENCHMARKS.md); the dog's 80 are sparse by default already.
+        m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
 
     def fall_check(self, d: mujoco.MjData) -> str | None:
         """A leg frame below half its standing height, or tilted past 60°."""
