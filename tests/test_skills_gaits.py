@@ -63,11 +63,35 @@ def test_gorilla_stands_a_minute_in_its_natural_pose():
 @pytest.mark.parametrize("gait, speed", [("walk", 0.3), ("trot", 0.8)])
 def test_dog_gaits(gait, speed):
     character, rollout = _held("dog", gait, speed)
+    _assert_dog_gait(character, rollout, gait, speed)
+
+
+def _assert_dog_gait(character, rollout, gait, speed):
     c = check(character, rollout)
     assert speed_error(c.speed, speed) < 0.10
     assert c.gait == gait
     if gait == "walk":
         assert c.sequence == "lateral" and c.beats == 4
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("gait", ["walk", "trot"])
+def test_dog_holds_the_top_of_each_speed_range_from_perturbed_starts(gait, seed):
+    """The top of the stated range is not a lucky run: the start pose moved
+    by 1e-6 rad per joint (seed 0: unmoved) still holds 60 s."""
+    from gaitforge.creatures import registry
+    from gaitforge.creatures.character import Character
+    from gaitforge.sim.runner import run
+
+    speed = catalog.SPEED_RANGES["dog"][gait][1]
+    character = Character.from_spec(registry.build("dog"))
+    if seed:
+        q = character.rest_qpos.copy()
+        q[7:] += np.random.default_rng(seed).normal(scale=1e-6, size=q.size - 7)
+        character.rest_qpos = q
+    rollout = run(character, catalog.RUNNERS["dog"].make(character, gait, speed), MINUTE)
+    assert rollout.fall is None, f"dog {gait} at {speed} m/s (seed {seed}): {rollout.fall}"
+    _assert_dog_gait(character, rollout, gait, speed)
 
 
 def test_gorilla_turns_at_the_commanded_rate():

@@ -27,7 +27,7 @@ PARAMS = {
 
 SPEED_RANGES = {
     "gorilla": {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)},
-    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.4), "trot": (0.4, 0.8)},
+    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.4), "trot": (0.4, 1.0)},
 }
 
 ACCEL = {"gorilla": 0.3, "dog": 0.5}  # m/s²: how fast a new speed command is followed
