@@ -29,6 +29,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from gaitforge.creatures import registry  # noqa: E402
 from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
+from gaitforge.motion.mode_selection import pool_size  # noqa: E402
 from gaitforge.motion import speed  # noqa: E402
 
 CASES = ("dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,5;"
@@ -42,7 +43,7 @@ def rows(cases: str):
         name, gait, froudes = case.split(":")
         if name not in chars:
             ch = Character.from_spec(registry.build(name))
-            chars[name] = (ch, compute_modes(ch, count=20))
+            chars[name] = (ch, compute_modes(ch, count=pool_size(ch)))
         ch, basis = chars[name]
         for fr in (float(x) for x in froudes.split(",")):
             t0 = time.perf_counter()

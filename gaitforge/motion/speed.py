@@ -51,7 +51,7 @@ from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.footfall_check import clip_error
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
-from gaitforge.motion.mode_selection import fit_recipe
+from gaitforge.motion.mode_selection import fit_recipe, pool_size
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
@@ -233,8 +233,10 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     (neither: the gait's :data:`DEFAULT_FROUDE`), its :class:`StridePlan`
     and its :class:`SpeedCheck` (module docstring).
 
-    basis: the :class:`ModalBasis` to choose from (default: the lowest 20
-    elastic modes). Candidates — the plan's duty factor (walks) or bounce
+    basis: the :class:`ModalBasis` to choose from (default: the lowest
+    :func:`~gaitforge.motion.mode_selection.pool_size` elastic modes: 20,
+    more where the feet have soles to keep level; of a larger basis only
+    those are used). Candidates — the plan's duty factor (walks) or bounce
     (:func:`bounce_for_duty`, then the heuristics' :data:`BOUNCE` values),
     foot lifts :data:`LIFTS`, free then 90° phases — are checked in turn
     (:func:`check_at_speed` on the unpinned clip, then, unless that is
@@ -247,8 +249,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     gait = _speed_gait(match(gait, DEFAULT_FROUDE) or gait)
     kind = check_gait(character, gait)
     if basis is None:
-        basis = compute_modes(character, count=20)
-    descs = describe_modes(character, basis)[:20]
+        basis = compute_modes(character, count=pool_size(character))
+    descs = describe_modes(character, basis)[:pool_size(character)]
     feats = gfe.features(character, basis, descs, kind, gait)
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
     if gait in FLYING:
