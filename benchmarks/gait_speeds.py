@@ -53,7 +53,7 @@ def rows(cases: str):
             wall = time.perf_counter() - t0
             duty = list(c.duty.values())
             want = speed.STRIDE_A * plan.froude ** speed.STRIDE_B
-            miss = _misses(plan, c, gait)
+            miss = speed.misses(plan, c, gait)
             ok = "no: " + "; ".join(miss) if miss else ("yes" if c.error == 0.0 else "yes (phase margins)")
             miss = 100 * (c.speed / plan.speed - 1)
             row = [name, gait, f"{fr:g}", f"{plan.speed:.2f}", f"{c.speed:.2f} ({miss:+.0f} %)",
@@ -63,24 +63,6 @@ def rows(cases: str):
             del caught
             print("| " + " | ".join(row) + " |", flush=True)
             yield row
-
-
-def _misses(plan, c, gait) -> list[str]:
-    out = []
-    if abs(c.speed / plan.speed - 1) > speed.SPEED_TOL:
-        out.append("speed")
-    if abs(c.relative_stride_length / (speed.STRIDE_A * plan.froude ** speed.STRIDE_B) - 1) > speed.STRIDE_TOL:
-        out.append("λ/h")
-    if c.gait_class != speed.CLASS.get(gait, gait):
-        out.append(f"class {c.gait_class}")
-    if not c.skate <= speed.MAX_SKATE:
-        out.append("skate")
-    if c.limit_excess > 0:
-        out.append("joint limit")
-    duty = list(c.duty.values())
-    if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
-        out.append("duty")
-    return out
 
 
 HEAD = ("creature", "gait", "Fr asked", "V asked [m/s]", "V achieved [m/s]", "Fr achieved", "λ/h (2.3·Fr^0.3)",

@@ -62,7 +62,7 @@ from gaitforge.naming import match
 __all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
            "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty",
            "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
-           "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
+           "misses", "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
 
 SPEED_TOL = 0.10        # achieved speed within this share of the asked one
 STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
@@ -192,6 +192,31 @@ def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind:
     err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
     return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
                       skate, lim, rot, footfall)
+
+
+def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
+    """What ``check`` misses of the issue's targets for ``plan`` (empty: it
+    meets them all): "speed" (not within :data:`SPEED_TOL`), "λ/h" (not
+    within :data:`STRIDE_TOL` of 2.3·Fr^0.3), "class …" (another gait
+    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "duty" (a
+    walk's duty factor at most 0.5, another gait's at least 0.5). Unlike
+    ``check.error`` it has no safety margins: a landing phase just outside
+    the suggestion's own stricter tolerance is no miss."""
+    out = []
+    if not abs(check.speed / plan.speed - 1) <= SPEED_TOL:
+        out.append("speed")
+    if not abs(check.relative_stride_length / (STRIDE_A * plan.froude ** STRIDE_B) - 1) <= STRIDE_TOL:
+        out.append("λ/h")
+    if check.gait_class != CLASS.get(gait, gait):
+        out.append(f"class {check.gait_class}")
+    if not check.skate <= MAX_SKATE:
+        out.append("skate")
+    if check.limit_excess > 0:
+        out.append("joint limit")
+    duty = list(check.duty.values())
+    if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
+        out.append("duty")
+    return out
 
 
 def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float) -> float:
