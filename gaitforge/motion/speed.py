@@ -295,8 +295,16 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                 if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
                     break
                 cap = MAX_ROTATION / check.rotation
-                again = scaled(recipe, min(plan.speed / check.speed, cap))
+                step = min(plan.speed / check.speed, cap)
+                again = scaled(recipe, step)
                 second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
+                if not second.error < check.error - ERROR_MARGIN and second.speed > 0 \
+                        and (second.speed - plan.speed) * (check.speed - plan.speed) < 0:
+                    # past the speed (a planted clip speeds up faster than its amplitude): a secant
+                    # step between the two
+                    step = 1.0 + (step - 1.0) * (plan.speed - check.speed) / (second.speed - check.speed)
+                    again = scaled(recipe, step)
+                    second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
                 if not second.error < check.error - ERROR_MARGIN:
                     break
                 recipe, check = again, second
