@@ -117,16 +117,18 @@ def test_dog_walk_at_a_speed_keeps_double_support(dog):
     assert abs(m.speed / plan.speed - 1) <= speed.SPEED_TOL and m.foot_skate <= speed.MAX_SKATE
 
 
-def test_human_walk_at_a_speed_meets_every_check():
-    """The human walk at Froude 0.45 (2.03 m/s): speed, λ/h, class, duty
-    factors above 0.5, skate, joint limits — the benchmark's "meets all"
-    (``speed.misses``), measured on the planted clip ``animate`` shows."""
+@pytest.mark.parametrize("froude", [0.45, pytest.param(0.1, marks=pytest.mark.slow)])
+def test_human_walk_at_a_speed_meets_every_check(froude):
+    """The human walk at Froude 0.45 (2.03 m/s) and 0.1 (0.96 m/s): speed,
+    λ/h, class, duty factors above 0.5, skate, joint limits — the
+    benchmark's "meets all" (``speed.misses``), measured on the planted clip
+    ``animate`` shows."""
     c = Character.from_spec(registry.build("human"))
     assert mode_selection.pool_size(c) > 20            # its feet have soles: the ankle modes join the pool
     basis = compute_modes(c, count=mode_selection.pool_size(c))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                 # a landing phase may sit outside the suggestion's margin
-        recipe, plan, check = speed.suggest_at_speed(c, "walk", basis, froude=0.45)
+        recipe, plan, check = speed.suggest_at_speed(c, "walk", basis, froude=froude)
     assert speed.misses(plan, check, "walk") == []
     assert check.gait_class == "walk" and min(check.duty.values()) > 0.5
     # the check's λ/h and Froude number are the plan's: h is the hip height of the legs, not of the arms
