@@ -29,6 +29,7 @@ from gaitforge.creatures import registry  # noqa: E402
 from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.errors import GaitforgeError  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
+from gaitforge.motion.mode_selection import pool_size  # noqa: E402
 from gaitforge.motion.clip import MotionClip  # noqa: E402
 from gaitforge.motion.footfall import detect_footfalls  # noqa: E402
 from gaitforge.motion.grounding import centres_of_mass, lowest_heights  # noqa: E402
@@ -38,7 +39,7 @@ from gaitforge.motion.ramp import ramp  # noqa: E402
 
 def run(name: str, v0: float, v1: float, seconds: float, diagram: str | None) -> None:
     ch = Character.from_spec(registry.build(name))
-    basis = compute_modes(ch, count=20)
+    basis = compute_modes(ch, count=pool_size(ch))
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -29,6 +29,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from gaitforge.creatures import registry  # noqa: E402
 from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
+from gaitforge.motion.mode_selection import pool_size  # noqa: E402
 from gaitforge.motion import speed  # noqa: E402
 
 CASES = ("dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,5;"
@@ -42,7 +43,7 @@ def rows(cases: str):
         name, gait, froudes = case.split(":")
         if name not in chars:
             ch = Character.from_spec(registry.build(name))
-            chars[name] = (ch, compute_modes(ch, count=20))
+            chars[name] = (ch, compute_modes(ch, count=pool_size(ch)))
         ch, basis = chars[name]
         for fr in (float(x) for x in froudes.split(",")):
             t0 = time.perf_counter()
@@ -52,7 +53,7 @@ def rows(cases: str):
             wall = time.perf_counter() - t0
             duty = list(c.duty.values())
             want = speed.STRIDE_A * plan.froude ** speed.STRIDE_B
-            miss = _misses(plan, c, gait)
+            miss = speed.misses(plan, c, gait)
             ok = "no: " + "; ".join(miss) if miss else ("yes" if c.error == 0.0 else "yes (phase margins)")
             miss = 100 * (c.speed / plan.speed - 1)
             row = [name, gait, f"{fr:g}", f"{plan.speed:.2f}", f"{c.speed:.2f} ({miss:+.0f} %)",
@@ -62,24 +63,6 @@ def rows(cases: str):
             del caught
             print("| " + " | ".join(row) + " |", flush=True)
             yield row
-
-
-def _misses(plan, c, gait) -> list[str]:
-    out = []
-    if abs(c.speed / plan.speed - 1) > speed.SPEED_TOL:
-        out.append("speed")
-    if abs(c.relative_stride_length / (speed.STRIDE_A * plan.froude ** speed.STRIDE_B) - 1) > speed.STRIDE_TOL:
-        out.append("λ/h")
-    if c.gait_class != speed.CLASS.get(gait, gait):
-        out.append(f"class {c.gait_class}")
-    if not c.skate <= speed.MAX_SKATE:
-        out.append("skate")
-    if c.limit_excess > 0:
-        out.append("joint limit")
-    duty = list(c.duty.values())
-    if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
-        out.append("duty")
-    return out
 
 
 HEAD = ("creature", "gait", "Fr asked", "V asked [m/s]", "V achieved [m/s]", "Fr achieved", "λ/h (2.3·Fr^0.3)",

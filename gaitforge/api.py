@@ -43,11 +43,13 @@ def modes(character: Character, count: int | None = None, **options) -> ModalBas
 
 
 def animate(character: Character | str, gait: str | None, *, seconds: float = 4.0, fps: float = 60.0,
-            count: int = 20, pin: bool = True, strict: bool = False, speed=None,
+            count: int | None = None, pin: bool = True, strict: bool = False, speed=None,
             froude: float | None = None) -> MotionClip:
     """A kinematic gait clip (Kry09): ``gait`` is one of the creature kind's
     gaits (walk, trot, …) or a preset name (``dog-trot``); the recipe is
-    suggested from the ``count`` lowest modes, the clip grounded and, with
+    suggested from the ``count`` lowest modes (default 20; at a speed
+    :func:`gaitforge.motion.mode_selection.pool_size`, which adds the feet's
+    pitch modes where the feet have soles), the clip grounded and, with
     ``pin``, its stance feet pinned. ``strict``: raise :class:`NotMetError` if
     no recipe passes the gait's footfall check (default: a warning).
     ``speed`` [m/s] or ``froude`` (V²/(g h)): the gait at that speed, stride
@@ -61,6 +63,7 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
     must be None)."""
     from gaitforge.errors import GaitforgeError
     from gaitforge.motion import heuristics, presets
+    from gaitforge.motion.mode_selection import pool_size
     from gaitforge.motion.synthesis import synthesize
 
     p = presets.find(gait) if gait is not None else None
@@ -71,7 +74,8 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
             raise GaitforgeError("a speed profile picks its own gaits: give gait=None and no froude")
         char = creature(character) if isinstance(character, (str, os.PathLike)) else character
         heuristics.check_gait(char, "walk")
-        return ramp(char, speed, seconds, fps, compute_modes(char, count=count), plant=pin).clip
+        basis = compute_modes(char, count=pool_size(char) if count is None else count)
+        return ramp(char, speed, seconds, fps, basis, plant=pin).clip
     if speed is not None or froude is not None:
         from gaitforge.motion import speed as speeds
 
@@ -81,7 +85,7 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
         if gait is None:
             gait = speeds.gait_for_froude(char, speeds.froude_of(char, speed, froude))
         heuristics.check_gait(char, gait)
-        basis = compute_modes(char, count=count)
+        basis = compute_modes(char, count=pool_size(char) if count is None else count)
         recipe = speeds.suggest_at_speed(char, gait, basis, speed=speed, froude=froude, pinned=pin, strict=strict)[0]
         return speeds.synthesize_at_speed(char, basis, recipe, seconds, fps, pinned=pin)
     if gait is None:
@@ -93,7 +97,7 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
     else:
         char = creature(character) if isinstance(character, (str, os.PathLike)) else character
         heuristics.check_gait(char, gait)
-        basis = compute_modes(char, count=count)
+        basis = compute_modes(char, count=heuristics.POOL if count is None else count)
         recipe = heuristics.suggest(char, gait, basis, pinned=pin, strict=strict)
     return synthesize(char, basis, recipe, seconds, fps, pin_feet=pin)
 

@@ -13,7 +13,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import describe_modes
-from gaitforge.motion import gait_features, heuristics
+from gaitforge.motion import gait_features, heuristics, metrics
 from gaitforge.motion.footfall import detect_footfalls
 from gaitforge.motion.metrics import classify_gait, gait_metrics
 from gaitforge.motion.synthesis import synthesize
@@ -202,6 +202,9 @@ def test_bounce_shortens_the_low_part_of_the_cycle():
 def test_hip_height_counts_legs_only(setups):
     assert gait_features.hip_height(setups["human"][0]) == pytest.approx(0.93, abs=0.01)
     assert gait_features.hip_height(setups["dog"][0]) == pytest.approx(0.455, abs=0.01)
+    # the gait metrics (λ/h, Froude number) use the same h: a biped's shoulders are no hips
+    for name in ("human", "dog"):
+        assert metrics.hip_height(setups[name][0]) == gait_features.hip_height(setups[name][0])
 
 
 def test_swing_heuristic_finds_the_leg_swinging_mode(setups):

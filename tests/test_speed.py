@@ -15,7 +15,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.io.clipfiles import load_npz
 from gaitforge.modal import compute_modes
-from gaitforge.motion import speed, stride
+from gaitforge.motion import mode_selection, speed, stride
 from gaitforge.motion.footfall import detect_footfalls
 from gaitforge.motion.metrics import classify_gait, gait_metrics
 from gaitforge.motion.ramp import gait_schedule, ramp, speed_profile
@@ -115,6 +115,35 @@ def test_dog_walk_at_a_speed_keeps_double_support(dog):
     m = _measure(c, speed.synthesize_at_speed(c, basis, recipe, 4 / plan.frequency))
     assert classify_gait(m) == "walk" and min(m.duty_factor.values()) > 0.5 and m.flight_fraction == 0.0
     assert abs(m.speed / plan.speed - 1) <= speed.SPEED_TOL and m.foot_skate <= speed.MAX_SKATE
+
+
+@pytest.mark.parametrize("froude", [0.45, pytest.param(0.1, marks=pytest.mark.slow)])
+def test_human_walk_at_a_speed_meets_every_check(froude):
+    """The human walk at Froude 0.45 (2.03 m/s) and 0.1 (0.96 m/s): speed,
+    λ/h, class, duty factors above 0.5, skate, joint limits — the
+    benchmark's "meets all" (``speed.misses``), measured on the planted clip
+    ``animate`` shows."""
+    c = Character.from_spec(registry.build("human"))
+    assert mode_selection.pool_size(c) > 20            # its feet have soles: the ankle modes join the pool
+    basis = compute_modes(c, count=mode_selection.pool_size(c))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # a landing phase may sit outside the suggestion's margin
+        recipe, plan, check = speed.suggest_at_speed(c, "walk", basis, froude=froude)
+    assert speed.misses(plan, check, "walk") == []
+    assert check.gait_class == "walk" and min(check.duty.values()) > 0.5
+    # the check's λ/h and Froude number are the plan's: h is the hip height of the legs, not of the arms
+    assert check.relative_stride_length == pytest.approx(check.speed / plan.frequency / plan.hip_height, rel=0.05)
+
+
+def test_pool_is_the_lowest_20_modes_unless_the_feet_have_soles(dog):
+    assert mode_selection.pool_size(dog[0]) == 20       # paws: one contact point each, nothing to keep level
+    human = Character.from_spec(registry.build("human"))
+    n = mode_selection.pool_size(human)
+    basis = compute_modes(human, count=n)
+    foot = [j.dof for j in human.joints.values() if human.labels[j.body].role == "foot"]
+    groups = [j.dof for j in human.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
+    top = basis.shapes[:, n - 1]                        # the last mode of the pool turns a foot most
+    assert max(np.linalg.norm(top[g]) for g in foot) >= max(np.linalg.norm(top[g]) for g in groups)
 
 
 def test_the_same_call_twice_gives_the_same_motion_and_mode_signs_do_not_matter(dog):

@@ -37,8 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N",
                    help="frames per second (default 60)")
-    p.add_argument("--modes", type=number(1, 500, integer=True), default=DEFAULT_MODES, metavar="N",
-                   help=f"elastic modes to compute (default {DEFAULT_MODES})")
+    p.add_argument("--modes", type=number(1, 500, integer=True), default=None, metavar="N",
+                   help=f"elastic modes to compute (default {DEFAULT_MODES}; with --speed/--froude "
+                        "mode_selection.pool_size: more where the feet have soles)")
     p.add_argument("-o", "--out", metavar="FILE",
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
@@ -95,7 +96,7 @@ def _plan(args):
             raise GaitforgeError(f"{args.recipe}: the recipe is for {recipe.creature!r}, not {named.name!r} "
                                  "(mode numbers name another creature's modes)")
         char = _character(recipe.rest_pose) if recipe.rest_pose else named
-        basis = compute_modes(char, count=args.modes, constraints=recipe.constraints,
+        basis = compute_modes(char, count=args.modes or DEFAULT_MODES, constraints=recipe.constraints,
                               stiffness_scale=recipe.stiffness_scale)
         return char, basis, recipe
     char = _character(args.creature)
@@ -106,7 +107,7 @@ def _plan(args):
                              f"(or a preset instead of a creature: {', '.join(presets.names())})")
     from gaitforge.motion.heuristics import check_gait
     check_gait(char, args.gait)  # name errors before the modal analysis
-    basis = compute_modes(char, count=args.modes)
+    basis = compute_modes(char, count=args.modes or DEFAULT_MODES)
     return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin, strict=args.strict)
 
 
@@ -117,6 +118,7 @@ def _plan_speed(args, char):
     from gaitforge.modal import compute_modes
     from gaitforge.motion import speed
     from gaitforge.motion.heuristics import check_gait
+    from gaitforge.motion.mode_selection import pool_size
 
     gait = args.gait
     froude = None if args.froude == TYPICAL else args.froude
@@ -125,7 +127,7 @@ def _plan_speed(args, char):
             raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
         gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, froude))
     check_gait(char, gait)
-    basis = compute_modes(char, count=args.modes)
+    basis = compute_modes(char, count=args.modes or pool_size(char))
     recipe, plan, _ = speed.suggest_at_speed(char, gait, basis, speed=args.speed, froude=froude,
                                              pinned=not args.no_pin, strict=args.strict)
     return char, basis, recipe
@@ -232,6 +234,7 @@ def cmd_animate(args) -> int:
 def _animate_ramp(args, out: str) -> int:
     """``animate NAME --speed FROM:TO``: a speed ramp with gait transitions."""
     from gaitforge.modal import compute_modes
+    from gaitforge.motion.mode_selection import pool_size
     from gaitforge.motion.ramp import ramp
 
     if args.gait or args.save_recipe or args.no_flight:
@@ -242,7 +245,7 @@ def _animate_ramp(args, out: str) -> int:
     char = _character(args.creature)
     from gaitforge.motion.heuristics import check_gait
     check_gait(char, "walk")
-    basis = compute_modes(char, count=args.modes)
+    basis = compute_modes(char, count=args.modes or pool_size(char))
     r = ramp(char, args.speed, args.seconds, args.fps, basis, plant=not args.no_pin)
     v0, v1 = args.speed
     console.print(f"{char.name}: speed {v0:g} → {v1:g} m/s over {args.seconds:g} s (Froude {r.froude[0]:.2f} → "

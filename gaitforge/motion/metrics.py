@@ -18,7 +18,7 @@ from typing import Mapping
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
-from gaitforge.motion.footfall import Footfalls, feet_named, foot_positions
+from gaitforge.motion.footfall import Footfalls, feet_named, feet_of, foot_positions
 
 PHASE_TOL = 0.1  # cycles: how far from "together" or "half a cycle apart" still counts
 
@@ -64,8 +64,16 @@ class GaitMetrics:
 
 def hip_height(character) -> float:
     """h [m]: mean rest height of the hip and shoulder bodies' origins above the
-    rest pose's lowest point; the root body's height if none is labelled."""
-    hips = character.bodies_labeled(role="hip") + character.bodies_labeled(role="shoulder")
+    rest pose's lowest point, counting only limbs that carry a foot (a
+    biped's arms are no legs: their shoulders would make h the height of the
+    chest); the root body's height if none is labelled. The same h as the
+    stride plans of :mod:`gaitforge.motion.speed` (``gait_features.hip_height``)."""
+    try:
+        limbs = {(f.limb, f.side) for f in feet_of(character)}
+    except GaitforgeError:  # no feet: every hip and shoulder counts
+        limbs = None
+    hips = [b for b, lab in character.labels.items() if lab.role in ("hip", "shoulder")
+            and (limbs is None or (lab.limb, lab.side) in limbs)]
     bodies = hips or [character.bodies[0]]
     d = character.make_data()
     z = np.mean([d.xpos[character.body_id(b), 2] for b in bodies])

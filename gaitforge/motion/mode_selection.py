@@ -7,6 +7,7 @@ factor, bounce and swing and lift size) scaled to a peak joint rotation."""
 from __future__ import annotations
 
 import math
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -25,6 +26,55 @@ RIDGE = 1.0                      # weight of joint rotation [rad²] against the 
 # their lane (y: no sideways target, so any sideways motion is misfit).
 _WEIGHTS = {"x": 1.0, "y": 1.0, "z": 4.0, "knee": 0.5, "sole": 4.0}
 _EXCLUDED = ("twist", "jumping jack")
+POOL = 20                        # the lowest elastic modes a gait mixes (Kry09)
+SEARCH = 40                      # how far up the spectrum :func:`pool_size` looks for the feet's pitch modes
+_POOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def pool_size(character, count: int = POOL) -> int:
+    """How many of the lowest elastic modes a gait at speed chooses from
+    (and so how many to compute): ``count``, or more where the feet have
+    soles. The fit keeps each sole level (heel, ball and toe at one height:
+    ``_WEIGHTS["sole"]``), and while a leg swings through a long stride only
+    a mode that pitches the foot against the shank can do that; a creature
+    whose feet are stiff has those modes high in its spectrum (the human's
+    at 51 Hz, modes 21 and 22 of 0–21), and without them the fit turns the
+    feet with whatever low mode happens to move them (the human's arms-lift
+    mode), undershoots the forward swing and reaches the speed only by
+    scaling the whole motion past a natural size. So for feet with soles
+    the pool reaches up to the lowest mode of each mirror class whose
+    largest joint rotation is a foot's (role ``foot``), if there is one
+    among the lowest :data:`SEARCH`. Feet with one contact point (the dog's
+    paws) have no sole to keep level: their pool stays ``count``."""
+    sizes = _POOLS.setdefault(character, {})
+    if count not in sizes:
+        sizes[count] = _pool_size(character, count)
+    return sizes[count]
+
+
+def _pool_size(character, count: int) -> int:
+    from gaitforge.modal import compute_modes
+    from gaitforge.modal.describe import describe_modes
+    from gaitforge.motion.footfall import feet_of
+
+    basis = compute_modes(character, count=max(SEARCH, count))
+    if not gf.sole_levels(character, basis, 1).size:
+        return count
+    limbs = {(f.limb, f.side) for f in feet_of(character)}
+    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
+    feet = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")
+            and (lab := character.labels.get(j.body)) is not None and lab.role == "foot"
+            and (lab.limb, lab.side) in limbs]
+    if not feet:
+        return count
+    top, seen = count, set()
+    for i, d in enumerate(describe_modes(character, basis)):
+        s = basis.shapes[:, i]
+        peak = max(float(np.linalg.norm(s[g])) for g in groups)
+        if d.symmetry not in seen and max(float(np.linalg.norm(s[g])) for g in feet) >= peak:
+            seen.add(d.symmetry)
+            top = max(top, i + 1)
+    return top
 
 
 class Pick(NamedTuple):

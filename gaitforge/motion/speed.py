@@ -51,7 +51,7 @@ from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.footfall_check import clip_error
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
-from gaitforge.motion.mode_selection import fit_recipe
+from gaitforge.motion.mode_selection import fit_recipe, pool_size
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
@@ -62,7 +62,7 @@ from gaitforge.naming import match
 __all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
            "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty",
            "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
-           "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
+           "misses", "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
 
 SPEED_TOL = 0.10        # achieved speed within this share of the asked one
 STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
@@ -194,6 +194,31 @@ def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind:
                       skate, lim, rot, footfall)
 
 
+def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
+    """What ``check`` misses of the issue's targets for ``plan`` (empty: it
+    meets them all): "speed" (not within :data:`SPEED_TOL`), "λ/h" (not
+    within :data:`STRIDE_TOL` of 2.3·Fr^0.3), "class …" (another gait
+    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "duty" (a
+    walk's duty factor at most 0.5, another gait's at least 0.5). Unlike
+    ``check.error`` it has no safety margins: a landing phase just outside
+    the suggestion's own stricter tolerance is no miss."""
+    out = []
+    if not abs(check.speed / plan.speed - 1) <= SPEED_TOL:
+        out.append("speed")
+    if not abs(check.relative_stride_length / (STRIDE_A * plan.froude ** STRIDE_B) - 1) <= STRIDE_TOL:
+        out.append("λ/h")
+    if check.gait_class != CLASS.get(gait, gait):
+        out.append(f"class {check.gait_class}")
+    if not check.skate <= MAX_SKATE:
+        out.append("skate")
+    if check.limit_excess > 0:
+        out.append("joint limit")
+    duty = list(check.duty.values())
+    if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
+        out.append("duty")
+    return out
+
+
 def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float) -> float:
     """The scale σ of ``shape`` at which the grounded clip moves at
     ``plan.speed``: :data:`STEPS` proportional steps from ``sigma``, never
@@ -233,8 +258,10 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     (neither: the gait's :data:`DEFAULT_FROUDE`), its :class:`StridePlan`
     and its :class:`SpeedCheck` (module docstring).
 
-    basis: the :class:`ModalBasis` to choose from (default: the lowest 20
-    elastic modes). Candidates — the plan's duty factor (walks) or bounce
+    basis: the :class:`ModalBasis` to choose from (default: the lowest
+    :func:`~gaitforge.motion.mode_selection.pool_size` elastic modes: 20,
+    more where the feet have soles to keep level; of a larger basis only
+    those are used). Candidates — the plan's duty factor (walks) or bounce
     (:func:`bounce_for_duty`, then the heuristics' :data:`BOUNCE` values),
     foot lifts :data:`LIFTS`, free then 90° phases — are checked in turn
     (:func:`check_at_speed` on the unpinned clip, then, unless that is
@@ -247,8 +274,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     gait = _speed_gait(match(gait, DEFAULT_FROUDE) or gait)
     kind = check_gait(character, gait)
     if basis is None:
-        basis = compute_modes(character, count=20)
-    descs = describe_modes(character, basis)[:20]
+        basis = compute_modes(character, count=pool_size(character))
+    descs = describe_modes(character, basis)[:pool_size(character)]
     feats = gfe.features(character, basis, descs, kind, gait)
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
     if gait in FLYING:
@@ -268,8 +295,16 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                 if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
                     break
                 cap = MAX_ROTATION / check.rotation
-                again = scaled(recipe, min(plan.speed / check.speed, cap))
+                step = min(plan.speed / check.speed, cap)
+                again = scaled(recipe, step)
                 second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
+                if not second.error < check.error - ERROR_MARGIN and second.speed > 0 \
+                        and (second.speed - plan.speed) * (check.speed - plan.speed) < 0:
+                    # past the speed (a planted clip speeds up faster than its amplitude): a secant
+                    # step between the two
+                    step = 1.0 + (step - 1.0) * (plan.speed - check.speed) / (second.speed - check.speed)
+                    again = scaled(recipe, step)
+                    second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
                 if not second.error < check.error - ERROR_MARGIN:
                     break
                 recipe, check = again, second
