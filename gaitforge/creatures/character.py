@@ -217,13 +217,17 @@ class Character:
         ids = np.array([self.body_id(b) for b in bodies])
         local = np.asarray(local, float).reshape(len(ids), 3)
         frames = np.atleast_2d(qpos)
-        out = np.empty((len(frames), len(ids), 3))
-        d = mujoco.MjData(self.model)
-        for t, q in enumerate(frames):
-            d.qpos[:] = q
-            mujoco.mj_kinematics(self.model, d)
-            R = d.xmat[ids].reshape(-1, 3, 3)
-            out[t] = d.xpos[ids] + np.einsum("nij,nj->ni", R, local)
+        T, n = len(frames), len(ids)
+        origin = np.empty((T, n, 3))
+        rot = np.empty((T, n, 9))
+        m, d = self.model, mujoco.MjData(self.model)
+        q, xpos, xmat, kinematics = d.qpos, d.xpos, d.xmat, mujoco.mj_kinematics
+        for t in range(T):  # the loop only gathers; the arithmetic is done once for all frames below
+            q[:] = frames[t]
+            kinematics(m, d)
+            origin[t] = xpos[ids]
+            rot[t] = xmat[ids]
+        out = origin + np.einsum("tnij,nj->tni", rot.reshape(T, n, 3, 3), local)
         return out if np.ndim(qpos) == 2 else out[0]
 
     def contact_positions(self, qpos: np.ndarray) -> dict[str, np.ndarray]:
