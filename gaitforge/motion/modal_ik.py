@@ -100,17 +100,14 @@ def modal_columns(basis, modes: int | None = None, rigid: bool = False,
     return phi, w
 
 
-_LEVI_CIVITA = np.zeros((3, 3, 3))
-_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
-_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
-
-
 def _right_jacobians(v: np.ndarray) -> np.ndarray:
     """Right Jacobians (n, 3, 3) of the rotation exponential at rotation
     vectors v (n, 3): d/dt Exp(v) = Exp(v) [J_r(v) v̇]×, i.e.
     J_r = I − (1 − cos θ)/θ² [v]× + (θ − sin θ)/θ³ [v]×², θ = |v|."""
     theta = np.sqrt(np.einsum("ni,ni->n", v, v))
-    K = np.einsum("ijk,nj->nik", _LEVI_CIVITA, v)  # [v]×: K x = v × x
+    K = np.zeros((len(v), 3, 3))  # [v]×: K x = v × x
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
+    K[:, 1, 0], K[:, 2, 0], K[:, 2, 1] = v[:, 2], -v[:, 1], v[:, 0]
     a, b = np.empty_like(theta), np.empty_like(theta)
     small = theta < _SMALL
     t = theta[small]
@@ -128,25 +125,28 @@ class _Problem:
         self.qv, self.phi, self.points = layout(character).quat_v, phi, points
         self.bodies = np.array([b for b, _ in points], int)
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
-        self.jacp = np.zeros((3, self.m.nv))
+        self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
+        self.ids = [int(b) for b in self.bodies]
+        self.phi_balls = self.phi[self.qv]  # (balls, 3, k) the rows of the balls' rotation vectors
 
     def evaluate(self, q0: np.ndarray, c: np.ndarray):
         """Pose q (nq,), points x (F, 3) and Jacobian (3F, k) at coordinates c (k,)."""
         m, d = self.m, self.d
         dv = self.phi @ c
-        d.qpos[:] = q0
-        mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
+        q = d.qpos
+        q[:] = q0
+        mujoco.mj_integratePos(m, q, dv, 1.0)
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)  # mj_jac needs cdof and subtree_com
         x = d.xpos[self.bodies] + np.einsum("nij,nj->ni", d.xmat[self.bodies].reshape(-1, 3, 3), self.local)
-        J = np.empty((3 * len(self.bodies), m.nv))
-        for i, b in enumerate(self.bodies):
-            mujoco.mj_jac(m, d, self.jacp, None, x[i], b)
-            J[3 * i:3 * i + 3] = self.jacp
+        jac, J = mujoco.mj_jac, self.jac
+        for i, b in enumerate(self.ids):
+            jac(m, d, J[i], None, x[i], b)
+        J = J.reshape(3 * len(self.ids), m.nv)
         eff = self.phi.copy()
         if len(self.qv):
-            eff[self.qv] = np.einsum("nij,njk->nik", _right_jacobians(dv[self.qv]), self.phi[self.qv])
-        return d.qpos.copy(), x, J @ eff
+            eff[self.qv] = np.einsum("nij,njk->nik", _right_jacobians(dv[self.qv]), self.phi_balls)
+        return q.copy(), x, J @ eff
 
 
 def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, modes=None, rigid=False):
