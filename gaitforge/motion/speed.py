@@ -269,8 +269,10 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
                 if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
                     break
-                cap = MAX_ROTATION / check.rotation
-                again = scaled(recipe, min(plan.speed / check.speed, cap))
+                factor = min(plan.speed / check.speed, MAX_ROTATION / check.rotation)
+                if abs(factor - 1.0) <= 1e-9:  # at the rotation cap already: the same recipe (to the last bits)
+                    break
+                again = scaled(recipe, factor)
                 second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
                 if not second.error < check.error - ERROR_MARGIN:
                     break
