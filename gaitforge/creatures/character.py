@@ -237,16 +237,18 @@ class Character:
         local = np.asarray(local, float).reshape(len(ids), 3)
         frames = np.atleast_2d(qpos)
         T, n = len(frames), len(ids)
-        origin = np.empty((T, n, 3))
-        rot = np.empty((T, n, 9))
         m, d = self.model, kinematics_data(self.model)
-        q, xpos, xmat, kinematics = d.qpos, d.xpos, d.xmat, mujoco.mj_kinematics
-        for t in range(T):  # the loop only gathers; the arithmetic is done once for all frames below
+        used = np.unique(ids)  # copy whole rows of the bodies used (no per-frame gather)
+        lo, hi = int(used[0]), int(used[-1]) + 1
+        frame = np.empty((T, hi - lo, 12))
+        q, xpos, xmat, kinematics = d.qpos, d.xpos[lo:hi], d.xmat[lo:hi], mujoco.mj_kinematics
+        for t in range(T):  # the loop only copies; the arithmetic is done once for all frames below
             q[:] = frames[t]
             kinematics(m, d)
-            origin[t] = xpos[ids]
-            rot[t] = xmat[ids]
-        out = origin + np.einsum("tnij,nj->tni", rot.reshape(T, n, 3, 3), local)
+            frame[t, :, :3] = xpos
+            frame[t, :, 3:] = xmat
+        frame = frame[:, ids - lo]
+        out = frame[..., :3] + np.einsum("tnij,nj->tni", frame[..., 3:].reshape(T, n, 3, 3), local)
         return out if np.ndim(qpos) == 2 else out[0]
 
     def contact_positions(self, qpos: np.ndarray) -> dict[str, np.ndarray]:
