@@ -162,12 +162,9 @@ def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, mod
 
 
 def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: np.ndarray, *,
-           tol: float, max_iter: int, damping: float, step_tol: float = STEP_TOL,
-           give_up: int | None = None) -> ModalIK:
+           tol: float, max_iter: int, damping: float, step_tol: float = STEP_TOL) -> ModalIK:
     """Gauss–Newton on the weighted least-norm problem; goal (3F,) with NaN
-    for free axes; c (k,) the starting coordinates. give_up: stop after this
-    many iterations if the targets are still missed by more than tol (the
-    least-squares compromise reached so far; None: go on to max_iter)."""
+    for free axes; c (k,) the starting coordinates."""
     rows = np.isfinite(goal)
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
@@ -191,8 +188,6 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
         settled = np.abs(alpha * step).max(initial=0.0) <= step_tol * (1.0 + np.abs(c).max(initial=0.0))
         if err <= tol and settled:
             return ModalIK(q, c, float(err), it, True)
-        if give_up is not None and it >= give_up and err > tol:
-            return ModalIK(q, c, float(err), it, False)
     return ModalIK(q, c, float(err), max_iter, bool(err <= tol))
 
 

@@ -28,7 +28,6 @@ from gaitforge.motion.modal_ik import PIN_STEP_TOL, _Problem, _solve, modal_colu
 from gaitforge.motion.recipe import GaitRecipe
 
 BLEND = 0.08   # [s] the hold fades in (height) and out (all axes) over this time
-GIVE_UP = 12   # IK iterations after which a frame whose goals are still missed keeps its compromise
 
 
 def _smooth(s: np.ndarray | float) -> np.ndarray:
@@ -79,7 +78,7 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
                            anchor[j, 1] + s * (free[t, j, 1] - anchor[j, 1]), free[t, j, 2]]
         if np.isfinite(goal).any():
             res = _solve(prob, goal.reshape(-1), clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
-                         step_tol=PIN_STEP_TOL, give_up=GIVE_UP)
+                         step_tol=PIN_STEP_TOL)
             out[t], coords = res.qpos, res.coords
         else:
             coords = np.zeros(phi.shape[1])
