@@ -104,3 +104,27 @@ def test_walks_skip_the_unpinned_check_flying_gaits_keep_it(monkeypatch):
     made.clear()
     speed.suggest_at_speed(c, "bound", basis, froude=2.0)
     assert ("bound", False) in made
+
+
+def test_ik_kernels_match_the_numpy_formulas():
+    """The compiled ball-row kernel is J_r(v) Φ_b (einsum of
+    ``_right_jacobians``) and the compiled step is numpy's least squares."""
+    rng = np.random.default_rng(11)
+    nv, k, nb = 40, 9, 8
+    balls = rng.permutation(nv)[:3 * nb].reshape(nb, 3).astype(np.int64)
+    phi = rng.standard_normal((nv, k))
+    for size in (1e-6, 1e-2, 1.0, 3.0):
+        dv = size * rng.standard_normal(nv)
+        eff = phi.copy()
+        modal_ik._ball_columns(dv, balls, np.ascontiguousarray(phi[balls]), eff)
+        want = phi.copy()
+        want[balls] = np.einsum("nij,njk->nik", modal_ik._right_jacobians(dv[balls]), phi[balls])
+        np.testing.assert_allclose(eff, want, rtol=0, atol=1e-14 * max(1.0, size))
+    A = rng.standard_normal((12, k))
+    goal = rng.standard_normal(12)
+    goal[[2, 5, 11]] = np.nan
+    x, c, scale = rng.standard_normal(12), rng.standard_normal(k), rng.uniform(0.1, 2, k)
+    rows = np.isfinite(goal)
+    want = scale * np.linalg.lstsq(A[rows] * scale, (goal - x)[rows] + A[rows] @ c, rcond=1e-10)[0] - c
+    got = modal_ik._least_norm_step(A, np.flatnonzero(rows), goal, x, c, scale)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

@@ -18,15 +18,20 @@ with a fresh Jacobian, until the targets are met and the norm is minimal.
 The Jacobian ∂x/∂c = J(q) D(Φc) Φ: J from ``mj_jac`` (MuJoCo's velocity
 convention), D the right Jacobian of the exponential map for each ball joint
 (and the free root's rotation), since a modal coordinate moves the rotation
-vector, not the angular velocity.
+vector, not the angular velocity. The small per-iteration arithmetic (the
+right Jacobians applied to Φ's ball rows, the least-squares step) runs as
+numba kernels (:mod:`gaitforge.control.jit`): pinning a clip takes thousands
+of iterations, each otherwise dominated by numpy's per-call overhead.
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping, NamedTuple
 
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import kernel
 from gaitforge.errors import GaitforgeError, UnknownNameError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
@@ -117,6 +122,53 @@ def _right_jacobians(v: np.ndarray) -> np.ndarray:
     return np.eye(3) - a[:, None, None] * K + b[:, None, None] * (K @ K)
 
 
+@kernel
+def _ball_columns(dv: np.ndarray, balls: np.ndarray, phi_balls: np.ndarray, eff: np.ndarray) -> None:
+    """Write J_r(v) Φ_b into the ball rows of ``eff`` (nv, k) in place: for
+    each ball joint n, v = dv[balls[n]] its rotation vector (3,), Φ_b =
+    phi_balls[n] (3, k) and J_r the right Jacobian of :func:`_right_jacobians`
+    (with [v]×² = v vᵀ − θ² I)."""
+    for n in range(balls.shape[0]):
+        i0, i1, i2 = balls[n, 0], balls[n, 1], balls[n, 2]
+        x, y, z = dv[i0], dv[i1], dv[i2]
+        t2 = x * x + y * y + z * z
+        theta = math.sqrt(t2)
+        if theta < _SMALL:
+            a, b = 0.5 - t2 / 24.0, 1.0 / 6.0 - t2 / 120.0
+        else:
+            a, b = (1.0 - math.cos(theta)) / t2, (theta - math.sin(theta)) / (t2 * theta)
+        d = 1.0 - b * t2
+        j00, j01, j02 = d + b * x * x, a * z + b * x * y, -a * y + b * x * z
+        j10, j11, j12 = -a * z + b * y * x, d + b * y * y, a * x + b * y * z
+        j20, j21, j22 = a * y + b * z * x, -a * x + b * z * y, d + b * z * z
+        for col in range(phi_balls.shape[2]):
+            p0, p1, p2 = phi_balls[n, 0, col], phi_balls[n, 1, col], phi_balls[n, 2, col]
+            eff[i0, col] = j00 * p0 + j01 * p1 + j02 * p2
+            eff[i1, col] = j10 * p0 + j11 * p1 + j12 * p2
+            eff[i2, col] = j20 * p0 + j21 * p1 + j22 * p2
+
+
+@kernel
+def _least_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndarray, c: np.ndarray,
+                     scale: np.ndarray) -> np.ndarray:
+    """One Gauss–Newton step of :func:`_solve` without damping: the least
+    weighted-norm c' with A_r c' = goal_r − x_r + A_r c over the goal rows
+    ``rows`` (indices), as y = c' / scale by least squares (singular values
+    below 1e-10 of the largest dropped); returns c' − c."""
+    m, k = rows.shape[0], c.shape[0]
+    B = np.empty((m, k))
+    rhs = np.empty(m)
+    for r in range(m):
+        i = rows[r]
+        s = 0.0
+        for j in range(k):
+            B[r, j] = A[i, j] * scale[j]
+            s += A[i, j] * c[j]
+        rhs[r] = (goal[i] - x[i]) + s
+    y = np.linalg.lstsq(B, rhs, rcond=1e-10)[0]
+    return scale * y - c
+
+
 class _Problem:
     """Target points and basis for one character; evaluates x(c) and ∂x/∂c."""
 
@@ -127,7 +179,8 @@ class _Problem:
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
         self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
         self.ids = [int(b) for b in self.bodies]
-        self.phi_balls = self.phi[self.qv]  # (balls, 3, k) the rows of the balls' rotation vectors
+        self.phi_balls = np.ascontiguousarray(self.phi[self.qv])  # (balls, 3, k) rows of the balls' rotation vectors
+        self.qv = np.ascontiguousarray(self.qv, dtype=np.int64)
 
     def evaluate(self, q0: np.ndarray, c: np.ndarray):
         """Pose q (nq,), points x (F, 3) and Jacobian (3F, k) at coordinates c (k,)."""
@@ -145,7 +198,7 @@ class _Problem:
         J = J.reshape(3 * len(self.ids), m.nv)
         eff = self.phi.copy()
         if len(self.qv):
-            eff[self.qv] = np.einsum("nij,njk->nik", _right_jacobians(dv[self.qv]), self.phi_balls)
+            _ball_columns(dv, self.qv, self.phi_balls, eff)
         return q.copy(), x, J @ eff
 
 
@@ -166,16 +219,19 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
     """Gauss–Newton on the weighted least-norm problem; goal (3F,) with NaN
     for free axes; c (k,) the starting coordinates."""
     rows = np.isfinite(goal)
+    where = np.flatnonzero(rows)
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
     err = np.abs(goal - x.reshape(-1))[rows].max(initial=0.0)
     for it in range(1, max_iter + 1):
-        Ar = A[rows]
-        B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
         if damping > 0:
+            Ar = A[rows]
+            B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
             B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
             rhs = np.r_[rhs, np.zeros(B.shape[1])]
-        step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
+            step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
+        else:
+            step = _least_norm_step(A, where, goal, x.reshape(-1), c, scale)
         alpha = 1.0
         while True:  # backtrack only if the full step makes the targets worse
             trial = prob.evaluate(q0, c + alpha * step)
