@@ -18,10 +18,10 @@ with a fresh Jacobian, until the targets are met and the norm is minimal.
 The Jacobian ∂x/∂c = J(q) D(Φc) Φ: J from ``mj_jac`` (MuJoCo's velocity
 convention), D the right Jacobian of the exponential map for each ball joint
 (and the free root's rotation), since a modal coordinate moves the rotation
-vector, not the angular velocity. The small per-iteration arithmetic (the
-right Jacobians applied to Φ's ball rows, the least-squares step) runs as
-numba kernels (:mod:`gaitforge.control.jit`): pinning a clip takes thousands
-of iterations, each otherwise dominated by numpy's per-call overhead.
+vector, not the angular velocity. The right Jacobians applied to Φ's ball
+rows run as a numba kernel (:mod:`gaitforge.control.jit`): pinning a clip
+takes thousands of evaluations, and in numpy that step alone cost more than
+MuJoCo's kinematics and Jacobians.
 """
 from __future__ import annotations
 
@@ -148,27 +148,6 @@ def _ball_columns(dv: np.ndarray, balls: np.ndarray, phi_balls: np.ndarray, eff:
             eff[i2, col] = j20 * p0 + j21 * p1 + j22 * p2
 
 
-@kernel
-def _least_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndarray, c: np.ndarray,
-                     scale: np.ndarray) -> np.ndarray:
-    """One Gauss–Newton step of :func:`_solve` without damping: the least
-    weighted-norm c' with A_r c' = goal_r − x_r + A_r c over the goal rows
-    ``rows`` (indices), as y = c' / scale by least squares (singular values
-    below 1e-10 of the largest dropped); returns c' − c."""
-    m, k = rows.shape[0], c.shape[0]
-    B = np.empty((m, k))
-    rhs = np.empty(m)
-    for r in range(m):
-        i = rows[r]
-        s = 0.0
-        for j in range(k):
-            B[r, j] = A[i, j] * scale[j]
-            s += A[i, j] * c[j]
-        rhs[r] = (goal[i] - x[i]) + s
-    y = np.linalg.lstsq(B, rhs, rcond=1e-10)[0]
-    return scale * y - c
-
-
 class _Problem:
     """Target points and basis for one character; evaluates x(c) and ∂x/∂c."""
 
@@ -219,19 +198,16 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
     """Gauss–Newton on the weighted least-norm problem; goal (3F,) with NaN
     for free axes; c (k,) the starting coordinates."""
     rows = np.isfinite(goal)
-    where = np.flatnonzero(rows)
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
     err = np.abs(goal - x.reshape(-1))[rows].max(initial=0.0)
     for it in range(1, max_iter + 1):
+        Ar = A[rows]
+        B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
         if damping > 0:
-            Ar = A[rows]
-            B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
             B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
             rhs = np.r_[rhs, np.zeros(B.shape[1])]
-            step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
-        else:
-            step = _least_norm_step(A, where, goal, x.reshape(-1), c, scale)
+        step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
         alpha = 1.0
         while True:  # backtrack only if the full step makes the targets worse
             trial = prob.evaluate(q0, c + alpha * step)
