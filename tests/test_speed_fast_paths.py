@@ -119,3 +119,31 @@ def test_ball_kernel_matches_the_right_jacobians():
         want = phi.copy()
         want[balls] = np.einsum("nij,njk->nik", modal_ik._right_jacobians(dv[balls]), phi[balls])
         np.testing.assert_allclose(eff, want, rtol=0, atol=1e-14 * max(1.0, size))
+
+
+def test_compiled_ik_step_is_the_least_norm_solution():
+    """Where the goal rows are independent the compiled step is numpy's
+    least-squares step; dependent rows, or more rows than modes, are left to
+    numpy (the kernel says so)."""
+    rng = np.random.default_rng(13)
+    k = 12
+    for trial in range(200):
+        n = int(rng.integers(2, 10))
+        A = rng.standard_normal((n, k)) * 10.0 ** rng.uniform(-3, 1)
+        goal = rng.standard_normal(n)
+        goal[rng.random(n) < 0.25] = np.nan
+        x, c, scale = rng.standard_normal(n), rng.standard_normal(k), rng.uniform(0.01, 2.0, k)
+        rows = np.isfinite(goal)
+        step = np.empty(k)
+        ok = modal_ik._min_norm_step(A, np.flatnonzero(rows), goal, x, c, scale, step)
+        want = scale * np.linalg.lstsq(A[rows] * scale, (goal - x)[rows] + A[rows] @ c, rcond=1e-10)[0] - c
+        assert ok == bool(rows.any())
+        if ok:
+            np.testing.assert_allclose(step, want, rtol=0, atol=1e-12 * max(1.0, np.abs(want).max()))
+    A = rng.standard_normal((4, k))
+    A[1] = 2 * A[0]                                   # dependent rows
+    assert not modal_ik._min_norm_step(A, np.arange(4), np.zeros(4), np.zeros(4), np.zeros(k), np.ones(k),
+                                       np.empty(k))
+    tall = rng.standard_normal((k + 3, k))            # more goal rows than modes
+    assert not modal_ik._min_norm_step(tall, np.arange(k + 3), np.zeros(k + 3), np.zeros(k + 3), np.zeros(k),
+                                       np.ones(k), np.empty(k))

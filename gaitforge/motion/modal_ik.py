@@ -18,10 +18,13 @@ with a fresh Jacobian, until the targets are met and the norm is minimal.
 The Jacobian ∂x/∂c = J(q) D(Φc) Φ: J from ``mj_jac`` (MuJoCo's velocity
 convention), D the right Jacobian of the exponential map for each ball joint
 (and the free root's rotation), since a modal coordinate moves the rotation
-vector, not the angular velocity. The right Jacobians applied to Φ's ball
-rows run as a numba kernel (:mod:`gaitforge.control.jit`): pinning a clip
-takes thousands of evaluations, and in numpy that step alone cost more than
-MuJoCo's kinematics and Jacobians.
+vector, not the angular velocity. Two small steps run as numba kernels
+(:mod:`gaitforge.control.jit`): the right Jacobians applied to Φ's ball rows
+and the least-norm step (Householder QR; numpy's SVD least squares where
+the goal rows are dependent or outnumber the modes). Pinning a clip takes
+thousands of iterations, and in numpy each of those steps cost more than
+MuJoCo's kinematics and Jacobians. The first call in a process loads them
+(numba's start-up, a fraction of a second; compiled once per machine).
 """
 from __future__ import annotations
 
@@ -148,6 +151,79 @@ def _ball_columns(dv: np.ndarray, balls: np.ndarray, phi_balls: np.ndarray, eff:
             eff[i2, col] = j20 * p0 + j21 * p1 + j22 * p2
 
 
+FULL_RANK = 1e-7   # the compiled IK step needs every |R_ii| above this share of the largest
+
+
+@kernel
+def _min_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndarray, c: np.ndarray,
+                   scale: np.ndarray, step: np.ndarray) -> bool:
+    """The undamped Gauss–Newton step of :func:`_solve`, compiled, when the
+    goal rows ``rows`` (m indices into A's 3F rows, m ≤ k) are independent:
+    the c' of least weighted norm with A_r c' = goal_r − x_r + A_r c, written
+    into ``step`` (k,) as c' − c. With B = A_r diag(scale), y = c' / scale
+    and a Householder QR Bᵀ = Q R, the least-norm y of B y = rhs is
+    Q [R₁⁻ᵀ rhs; 0]. Returns False (step not written) when m > k, m = 0 or
+    some |R_ii| is at most :data:`FULL_RANK` of the largest: the caller then
+    takes least squares with a singular-value cutoff instead."""
+    m, k = rows.shape[0], c.shape[0]
+    if m > k or m == 0:
+        return False
+    M = np.empty((k, m))            # Bᵀ; becomes R above the diagonal and the reflectors' tails below
+    rhs = np.empty(m)
+    for r in range(m):
+        i = rows[r]
+        s = 0.0
+        for j in range(k):
+            M[j, r] = A[i, j] * scale[j]
+            s += A[i, j] * c[j]
+        rhs[r] = (goal[i] - x[i]) + s
+    rdiag, v0, vv = np.empty(m), np.empty(m), np.empty(m)
+    for r in range(m):              # reflector r: v = [v0[r], M[r+1:, r]], H = I − 2 v vᵀ / vᵀv
+        norm = 0.0
+        for j in range(r, k):
+            norm += M[j, r] * M[j, r]
+        norm = math.sqrt(norm)
+        if norm == 0.0:
+            return False
+        alpha = -norm if M[r, r] >= 0.0 else norm
+        rdiag[r] = alpha
+        v0[r] = M[r, r] - alpha
+        vv[r] = v0[r] * v0[r]
+        for j in range(r + 1, k):
+            vv[r] += M[j, r] * M[j, r]
+        for col in range(r + 1, m):
+            dot = v0[r] * M[r, col]
+            for j in range(r + 1, k):
+                dot += M[j, r] * M[j, col]
+            f = 2.0 * dot / vv[r]
+            M[r, col] -= f * v0[r]
+            for j in range(r + 1, k):
+                M[j, col] -= f * M[j, r]
+    big = 0.0
+    for r in range(m):
+        big = max(big, abs(rdiag[r]))
+    for r in range(m):
+        if not abs(rdiag[r]) > FULL_RANK * big:
+            return False
+    z = np.zeros(k)
+    for r in range(m):              # R₁ᵀ z = rhs, forward
+        s = rhs[r]
+        for j in range(r):
+            s -= M[j, r] * z[j]
+        z[r] = s / rdiag[r]
+    for r in range(m - 1, -1, -1):  # y = H_0 H_1 … H_{m−1} [z; 0]
+        dot = v0[r] * z[r]
+        for j in range(r + 1, k):
+            dot += M[j, r] * z[j]
+        f = 2.0 * dot / vv[r]
+        z[r] -= f * v0[r]
+        for j in range(r + 1, k):
+            z[j] -= f * M[j, r]
+    for j in range(k):
+        step[j] = scale[j] * z[j] - c[j]
+    return True
+
+
 class _Problem:
     """Target points and basis for one character; evaluates x(c) and ∂x/∂c."""
 
@@ -201,13 +277,16 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
     err = np.abs(goal - x.reshape(-1))[rows].max(initial=0.0)
+    where = np.flatnonzero(rows)
+    step = np.empty_like(c)
     for it in range(1, max_iter + 1):
-        Ar = A[rows]
-        B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
-        if damping > 0:
-            B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
-            rhs = np.r_[rhs, np.zeros(B.shape[1])]
-        step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
+        if damping > 0 or not _min_norm_step(A, where, goal, x.reshape(-1), c, scale, step):
+            Ar = A[rows]
+            B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
+            if damping > 0:
+                B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
+                rhs = np.r_[rhs, np.zeros(B.shape[1])]
+            step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
         alpha = 1.0
         while True:  # backtrack only if the full step makes the targets worse
             trial = prob.evaluate(q0, c + alpha * step)
