@@ -147,3 +147,21 @@ def test_compiled_ik_step_is_the_least_norm_solution():
     tall = rng.standard_normal((k + 3, k))            # more goal rows than modes
     assert not modal_ik._min_norm_step(tall, np.arange(k + 3), np.zeros(k + 3), np.zeros(k + 3), np.zeros(k),
                                        np.ones(k), np.empty(k))
+
+
+def test_compiled_ik_helpers_match_numpy():
+    rng = np.random.default_rng(17)
+    xpos, xmat = rng.standard_normal((9, 3)), rng.standard_normal((9, 9))
+    bodies, local = np.array([2, 7, 2, 5], np.int64), rng.standard_normal((4, 3))
+    out = np.empty((4, 3))
+    modal_ik._body_points(xpos, xmat, bodies, local, out)
+    want = xpos[bodies] + np.einsum("nij,nj->ni", xmat[bodies].reshape(-1, 3, 3), local)
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-15)
+    goal, x = rng.standard_normal(12), rng.standard_normal(12)
+    goal[[1, 4]] = np.nan
+    rows = np.isfinite(goal)
+    assert modal_ik._largest_miss(goal, x, np.flatnonzero(rows)) == np.abs(goal - x)[rows].max()
+    assert modal_ik._largest_miss(goal, x, np.zeros(0, np.int64)) == 0.0
+    moved, c = 1e-9 * rng.standard_normal(7), rng.standard_normal(7)
+    for tol in (1e-12, 1e-8, 1e-6):
+        assert modal_ik._settled(moved, c, tol) == (np.abs(moved).max() <= tol * (1 + np.abs(c).max()))

@@ -18,12 +18,13 @@ with a fresh Jacobian, until the targets are met and the norm is minimal.
 The Jacobian ∂x/∂c = J(q) D(Φc) Φ: J from ``mj_jac`` (MuJoCo's velocity
 convention), D the right Jacobian of the exponential map for each ball joint
 (and the free root's rotation), since a modal coordinate moves the rotation
-vector, not the angular velocity. Two small steps run as numba kernels
-(:mod:`gaitforge.control.jit`): the right Jacobians applied to Φ's ball rows
-and the least-norm step (Householder QR; numpy's SVD least squares where
-the goal rows are dependent or outnumber the modes). Pinning a clip takes
-thousands of iterations, and in numpy each of those steps cost more than
-MuJoCo's kinematics and Jacobians. The first call in a process loads them
+vector, not the angular velocity. The small arithmetic of each iteration
+runs as numba kernels (:mod:`gaitforge.control.jit`): the target points,
+the right Jacobians applied to Φ's ball rows, the least-norm step
+(Householder QR; numpy's SVD least squares where the goal rows are
+dependent or outnumber the modes) and the stopping tests. Pinning a clip
+takes thousands of iterations, and in numpy each of those steps cost more
+than MuJoCo's kinematics and Jacobians. The first call in a process loads them
 (numba's start-up, a fraction of a second; compiled once per machine).
 """
 from __future__ import annotations
@@ -151,6 +152,43 @@ def _ball_columns(dv: np.ndarray, balls: np.ndarray, phi_balls: np.ndarray, eff:
             eff[i2, col] = j20 * p0 + j21 * p1 + j22 * p2
 
 
+@kernel
+def _body_points(xpos: np.ndarray, xmat: np.ndarray, bodies: np.ndarray, local: np.ndarray, out: np.ndarray) -> None:
+    """World positions out (F, 3) of points ``local`` (F, 3) fixed in
+    ``bodies`` (F,): xpos + R local, from MuJoCo's xpos (nbody, 3) and xmat
+    (nbody, 9)."""
+    for i in range(bodies.shape[0]):
+        b = bodies[i]
+        for r in range(3):
+            s = 0.0
+            for j in range(3):
+                s += xmat[b, 3 * r + j] * local[i, j]
+            out[i, r] = xpos[b, r] + s
+
+
+@kernel
+def _largest_miss(goal: np.ndarray, x: np.ndarray, rows: np.ndarray) -> float:
+    """max |goal − x| over the goal rows ``rows`` (0 for none; NaN if any is NaN)."""
+    worst = 0.0
+    for r in range(rows.shape[0]):
+        e = abs(goal[rows[r]] - x[rows[r]])
+        if e != e:
+            return e
+        worst = max(worst, e)
+    return worst
+
+
+@kernel
+def _settled(moved: np.ndarray, c: np.ndarray, step_tol: float) -> bool:
+    """Whether the step ``moved`` is small: max |moved| ≤ step_tol · (1 + max |c|)."""
+    big_step, big_c = 0.0, 0.0
+    for j in range(c.shape[0]):
+        if moved[j] != moved[j] or c[j] != c[j]:
+            return False
+        big_step, big_c = max(big_step, abs(moved[j])), max(big_c, abs(c[j]))
+    return big_step <= step_tol * (1.0 + big_c)
+
+
 FULL_RANK = 1e-7   # the compiled IK step needs every |R_ii| above this share of the largest
 
 
@@ -230,7 +268,7 @@ class _Problem:
     def __init__(self, character, phi: np.ndarray, points: list[tuple[int, np.ndarray]]):
         self.m, self.d = character.model, mujoco.MjData(character.model)
         self.qv, self.phi, self.points = layout(character).quat_v, phi, points
-        self.bodies = np.array([b for b, _ in points], int)
+        self.bodies = np.array([b for b, _ in points], np.int64)
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
         self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
         self.ids = [int(b) for b in self.bodies]
@@ -246,7 +284,8 @@ class _Problem:
         mujoco.mj_integratePos(m, q, dv, 1.0)
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)  # mj_jac needs cdof and subtree_com
-        x = d.xpos[self.bodies] + np.einsum("nij,nj->ni", d.xmat[self.bodies].reshape(-1, 3, 3), self.local)
+        x = np.empty((len(self.ids), 3))
+        _body_points(d.xpos, d.xmat, self.bodies, self.local, x)
         jac, J = mujoco.mj_jac, self.jac
         for i, b in enumerate(self.ids):
             jac(m, d, J[i], None, x[i], b)
@@ -276,8 +315,8 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
     rows = np.isfinite(goal)
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
-    err = np.abs(goal - x.reshape(-1))[rows].max(initial=0.0)
     where = np.flatnonzero(rows)
+    err = _largest_miss(goal, x.reshape(-1), where)
     step = np.empty_like(c)
     for it in range(1, max_iter + 1):
         if damping > 0 or not _min_norm_step(A, where, goal, x.reshape(-1), c, scale, step):
@@ -290,13 +329,14 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
         alpha = 1.0
         while True:  # backtrack only if the full step makes the targets worse
             trial = prob.evaluate(q0, c + alpha * step)
-            err_new = np.abs(goal - trial[1].reshape(-1))[rows].max(initial=0.0)
+            err_new = _largest_miss(goal, trial[1].reshape(-1), where)
             if err_new <= max(err, tol) or alpha < 1e-3:
                 break
             alpha *= 0.5
-        c = c + alpha * step
+        moved = alpha * step
+        c = c + moved
         (q, x, A), err = trial, err_new
-        settled = np.abs(alpha * step).max(initial=0.0) <= step_tol * (1.0 + np.abs(c).max(initial=0.0))
+        settled = _settled(moved, c, step_tol)
         if err <= tol and settled:
             return ModalIK(q, c, float(err), it, True)
     return ModalIK(q, c, float(err), max_iter, bool(err <= tol))
