@@ -9,6 +9,7 @@ pose: [m] or [rad] per unit coordinate (mass-normalized units).
 from __future__ import annotations
 
 import math
+import weakref
 
 import mujoco
 import numpy as np
@@ -148,11 +149,38 @@ def mirror_class(keys, P: np.ndarray) -> str | None:
     return None
 
 
+_GROUPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _rotation_dofs(character) -> np.ndarray:
+    """(G, 3) dof indices of the hinge, ball and gimbal joints, one row per
+    joint, padded with -1 (a hinge: one index): computed once per character."""
+    rows = _GROUPS.get(character)
+    if rows is None:
+        groups = [list(range(character.nv)[j.dof]) for j in character.joints.values()
+                  if j.kind in ("hinge", "ball", "gimbal")]
+        width = max((len(g) for g in groups), default=1)
+        rows = _GROUPS[character] = np.array([g + [-1] * (width - len(g)) for g in groups], int).reshape(-1, width)
+    return rows
+
+
+def _joint_norms(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """|v[..., row]| (..., G) over each joint's dofs: the squares summed in dof
+    order, as ``numpy.linalg.norm`` does (padding adds exact zeros)."""
+    sq = np.concatenate([v * v, np.zeros((*v.shape[:-1], 1))], axis=-1)[..., rows]   # (..., G, width)
+    total = sq[..., 0]
+    for i in range(1, rows.shape[1]):
+        total = total + sq[..., i]
+    return np.sqrt(total)
+
+
 def joint_rotations(character, shapes: np.ndarray) -> np.ndarray:
     """Peak joint rotation (k,) [rad per unit coordinate] of each shape
     column (nv, k): the largest hinge angle or ball rotation vector."""
-    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
-    return np.array([max((float(np.linalg.norm(s[g])) for g in groups), default=0.0) for s in shapes.T])
+    rows = _rotation_dofs(character)
+    if not len(rows):
+        return np.zeros(shapes.shape[1])
+    return _joint_norms(np.asarray(shapes, float).T, rows).max(axis=1)
 
 
 def peak_rotation(character, basis, terms, samples: int = 128) -> float:
@@ -162,8 +190,8 @@ def peak_rotation(character, basis, terms, samples: int = 128) -> float:
     t = np.linspace(0.0, period, samples, endpoint=False)[:, None]
     a = np.array([[x.amplitude, x.frequency, x.phase, x.offset] for x in terms]).T
     dq = (a[0] * np.sin(2 * np.pi * a[1] * t + a[2]) + a[3]) @ basis.shapes[:, [x.mode for x in terms]].T
-    groups = [j.dof for j in character.joints.values() if j.kind in ("hinge", "ball", "gimbal")]
-    return max((float(np.linalg.norm(dq[:, g], axis=1).max()) for g in groups), default=0.0)
+    rows = _rotation_dofs(character)
+    return float(_joint_norms(dq, rows).max()) if len(rows) else 0.0
 
 
 def hand_lift(character, basis, count: int) -> np.ndarray:

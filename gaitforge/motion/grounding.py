@@ -73,6 +73,7 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
+from gaitforge.creatures.character import kinematics_data
 from gaitforge.creatures.compile import vertical_extent
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.footfall import Foot, feet_of, foot_positions
@@ -148,7 +149,7 @@ def lowest_heights(character, qpos: np.ndarray) -> np.ndarray:
     if character.contacts:
         bodies, local = _contact_points(character)
         return character.world_points(np.atleast_2d(qpos), bodies, local)[..., 2].min(axis=1)
-    d = mujoco.MjData(m)
+    d = kinematics_data(m)
     out = np.empty(len(qpos))
     for t, q in enumerate(qpos):
         d.qpos[:] = q
@@ -162,7 +163,7 @@ def centres_of_mass(character, qpos: np.ndarray) -> np.ndarray:
     weighted mean of their inertial frames' origins (MuJoCo ``xipos``).
     Translating the root by an offset moves it by the same offset."""
     m = character.model
-    d = mujoco.MjData(m)
+    d = kinematics_data(m)
     w = m.body_mass[1:] / m.body_mass[1:].sum()
     frames = np.atleast_2d(qpos)
     out = np.empty((len(frames), 3))

@@ -18,15 +18,24 @@ with a fresh Jacobian, until the targets are met and the norm is minimal.
 The Jacobian ∂x/∂c = J(q) D(Φc) Φ: J from ``mj_jac`` (MuJoCo's velocity
 convention), D the right Jacobian of the exponential map for each ball joint
 (and the free root's rotation), since a modal coordinate moves the rotation
-vector, not the angular velocity.
+vector, not the angular velocity. The small arithmetic of each iteration
+runs as numba kernels (:mod:`gaitforge.control.jit`): the target points,
+the right Jacobians applied to Φ's ball rows, the least-norm step
+(Householder QR; numpy's SVD least squares where the goal rows are
+dependent or outnumber the modes) and the stopping tests. Pinning a clip
+takes thousands of iterations, and in numpy each of those steps cost more
+than MuJoCo's kinematics and Jacobians. The first call in a process loads them
+(numba's start-up, a fraction of a second; compiled once per machine).
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping, NamedTuple
 
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import kernel
 from gaitforge.errors import GaitforgeError, UnknownNameError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
@@ -100,17 +109,14 @@ def modal_columns(basis, modes: int | None = None, rigid: bool = False,
     return phi, w
 
 
-_LEVI_CIVITA = np.zeros((3, 3, 3))
-_LEVI_CIVITA[0, 1, 2] = _LEVI_CIVITA[1, 2, 0] = _LEVI_CIVITA[2, 0, 1] = 1.0
-_LEVI_CIVITA[0, 2, 1] = _LEVI_CIVITA[2, 1, 0] = _LEVI_CIVITA[1, 0, 2] = -1.0
-
-
 def _right_jacobians(v: np.ndarray) -> np.ndarray:
     """Right Jacobians (n, 3, 3) of the rotation exponential at rotation
     vectors v (n, 3): d/dt Exp(v) = Exp(v) [J_r(v) v̇]×, i.e.
     J_r = I − (1 − cos θ)/θ² [v]× + (θ − sin θ)/θ³ [v]×², θ = |v|."""
     theta = np.sqrt(np.einsum("ni,ni->n", v, v))
-    K = np.einsum("ijk,nj->nik", _LEVI_CIVITA, v)  # [v]×: K x = v × x
+    K = np.zeros((len(v), 3, 3))  # [v]×: K x = v × x
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
+    K[:, 1, 0], K[:, 2, 0], K[:, 2, 1] = v[:, 2], -v[:, 1], v[:, 0]
     a, b = np.empty_like(theta), np.empty_like(theta)
     small = theta < _SMALL
     t = theta[small]
@@ -120,33 +126,174 @@ def _right_jacobians(v: np.ndarray) -> np.ndarray:
     return np.eye(3) - a[:, None, None] * K + b[:, None, None] * (K @ K)
 
 
+@kernel
+def _ball_columns(dv: np.ndarray, balls: np.ndarray, phi_balls: np.ndarray, eff: np.ndarray) -> None:
+    """Write J_r(v) Φ_b into the ball rows of ``eff`` (nv, k) in place: for
+    each ball joint n, v = dv[balls[n]] its rotation vector (3,), Φ_b =
+    phi_balls[n] (3, k) and J_r the right Jacobian of :func:`_right_jacobians`
+    (with [v]×² = v vᵀ − θ² I)."""
+    for n in range(balls.shape[0]):
+        i0, i1, i2 = balls[n, 0], balls[n, 1], balls[n, 2]
+        x, y, z = dv[i0], dv[i1], dv[i2]
+        t2 = x * x + y * y + z * z
+        theta = math.sqrt(t2)
+        if theta < _SMALL:
+            a, b = 0.5 - t2 / 24.0, 1.0 / 6.0 - t2 / 120.0
+        else:
+            a, b = (1.0 - math.cos(theta)) / t2, (theta - math.sin(theta)) / (t2 * theta)
+        d = 1.0 - b * t2
+        j00, j01, j02 = d + b * x * x, a * z + b * x * y, -a * y + b * x * z
+        j10, j11, j12 = -a * z + b * y * x, d + b * y * y, a * x + b * y * z
+        j20, j21, j22 = a * y + b * z * x, -a * x + b * z * y, d + b * z * z
+        for col in range(phi_balls.shape[2]):
+            p0, p1, p2 = phi_balls[n, 0, col], phi_balls[n, 1, col], phi_balls[n, 2, col]
+            eff[i0, col] = j00 * p0 + j01 * p1 + j02 * p2
+            eff[i1, col] = j10 * p0 + j11 * p1 + j12 * p2
+            eff[i2, col] = j20 * p0 + j21 * p1 + j22 * p2
+
+
+@kernel
+def _body_points(xpos: np.ndarray, xmat: np.ndarray, bodies: np.ndarray, local: np.ndarray, out: np.ndarray) -> None:
+    """World positions out (F, 3) of points ``local`` (F, 3) fixed in
+    ``bodies`` (F,): xpos + R local, from MuJoCo's xpos (nbody, 3) and xmat
+    (nbody, 9)."""
+    for i in range(bodies.shape[0]):
+        b = bodies[i]
+        for r in range(3):
+            s = 0.0
+            for j in range(3):
+                s += xmat[b, 3 * r + j] * local[i, j]
+            out[i, r] = xpos[b, r] + s
+
+
+@kernel
+def _largest_miss(goal: np.ndarray, x: np.ndarray, rows: np.ndarray) -> float:
+    """max |goal − x| over the goal rows ``rows`` (0 for none; NaN if any is NaN)."""
+    worst = 0.0
+    for r in range(rows.shape[0]):
+        e = abs(goal[rows[r]] - x[rows[r]])
+        if e != e:
+            return e
+        worst = max(worst, e)
+    return worst
+
+
+@kernel
+def _settled(moved: np.ndarray, c: np.ndarray, step_tol: float) -> bool:
+    """Whether the step ``moved`` is small: max |moved| ≤ step_tol · (1 + max |c|)."""
+    big_step, big_c = 0.0, 0.0
+    for j in range(c.shape[0]):
+        if moved[j] != moved[j] or c[j] != c[j]:
+            return False
+        big_step, big_c = max(big_step, abs(moved[j])), max(big_c, abs(c[j]))
+    return big_step <= step_tol * (1.0 + big_c)
+
+
+FULL_RANK = 1e-7   # the compiled IK step needs every |R_ii| above this share of the largest
+
+
+@kernel
+def _min_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndarray, c: np.ndarray,
+                   scale: np.ndarray, step: np.ndarray) -> bool:
+    """The undamped Gauss–Newton step of :func:`_solve`, compiled, when the
+    goal rows ``rows`` (m indices into A's 3F rows, m ≤ k) are independent:
+    the c' of least weighted norm with A_r c' = goal_r − x_r + A_r c, written
+    into ``step`` (k,) as c' − c. With B = A_r diag(scale), y = c' / scale
+    and a Householder QR Bᵀ = Q R, the least-norm y of B y = rhs is
+    Q [R₁⁻ᵀ rhs; 0]. Returns False (step not written) when m > k, m = 0 or
+    some |R_ii| is at most :data:`FULL_RANK` of the largest: the caller then
+    takes least squares with a singular-value cutoff instead."""
+    m, k = rows.shape[0], c.shape[0]
+    if m > k or m == 0:
+        return False
+    M = np.empty((k, m))            # Bᵀ; becomes R above the diagonal and the reflectors' tails below
+    rhs = np.empty(m)
+    for r in range(m):
+        i = rows[r]
+        s = 0.0
+        for j in range(k):
+            M[j, r] = A[i, j] * scale[j]
+            s += A[i, j] * c[j]
+        rhs[r] = (goal[i] - x[i]) + s
+    rdiag, v0, vv = np.empty(m), np.empty(m), np.empty(m)
+    for r in range(m):              # reflector r: v = [v0[r], M[r+1:, r]], H = I − 2 v vᵀ / vᵀv
+        norm = 0.0
+        for j in range(r, k):
+            norm += M[j, r] * M[j, r]
+        norm = math.sqrt(norm)
+        if norm == 0.0:
+            return False
+        alpha = -norm if M[r, r] >= 0.0 else norm
+        rdiag[r] = alpha
+        v0[r] = M[r, r] - alpha
+        vv[r] = v0[r] * v0[r]
+        for j in range(r + 1, k):
+            vv[r] += M[j, r] * M[j, r]
+        for col in range(r + 1, m):
+            dot = v0[r] * M[r, col]
+            for j in range(r + 1, k):
+                dot += M[j, r] * M[j, col]
+            f = 2.0 * dot / vv[r]
+            M[r, col] -= f * v0[r]
+            for j in range(r + 1, k):
+                M[j, col] -= f * M[j, r]
+    big = 0.0
+    for r in range(m):
+        big = max(big, abs(rdiag[r]))
+    for r in range(m):
+        if not abs(rdiag[r]) > FULL_RANK * big:
+            return False
+    z = np.zeros(k)
+    for r in range(m):              # R₁ᵀ z = rhs, forward
+        s = rhs[r]
+        for j in range(r):
+            s -= M[j, r] * z[j]
+        z[r] = s / rdiag[r]
+    for r in range(m - 1, -1, -1):  # y = H_0 H_1 … H_{m−1} [z; 0]
+        dot = v0[r] * z[r]
+        for j in range(r + 1, k):
+            dot += M[j, r] * z[j]
+        f = 2.0 * dot / vv[r]
+        z[r] -= f * v0[r]
+        for j in range(r + 1, k):
+            z[j] -= f * M[j, r]
+    for j in range(k):
+        step[j] = scale[j] * z[j] - c[j]
+    return True
+
+
 class _Problem:
     """Target points and basis for one character; evaluates x(c) and ∂x/∂c."""
 
     def __init__(self, character, phi: np.ndarray, points: list[tuple[int, np.ndarray]]):
         self.m, self.d = character.model, mujoco.MjData(character.model)
         self.qv, self.phi, self.points = layout(character).quat_v, phi, points
-        self.bodies = np.array([b for b, _ in points], int)
+        self.bodies = np.array([b for b, _ in points], np.int64)
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
-        self.jacp = np.zeros((3, self.m.nv))
+        self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
+        self.ids = [int(b) for b in self.bodies]
+        self.phi_balls = np.ascontiguousarray(self.phi[self.qv])  # (balls, 3, k) rows of the balls' rotation vectors
+        self.qv = np.ascontiguousarray(self.qv, dtype=np.int64)
 
     def evaluate(self, q0: np.ndarray, c: np.ndarray):
         """Pose q (nq,), points x (F, 3) and Jacobian (3F, k) at coordinates c (k,)."""
         m, d = self.m, self.d
         dv = self.phi @ c
-        d.qpos[:] = q0
-        mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
+        q = d.qpos
+        q[:] = q0
+        mujoco.mj_integratePos(m, q, dv, 1.0)
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)  # mj_jac needs cdof and subtree_com
-        x = d.xpos[self.bodies] + np.einsum("nij,nj->ni", d.xmat[self.bodies].reshape(-1, 3, 3), self.local)
-        J = np.empty((3 * len(self.bodies), m.nv))
-        for i, b in enumerate(self.bodies):
-            mujoco.mj_jac(m, d, self.jacp, None, x[i], b)
-            J[3 * i:3 * i + 3] = self.jacp
+        x = np.empty((len(self.ids), 3))
+        _body_points(d.xpos, d.xmat, self.bodies, self.local, x)
+        jac, J = mujoco.mj_jac, self.jac
+        for i, b in enumerate(self.ids):
+            jac(m, d, J[i], None, x[i], b)
+        J = J.reshape(3 * len(self.ids), m.nv)
         eff = self.phi.copy()
         if len(self.qv):
-            eff[self.qv] = np.einsum("nij,njk->nik", _right_jacobians(dv[self.qv]), self.phi[self.qv])
-        return d.qpos.copy(), x, J @ eff
+            _ball_columns(dv, self.qv, self.phi_balls, eff)
+        return q.copy(), x, J @ eff
 
 
 def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, modes=None, rigid=False):
@@ -168,24 +315,28 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
     rows = np.isfinite(goal)
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
-    err = np.abs(goal - x.reshape(-1))[rows].max(initial=0.0)
+    where = np.flatnonzero(rows)
+    err = _largest_miss(goal, x.reshape(-1), where)
+    step = np.empty_like(c)
     for it in range(1, max_iter + 1):
-        Ar = A[rows]
-        B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
-        if damping > 0:
-            B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
-            rhs = np.r_[rhs, np.zeros(B.shape[1])]
-        step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
+        if damping > 0 or not _min_norm_step(A, where, goal, x.reshape(-1), c, scale, step):
+            Ar = A[rows]
+            B, rhs = Ar * scale, (goal - x.reshape(-1))[rows] + Ar @ c
+            if damping > 0:
+                B = np.vstack([B, np.sqrt(damping) * np.eye(B.shape[1])])
+                rhs = np.r_[rhs, np.zeros(B.shape[1])]
+            step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
         alpha = 1.0
         while True:  # backtrack only if the full step makes the targets worse
             trial = prob.evaluate(q0, c + alpha * step)
-            err_new = np.abs(goal - trial[1].reshape(-1))[rows].max(initial=0.0)
+            err_new = _largest_miss(goal, trial[1].reshape(-1), where)
             if err_new <= max(err, tol) or alpha < 1e-3:
                 break
             alpha *= 0.5
-        c = c + alpha * step
+        moved = alpha * step
+        c = c + moved
         (q, x, A), err = trial, err_new
-        settled = np.abs(alpha * step).max(initial=0.0) <= step_tol * (1.0 + np.abs(c).max(initial=0.0))
+        settled = _settled(moved, c, step_tol)
         if err <= tol and settled:
             return ModalIK(q, c, float(err), it, True)
     return ModalIK(q, c, float(err), max_iter, bool(err <= tol))

@@ -286,16 +286,20 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
     for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
         recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap)
-        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=False)
-        # pinning costs: only for candidates close already (walks are always planted: unplanted, their
-        # stance ripple fails the check whatever the recipe)
-        if pinned and (check.error < QUICK_REJECT or not recipe.flight):
-            check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
+        # pinning costs: only for candidates close already on the unpinned clip (walks are always planted:
+        # unplanted, their stance ripple fails the check whatever the recipe, so they skip that check)
+        walk = pinned and not recipe.flight
+        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk)
+        if pinned and (walk or check.error < QUICK_REJECT):
+            if not walk:
+                check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
                 if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
                     break
                 cap = MAX_ROTATION / check.rotation
                 step = min(plan.speed / check.speed, cap)
+                if abs(step - 1.0) <= 1e-9:  # at the rotation cap already: the same recipe (to the last bits)
+                    break
                 again = scaled(recipe, step)
                 second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
                 if not second.error < check.error - ERROR_MARGIN and second.speed > 0 \
