@@ -34,7 +34,7 @@ $(VALIDATOR):
 KERNEL_TESTS := tests/test_modal_core.py tests/test_modal_canonical.py tests/test_modal_describe.py \
 	tests/test_modal_constraints.py tests/test_heuristics.py tests/test_presets.py tests/test_imported_gaits.py \
 	tests/test_gait_invariance.py tests/test_cli_motion.py \
-	tests/test_flight.py tests/test_ramp.py tests/test_speed.py
+	tests/test_flight.py tests/test_ramp.py tests/test_speed.py tests/test_speed_fast_paths.py tests/test_modal_ik.py
 KERNELS := Haswell SandyBridge $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
 
 test: $(STAMP) $(VALIDATOR)
