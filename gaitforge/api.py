@@ -170,16 +170,18 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     return Run(character, rollout)
 
 
-def push(name: str, gait: str, *, speeds=(0.1, 0.2, 0.3, 0.4, 0.5), phases: int = 4, workers: int | None = None,
+def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | None = None,
          ray: str | None = None) -> dict[float, float]:
     """The largest sideways push [N] (0.5 s at the pelvis) ``name``'s
-    ``gait`` survives at each commanded speed [m/s], every phase tried
+    ``gait`` survives at each commanded speed [m/s] (default
+    :func:`gaitforge.sim.push.default_speeds`), every phase tried
     (:func:`gaitforge.sim.push.largest_push`; any runner: dog, gorilla or a
     Raibert runner). Trials run on ``workers`` processes or a Ray cluster."""
-    from gaitforge.sim.push import PushCase, family_of, largest_push, runner_of
+    from gaitforge.sim.push import PushCase, default_speeds, family_of, largest_push, runner_of
 
     family = family_of(name)
     r = runner_of(name)
     r.check_gait(gait)
+    speeds = default_speeds(r, gait) if speeds is None else speeds
     return {float(v): largest_push(PushCase(family, r.key, gait, float(v)), phases=phases, workers=workers,
                                    ray=ray).largest for v in speeds}

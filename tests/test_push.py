@@ -8,7 +8,7 @@ import json
 import pytest
 
 from gaitforge.cli.main import main
-from gaitforge.sim.push import Push, PushCase, PushTrial, largest_push, push_body
+from gaitforge.sim.push import Push, PushCase, PushTrial, largest_push, push_body, runner_of
 
 CASE = PushCase("raibert", "quadruped", "trot", 1.5, settle=4.0, after=3.0)
 
@@ -75,3 +75,15 @@ def test_cli_push_rejects_bad_input(argv, message, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_default_speeds_are_the_thesis_ones_where_the_gait_holds_them_else_its_range():
+    from gaitforge.sim.push import default_speeds
+
+    assert default_speeds(runner_of("gorilla"), "ds_walk") == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert default_speeds(runner_of("dog"), "trot") == [0.4, 0.55, 0.7, 0.85, 1.0]
+    assert default_speeds(runner_of("dog"), "walk") == [0.2, 0.25, 0.3, 0.35, 0.4]
+    assert default_speeds(runner_of("gorilla"), "stand") == [0.0]
+    lo, hi = runner_of("raibert_quadruped").speed_range("trot")
+    speeds = default_speeds(runner_of("raibert_quadruped"), "trot")
+    assert len(speeds) == 5 and speeds[0] == round(lo, 2) and speeds[-1] == round(hi, 2)

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                          "raibert_quadruped, kangaroo)")
     p.add_argument("--gait", required=True, help="the gait to push (e.g. ds_walk, trot)")
     p.add_argument("--speeds", type=_speeds, default=None, metavar="V,V,...",
-                   help="commanded speeds [m/s] (default 0.1,0.2,0.3,0.4,0.5)")
+                   help="commanded speeds [m/s] (default: Wang 2011's 0.1,0.2,0.3,0.4,0.5 where the gait "
+                        "holds them all, else five spread over its speed range)")
     p.add_argument("--phases", type=number(1, 16, integer=True), default=4,
                    help="push start points per stride (default 4)")
     p.add_argument("--workers", type=number(1, 1024, integer=True), default=None, help="worker processes "
@@ -45,12 +46,12 @@ def _speeds(text: str) -> list[float]:
 
 def cmd_push(args) -> int:
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.sim.push import THESIS_TABLE_3_1, PushCase, family_of, largest_push, runner_of
+    from gaitforge.sim.push import THESIS_TABLE_3_1, PushCase, default_speeds, family_of, largest_push, runner_of
 
     family = family_of(args.creature)
     r = runner_of(args.creature)
     r.check_gait(args.gait)
-    speeds = args.speeds or [0.1, 0.2, 0.3, 0.4, 0.5]
+    speeds = args.speeds or default_speeds(r, args.gait)
     lo, hi = r.speed_range(args.gait)
     for v in speeds:
         if not lo - 1e-9 <= v <= hi + 1e-9:

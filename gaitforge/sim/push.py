@@ -56,6 +56,20 @@ class PushCase:
         raise GaitforgeError(f"push: unknown controller family {self.family!r} (skills, raibert)")
 
 
+THESIS_SPEEDS = (0.1, 0.2, 0.3, 0.4, 0.5)  # m/s, the speeds of Wang 2011 Table 3.1
+
+
+def default_speeds(runner, gait: str, count: int = 5) -> list[float]:
+    """The speeds [m/s] a push table covers when none are asked for: the
+    thesis' 0.1 … 0.5 m/s where the gait's range holds them all (the
+    gorilla), else ``count`` speeds spread evenly over the gait's range
+    (rounded to 0.01 m/s; one speed for a gait with a single speed)."""
+    lo, hi = runner.speed_range(gait)
+    if lo - 1e-9 <= THESIS_SPEEDS[0] and THESIS_SPEEDS[-1] <= hi + 1e-9:
+        return list(THESIS_SPEEDS)
+    return sorted({round(float(v), 2) for v in np.linspace(lo, hi, count)})
+
+
 def family_of(creature: str) -> str:
     """"skills" for the skills runners (dog, gorilla), "raibert" for the RH91
     runners; raises ``UnknownNameError`` listing them otherwise."""
