@@ -70,18 +70,26 @@ def _joint_dofs(model: mujoco.MjModel, name: str, kind: str, ids: list[int]) -> 
 _KINEMATICS = threading.local()
 
 
-def kinematics_data(model: mujoco.MjModel) -> mujoco.MjData:
-    """A scratch MjData for forward kinematics, one per model and thread.
-    Allocating a fresh one costs ~0.8 ms (MuJoCo's arena), more than a
-    short clip's kinematics. Only for code that sets qpos, computes and
-    reads the result before calling anything else that may use it."""
-    cache = getattr(_KINEMATICS, "data", None)
-    if cache is None:
-        cache = _KINEMATICS.data = weakref.WeakKeyDictionary()
+def scratch_data(model: mujoco.MjModel, purpose: str) -> mujoco.MjData:
+    """A reusable MjData per model, thread and ``purpose`` (each purpose
+    its own, so that one user's object is never overwritten by another's
+    calls). Allocating a fresh one costs ~0.8 ms (MuJoCo's arena), more
+    than a short clip's kinematics or a modal analysis's setup."""
+    caches = getattr(_KINEMATICS, "data", None)
+    if caches is None:
+        caches = _KINEMATICS.data = {}
+    cache = caches.setdefault(purpose, weakref.WeakKeyDictionary())
     d = cache.get(model)
     if d is None:
         d = cache[model] = mujoco.MjData(model)
     return d
+
+
+def kinematics_data(model: mujoco.MjModel) -> mujoco.MjData:
+    """The scratch MjData for forward kinematics (:func:`scratch_data`).
+    Only for code that sets qpos, computes and reads the result before
+    calling anything else that may use it."""
+    return scratch_data(model, "kinematics")
 
 
 class Character:

@@ -9,30 +9,21 @@ which Kry09 §3.1 and Kry12 §3.5 note gives the same shapes).
 """
 from __future__ import annotations
 
-import threading
-import weakref
-
 import mujoco
 import numpy as np
 
+from gaitforge.creatures.character import scratch_data
 from gaitforge.modal.basis import Reduced, null_space
 from gaitforge.modal.constraints import anchor_all, closure_springs, constraint_jacobian
 from gaitforge.modal.gravity import gravity_stiffness
 
 
-_SCRATCH = threading.local()
-
-
 def _scratch(model: mujoco.MjModel) -> mujoco.MjData:
-    """A reusable MjData per model and thread: a fresh one allocates MuJoCo's
-    whole arena (~14 MB by default, ~0.8 ms), more than the analysis itself."""
-    cache = getattr(_SCRATCH, "data", None)
-    if cache is None:
-        cache = _SCRATCH.data = weakref.WeakKeyDictionary()
-    d = cache.get(model)
-    if d is None:
-        d = cache[model] = mujoco.MjData(model)
-    return d
+    """The modal analysis's own reusable MjData (see
+    :func:`~gaitforge.creatures.character.scratch_data`): a fresh one
+    allocates MuJoCo's whole arena (~14 MB by default, ~0.8 ms), more than
+    the analysis itself."""
+    return scratch_data(model, "modal analysis")
 
 
 def rest_data(character) -> mujoco.MjData:
