@@ -31,12 +31,17 @@ CASES = [("gorilla", "stand", 0.0), ("gorilla", "ds_walk", 0.3), ("gorilla", "tr
          ("dog", "walk", 0.6), ("dog", "trot", 1.2)]
 
 
-def one_round(key: str, gait: str, speed: float, seconds: float) -> tuple[float, float, int, float, float]:
-    """(control, physics) wall seconds, ticks, physics step [s], control interval [s]."""
+def one_round(key: str, gait: str, speed: float, seconds: float,
+              configure=None) -> tuple[float, float, int, float, float]:
+    """(control, physics) wall seconds, ticks, physics step [s], control
+    interval [s]; ``configure(model)``, if given, changes the prepared
+    model's options before the run."""
     character = Character.from_spec(registry.build(key))
     ctrl = catalog.RUNNERS[key].make(character, gait, speed)
     settings = run_settings(ctrl, character.model)
     m, dt = settings.model, settings.control_dt
+    if configure is not None:
+        configure(m)
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos
     ctrl.reset(m, d)

@@ -21,12 +21,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import mujoco  # noqa: E402
-from timing import split_ticks  # noqa: E402
-
-from gaitforge.control.skills import catalog  # noqa: E402
-from gaitforge.creatures import registry  # noqa: E402
-from gaitforge.creatures.character import Character  # noqa: E402
-from gaitforge.sim.controller import run_settings  # noqa: E402
+from bench_skills import one_round  # noqa: E402
 
 CASES = [("gorilla", "stand", 0.0), ("gorilla", "ds_walk", 0.3), ("gorilla", "trot", 0.4),
          ("dog", "walk", 0.3), ("dog", "trot", 0.8)]
@@ -41,20 +36,12 @@ VARIANTS = {
 
 def raw_step_us(key: str, gait: str, speed: float, seconds: float, jacobian, disable: int) -> float:
     """Mean raw physics time [µs] per step over ``seconds`` of the gait."""
-    character = Character.from_spec(registry.build(key))
-    ctrl = catalog.RUNNERS[key].make(character, gait, speed)
-    settings = run_settings(ctrl, character.model)
-    m = settings.model
-    m.opt.jacobian = jacobian
-    m.opt.disableflags |= disable
-    d = mujoco.MjData(m)
-    d.qpos[:] = character.rest_qpos
-    ctrl.reset(m, d)
-    mujoco.mj_forward(m, d)
-    nstep = int(round(settings.control_dt / m.opt.timestep))
-    ticks = int(round(seconds / settings.control_dt))
-    _, physics = split_ticks(ctrl.compute, m, d, nstep, ticks)
-    return physics / (ticks * nstep) * 1e6
+    def configure(m: mujoco.MjModel) -> None:
+        m.opt.jacobian = jacobian
+        m.opt.disableflags |= disable
+
+    _, physics, ticks, h, dt = one_round(key, gait, speed, seconds, configure)
+    return physics / (ticks * round(dt / h)) * 1e6
 
 
 def main(seconds: float = 10.0, rounds: int = 3) -> None:

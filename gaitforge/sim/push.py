@@ -56,7 +56,7 @@ class PushCase:
         raise GaitforgeError(f"push: unknown controller family {self.family!r} (skills, raibert)")
 
 
-THESIS_SPEEDS = (0.1, 0.2, 0.3, 0.4, 0.5)  # m/s, the speeds of Wang 2011 Table 3.1
+THESIS_SPEEDS = tuple(THESIS_TABLE_3_1["ds_walk"])  # m/s, the speeds of Wang 2011 Table 3.1
 
 
 def default_speeds(runner, gait: str, count: int = 5) -> list[float]:

@@ -95,7 +95,7 @@ class SkillController:
         m.opt.timestep = p.timestep
         # A floating tree with four limbs: the constraint solver's Newton
         # steps factor a far sparser Hessian than MuJoCo's dense default for
-        # the gorilla's 40 DOFs assumes (1.3–1.5x faster physics measured,
+        # the gorilla's 40 DOFs assumes (about 1.5x faster walking physics measured,
         # BENCHMARKS.md); the dog's 80 are sparse by default already.
         m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
 
