@@ -12,9 +12,9 @@ from gaitforge.errors import GaitforgeError, UnknownNameError
 from gaitforge.modal import compute_modes
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
 from gaitforge.motion.metrics import classify_gait, gait_metrics
-from gaitforge.motion.modal_ik import (modal_columns, modal_ik, modal_jacobian, pin_stance_feet, solve_modal_ik,
-                                       target_points)
-from gaitforge.motion.grounding import touch_ground
+from gaitforge.motion.modal_ik import (CENTRE_OF_MASS, modal_columns, modal_ik, modal_jacobian, pin_stance_feet,
+                                       root_translation_columns, solve_modal_ik, target_points)
+from gaitforge.motion.grounding import centres_of_mass, touch_ground
 from gaitforge.motion.synthesis import synthesize
 from test_synthesis import dog_trot
 
@@ -60,6 +60,38 @@ def test_jacobian_matches_finite_differences(dog, basis, rigid):
     mujoco.mj_integratePos(dog.model, pose, phi @ c, 1.0)
     at = dog.contact_positions(pose)
     np.testing.assert_allclose(x[:4], [at[n] for n in FEET], atol=1e-14)
+
+
+@pytest.mark.parametrize("rigid", [False, True])
+def test_centre_of_mass_target_matches_finite_differences(dog, basis, rigid):
+    """The centre-of-mass rows (MuJoCo's subtree Jacobian of the world body)
+    against finite differences of the mass-weighted mean of the bodies'
+    centres (grounding.centres_of_mass, computed apart), from a bent pose."""
+    rng = np.random.default_rng(11)
+    k = basis.count + (basis.n_rigid if rigid else 0)
+    q0 = basis.displace(rng.normal(scale=0.1, size=basis.count))
+    c = rng.normal(scale=0.15, size=k)
+    names = [CENTRE_OF_MASS, "front_left_foot"]
+    x, A = modal_jacobian(dog, basis, names, q0, c, rigid=rigid)
+    np.testing.assert_allclose(A, fd_jacobian(dog, basis, names, q0, c, rigid), rtol=0, atol=1e-8)
+    pose = q0.copy()
+    phi, _ = modal_columns(basis, rigid=rigid)
+    mujoco.mj_integratePos(dog.model, pose, phi @ c, 1.0)
+    np.testing.assert_allclose(x[0], centres_of_mass(dog, pose[None])[0], atol=1e-14)
+    # elastic modes are momentum-free: at rest they do not move the centre of mass at all
+    _, A0 = modal_jacobian(dog, basis, [CENTRE_OF_MASS])
+    assert np.abs(A0).max() < 1e-12
+
+
+def test_root_translation_columns_move_every_body_alike(dog, basis):
+    move = root_translation_columns(dog)
+    assert move.shape == (dog.nv, 3)
+    for axis in range(3):
+        pose = basis.rest_qpos.copy()
+        mujoco.mj_integratePos(dog.model, pose, 0.1 * move[:, axis], 1.0)
+        shift = np.array(list(dog.contact_positions(pose).values())) - np.array(
+            list(dog.contact_positions(basis.rest_qpos).values()))
+        np.testing.assert_allclose(shift, np.broadcast_to(0.1 * np.eye(3)[axis], shift.shape), atol=1e-14)
 
 
 def reachable(dog, basis, k=8, seed=5):
@@ -183,3 +215,19 @@ def test_synthesize_pin_feet(dog, basis, pinned):
     P = foot_positions(dog, clip.qpos, feet_of(dog))
     np.testing.assert_allclose(P[..., 2].min(axis=1), 0.0, atol=1e-12)
     np.testing.assert_allclose(P[..., :2], foot_positions(dog, pinned.qpos, feet_of(dog))[..., :2], atol=1e-12)
+
+
+def test_pinning_can_hold_the_centre_of_mass_with_the_whole_body_free_to_translate(dog, basis, trot):
+    """hold={CENTRE_OF_MASS: path} with translate: the centre of mass follows
+    a path 1 cm below and 1 cm behind its own while the feet keep their
+    touchdown places."""
+    ff = detect_footfalls(dog, trot)
+    goal = centres_of_mass(dog, trot.qpos) + [-0.01, 0.0, -0.01]
+    held = pin_stance_feet(dog, basis, trot, footfalls=ff, hold={CENTRE_OF_MASS: goal}, translate=True)
+    np.testing.assert_allclose(centres_of_mass(dog, held.qpos), goal, atol=1e-6)
+    P = foot_positions(dog, held.qpos, feet_of(dog))
+    for i in range(len(ff.names)):
+        c = ff.contact[:, i]
+        for s in np.flatnonzero(c & ~np.r_[False, c[:-1]]):
+            e = s + int(np.argmin(c[s:])) if not c[s:].all() else len(c)
+            np.testing.assert_allclose(P[s:e, i, :2], np.broadcast_to(P[s, i, :2], (e - s, 2)), atol=1e-5)

@@ -47,6 +47,7 @@ HOLD_STEP_TOL = 1e-4  # with held targets (smooth flight): the least-norm refine
 HOLD_MAX_ITER = 15    # and a frame whose targets conflict stops at its least-squares compromise sooner
 RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
 _SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
+CENTRE_OF_MASS = "centre of mass"   # target name of the whole creature's centre of mass
 
 
 class ModalIK(NamedTuple):
@@ -63,12 +64,15 @@ class ModalIK(NamedTuple):
 
 def target_points(character, names) -> list[tuple[int, np.ndarray]]:
     """(body id, point (3,) in the body frame [m]) for each target name: a
-    contact point (its site), or a body (the mean of its contact points,
-    else its origin: the convention of ``pin:BODY`` constraints)."""
+    contact point (its site), a body (the mean of its contact points, else
+    its origin: the convention of ``pin:BODY`` constraints), or
+    :data:`CENTRE_OF_MASS` (body id −1: the whole creature's centre of mass)."""
     m = character.model
     out = []
     for n in names:
-        if n in character.contacts:
+        if n == CENTRE_OF_MASS:
+            out.append((-1, np.zeros(3)))
+        elif n in character.contacts:
             sid = character.contacts[n]
             out.append((int(m.site_bodyid[sid]), m.site_pos[sid].copy()))
         elif n in character.labels:
@@ -107,6 +111,18 @@ def modal_columns(basis, modes: int | None = None, rigid: bool = False,
         if not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise GaitforgeError("weights must be positive finite numbers")
     return phi, w
+
+
+def root_translation_columns(character) -> np.ndarray:
+    """(nv, 3) unit translations of a free root along world x, y, z (MuJoCo's
+    free-joint velocity starts with the world-frame linear velocity); (nv,
+    0) for a creature whose root is not free."""
+    m = character.model
+    if m.njnt == 0 or m.jnt_type[0] != mujoco.mjtJoint.mjJNT_FREE:
+        return np.zeros((m.nv, 0))
+    out = np.zeros((m.nv, 3))
+    out[int(m.jnt_dofadr[0]) + np.arange(3), np.arange(3)] = 1.0
+    return out
 
 
 def _right_jacobians(v: np.ndarray) -> np.ndarray:
@@ -263,15 +279,16 @@ def _min_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndar
 
 
 class _Problem:
-    """Target points and basis for one character; evaluates x(c) and ∂x/∂c."""
+    """Target points and basis for one character; evaluates x(c) and ∂x/∂c.
+    A point of body −1 is the centre of mass (:data:`CENTRE_OF_MASS`)."""
 
     def __init__(self, character, phi: np.ndarray, points: list[tuple[int, np.ndarray]]):
         self.m, self.d = character.model, mujoco.MjData(character.model)
         self.qv, self.phi, self.points = layout(character).quat_v, phi, points
-        self.bodies = np.array([b for b, _ in points], np.int64)
+        self.bodies = np.array([max(b, 0) for b, _ in points], np.int64)   # the kernel's rows; COM rows overwritten
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
         self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
-        self.ids = [int(b) for b in self.bodies]
+        self.ids = [int(b) for b, _ in points]
         self.phi_balls = np.ascontiguousarray(self.phi[self.qv])  # (balls, 3, k) rows of the balls' rotation vectors
         self.qv = np.ascontiguousarray(self.qv, dtype=np.int64)
 
@@ -288,7 +305,11 @@ class _Problem:
         _body_points(d.xpos, d.xmat, self.bodies, self.local, x)
         jac, J = mujoco.mj_jac, self.jac
         for i, b in enumerate(self.ids):
-            jac(m, d, J[i], None, x[i], b)
+            if b < 0:  # the whole creature's centre of mass: the world body's subtree
+                x[i] = d.subtree_com[0]
+                mujoco.mj_jacSubtreeCom(m, d, J[i], 0)
+            else:
+                jac(m, d, J[i], None, x[i], b)
         J = J.reshape(3 * len(self.ids), m.nv)
         eff = self.phi.copy()
         if len(self.qv):
@@ -375,7 +396,7 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
                     modes: int | None = None, tol: float = 1e-6,
-                    hold: Mapping[str, np.ndarray] | None = None) -> MotionClip:
+                    hold: Mapping[str, np.ndarray] | None = None, translate: bool = False) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -389,8 +410,13 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     (T, 3) [m] in each frame, held where finite (NaN: that axis is free),
     whether the foot is down or not (``synthesize`` holds the feet's
     heights and the root where the grounding's smoothing moved the body:
-    the legs make up for it). Returns a new clip; frames with nothing to
-    hold are unchanged.
+    the legs make up for it). translate: the IK may also translate the
+    whole body (:func:`root_translation_columns`, nearly free): the cheap
+    way to move :data:`CENTRE_OF_MASS`, which the elastic modes leave in
+    place at rest (they are momentum-free) and move only by their
+    non-linear effect away from it; not the rigid rotations, which would
+    let the IK tip the trunk to reach the feet. Returns a new clip; frames
+    with nothing to hold are unchanged.
     """
     clip.check_character(character)
     feet = feet_of(character)
@@ -404,6 +430,9 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
         if X.shape != (clip.n_frames, 3 * len(held)):
             raise GaitforgeError(f"pin_stance_feet: each held target needs a ({clip.n_frames}, 3) array of positions")
     phi, w = modal_columns(basis, modes)
+    if translate:
+        move = root_translation_columns(character)
+        phi, w = np.hstack([phi, move]), np.r_[w, np.full(move.shape[1], RIGID_WEIGHT * w.min())]
     # the feet's own tracked points (the metrics' convention), not target_points'
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
                     + target_points(character, list(held)))
