@@ -85,7 +85,7 @@ class SkillController:
         return self.gait_name + ":" + "".join("W" if s == SWING else "S" for s in self.mode)
 
     def prepare_model(self, m: mujoco.MjModel) -> None:
-        """PD gains into the joint springs and dampers, the physics step."""
+        """PD gains into the joint springs and dampers, the physics step and integrator."""
         p = self.params
         free = m.jnt_type == int(mujoco.mjtJoint.mjJNT_FREE)
         m.jnt_stiffness[:] = np.where(free, 0.0, m.jnt_stiffness * p.kp_scale)
@@ -93,6 +93,13 @@ class SkillController:
             m.jnt_stiffness[m.body_jntadr[b]] *= p.spine_scale
         m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * p.kd_time
         m.opt.timestep = p.timestep
+        # The servos are joint springs as stiff as the creature's weight asks:
+        # the discrete integrator (MuJoCo 4) folds their stiffness and damping
+        # into the constraint solve's metric, M + hD + h²K, implicit in position,
+        # so one 10 ms step per control tick holds every gait where implicitfast
+        # needed five of 2 ms (BENCHMARKS.md: the physics 3-5x faster per
+        # simulated second, every gait and speed held 60 s).
+        m.opt.integrator = mujoco.mjtIntegrator.mjINT_DISCRETE
         # A floating tree with four limbs: the constraint solver's Newton
         # steps factor a far sparser Hessian than MuJoCo's dense default for
         # the gorilla's 40 DOFs assumes (about 1.5x faster walking physics measured,

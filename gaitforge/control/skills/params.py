@@ -31,7 +31,9 @@ class SkillParams:
     Swing: swing_gravity (1: full gravity compensation of swing limbs);
     ipm_sagittal, ipm_coronal: weights of the inverted-pendulum correction
     of the foothold. torque_limit: the virtual-force torques are clipped to
-    ± torque_limit × m g h_hip per DOF. timestep, control_dt [s].
+    ± torque_limit × m g h_hip per DOF. timestep [s]: the physics step,
+    integrated by MuJoCo's discrete integrator (``SkillController.prepare_model``);
+    control_dt [s]: the control interval, a multiple of it.
     """
 
     gaits: Mapping[str, Gait]
@@ -53,5 +55,5 @@ class SkillParams:
     ipm_sagittal: float = 1.0
     ipm_coronal: float = 1.0
     torque_limit: float = 1.0
-    timestep: float = 0.002
+    timestep: float = 0.01
     control_dt: float = 0.01
