@@ -26,22 +26,33 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import mujoco  # noqa: E402
 from bench_skills import one_round  # noqa: E402
 
+from gaitforge.control.skills.catalog import PARAMS as _ALL  # noqa: E402
+
 CASES = [("gorilla", "stand", 0.0), ("gorilla", "ds_walk", 0.3), ("gorilla", "trot", 0.4),
          ("dog", "walk", 0.3), ("dog", "trot", 0.8)]
 
 INT, SOL, JAC = mujoco.mjtIntegrator, mujoco.mjtSolver, mujoco.mjtJacobian
+PARAMS = _ALL["gorilla"]
+assert all(p.kd_time == PARAMS.kd_time and p.timestep == PARAMS.timestep for p in _ALL.values())
 
 
 def _options(**opt):
+    """Set ``opt`` on the prepared model's options; where the integrator or
+    step changes, the servos' dampers as ``SkillController.prepare_model``
+    would set them for it (it gives back the h·K the discrete integrator
+    adds; implicitfast adds none)."""
     def configure(m: mujoco.MjModel) -> None:
+        kd, h = PARAMS.kd_time, m.opt.timestep
         for k, v in opt.items():
             setattr(m.opt, k, v)
+        extra = m.opt.timestep if m.opt.integrator == INT.mjINT_DISCRETE else 0.0
+        m.dof_damping[:] *= (kd - extra) / (kd - h)
     return configure
 
 
 # name -> changes to the prepared model's options; the first is what the runners use.
 VARIANTS = {
-    "runners": _options(),  # discrete integrator, one 10 ms step per tick
+    "runners": _options(),  # discrete integrator, one 10 ms step per control tick
     "implicitfast 2ms": _options(integrator=INT.mjINT_IMPLICITFAST, timestep=0.002),  # the runners until now
     "discrete 2ms": _options(timestep=0.002),
     "discrete 5ms": _options(timestep=0.005),
