@@ -28,7 +28,7 @@ from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.sim.controller import run_settings  # noqa: E402
 
 CASES = [("gorilla", "stand", 0.0), ("gorilla", "ds_walk", 0.3), ("gorilla", "trot", 0.4),
-         ("dog", "walk", 0.6), ("dog", "trot", 1.2)]
+         ("dog", "walk", 0.6), ("dog", "trot", 1.0)]
 
 
 def one_round(key: str, gait: str, speed: float, seconds: float,

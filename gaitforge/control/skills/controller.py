@@ -35,8 +35,12 @@ from gaitforge.control.skills.params import SkillParams
 from gaitforge.control.skills.pose import PoseSolver, flexion
 from gaitforge.control.skills.vforce import VirtualForces, pack_links
 from gaitforge.creatures.character import Character
+from gaitforge.errors import GaitforgeError
 
 STANCE, SWING = T.STANCE, T.SWING
+INTEGRATORS = {"implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+               "discrete": mujoco.mjtIntegrator.mjINT_DISCRETE}
+SOLVERS = {"newton": mujoco.mjtSolver.mjSOL_NEWTON, "pgs": mujoco.mjtSolver.mjSOL_PGS}
 #: A (2, 2) int32 array with strides, like ``data.contact.geom``: the tick is
 #: compiled for contact pairs of any layout.
 PAIRS_SAMPLE = np.zeros((2, 4), dtype=np.int32)[:, :2]
@@ -85,14 +89,30 @@ class SkillController:
         return self.gait_name + ":" + "".join("W" if s == SWING else "S" for s in self.mode)
 
     def prepare_model(self, m: mujoco.MjModel) -> None:
-        """PD gains into the joint springs and dampers, the physics step."""
+        """PD gains into the joint springs and dampers; the physics step, integrator and solver."""
         p = self.params
         free = m.jnt_type == int(mujoco.mjtJoint.mjJNT_FREE)
         m.jnt_stiffness[:] = np.where(free, 0.0, m.jnt_stiffness * p.kp_scale)
         for b in self.spine:
             m.jnt_stiffness[m.body_jntadr[b]] *= p.spine_scale
-        m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * p.kd_time
+        # The servos are joint springs as stiff as the creature's weight asks.
+        # MuJoCo's discrete integrator (the gorilla's) folds their stiffness
+        # and damping into the constraint solve's metric, M + hD + h²K,
+        # implicit in position, so one 10 ms step per control tick holds its
+        # gaits where implicitfast needed five of 2 ms (BENCHMARKS.md). Its
+        # backward Euler step damps a spring K by about h·K more: the dampers
+        # give that back, so a servo's damping stays kd_time × K, as the gains
+        # were tuned (without it the gorilla's walk fell when turning or
+        # following a path).
+        integrator = INTEGRATORS[p.integrator]
+        extra = p.timestep if integrator == mujoco.mjtIntegrator.mjINT_DISCRETE else 0.0
+        if not 0.0 <= extra < p.kd_time or p.timestep <= 0.0:
+            raise GaitforgeError(f"timestep {p.timestep} s must be positive (and below kd_time {p.kd_time} s "
+                                 "under the discrete integrator)")
+        m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * (p.kd_time - extra)
         m.opt.timestep = p.timestep
+        m.opt.integrator = integrator
+        m.opt.solver = SOLVERS[p.solver]
         # A floating tree with four limbs: the constraint solver's Newton
         # steps factor a far sparser Hessian than MuJoCo's dense default for
         # the gorilla's 40 DOFs assumes (about 1.5x faster walking physics measured,

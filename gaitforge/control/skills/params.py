@@ -14,7 +14,8 @@ class SkillParams:
     Joint servos (desired-pose PD, run by MuJoCo's joint springs):
     kp_scale: stiffness as a multiple of the creature's joint stiffness,
     which its builder set from the static load, so gains scale with the
-    creature's weight; kd_time [s]: damping = kd_time × stiffness;
+    creature's weight; kd_time [s]: damping = kd_time × stiffness (with,
+    under the discrete integrator, the timestep × stiffness it adds);
     spine_scale: extra stiffness of the spine joints; stance_kp: the stance
     limbs' servos softened to this fraction (the body wrench carries them).
 
@@ -31,7 +32,12 @@ class SkillParams:
     Swing: swing_gravity (1: full gravity compensation of swing limbs);
     ipm_sagittal, ipm_coronal: weights of the inverted-pendulum correction
     of the foothold. torque_limit: the virtual-force torques are clipped to
-    ± torque_limit × m g h_hip per DOF. timestep, control_dt [s].
+    ± torque_limit × m g h_hip per DOF.
+
+    Physics (``SkillController.prepare_model``): timestep [s], MuJoCo's
+    integrator ("discrete" or "implicitfast") and constraint solver
+    ("newton" or "pgs"); control_dt [s]: the control interval, a multiple
+    of the timestep.
     """
 
     gaits: Mapping[str, Gait]
@@ -53,5 +59,7 @@ class SkillParams:
     ipm_sagittal: float = 1.0
     ipm_coronal: float = 1.0
     torque_limit: float = 1.0
-    timestep: float = 0.002
+    timestep: float = 0.01
+    integrator: str = "discrete"
+    solver: str = "newton"
     control_dt: float = 0.01
