@@ -23,7 +23,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.footfall import feet_of, foot_positions
+from gaitforge.motion.footfall import _parts, feet_of, foot_positions
 from gaitforge.motion.modal_ik import PIN_STEP_TOL, _Problem, _solve, modal_columns
 from gaitforge.motion.recipe import GaitRecipe
 
@@ -33,6 +33,43 @@ BLEND = 0.08   # [s] the hold fades in (height) and out (all axes) over this tim
 def _smooth(s: np.ndarray | float) -> np.ndarray:
     s = np.clip(s, 0.0, 1.0)
     return s * s * (3.0 - 2.0 * s)
+
+
+def _on_the_ground(stance: np.ndarray, low: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A foot on the ground does not slide: the planned ``stance`` (T, F)
+    extended back over the frames just before each touchdown in which the
+    foot is already ``low`` (T, F: within the grounding's contact tolerance
+    of its standing height in the unplanted clip), and ``held`` (T, F): for
+    ``point`` feet (F,) bool, paws with a single contact point, the frames
+    just after each lift-off in which the foot is still low, held where it
+    stood while it rises (a foot with a sole rolls off its toe instead: its
+    tracked point moves forward while the toe stays, which holding the
+    tracked point cannot express, so it is released when its planned stance
+    ends). Each extension takes at most half of the swing it is in (the
+    frames between two planned stances; at the clip's ends, the frames to
+    the end)."""
+    C = np.array(stance, bool)
+    held = np.zeros_like(C)
+    T = C.shape[0]
+    for j in range(C.shape[1]):
+        c = stance[:, j]
+        starts = np.flatnonzero(c[1:] & ~c[:-1]) + 1        # first frame of each stance
+        ends = np.flatnonzero(~c[1:] & c[:-1]) + 1          # first frame of each swing
+        for s in starts:
+            before = ends[ends < s]
+            top = int(before.max()) if len(before) else 0
+            u = s - 1
+            while u >= s - (s - top) // 2 and low[u, j]:
+                C[u, j] = True
+                u -= 1
+        for e in ends:
+            after = starts[starts > e]
+            bottom = int(after.min()) if len(after) else T
+            u = e
+            while point[j] and u < e + (bottom - e) // 2 and low[u, j]:
+                held[u, j] = True
+                u += 1
+    return C, held
 
 
 def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: np.ndarray, *,
@@ -46,6 +83,8 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
     with no goal are unchanged. Returns a new clip (heights are not put back
     on the ground: :func:`~gaitforge.motion.grounding.touch_ground`).
     """
+    from gaitforge.motion.grounding import default_contact_tol
+
     clip.check_character(character)
     feet = feet_of(character)
     C = np.asarray(stance, bool)
@@ -55,9 +94,11 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet])
     free = foot_positions(character, clip.qpos, feet)            # (T, F, 3) the unplanted feet
     k = max(1, int(round(blend * clip.fps)))
+    point = np.array([not [p for p in _parts(character, f) if p != f.name] for f in feet])
+    C, held = _on_the_ground(C, free[..., 2] - np.asarray(heights, float) <= default_contact_tol(character), point)
     out = np.array(clip.qpos)
     anchor = np.full((len(feet), 3), np.nan)
-    since = np.full(len(feet), -1)        # frames since touchdown (stance) or lift-off (swing); -1: none yet
+    since = np.full(len(feet), -1)        # frames since touchdown (stance) or release (swing); -1: none yet
     coords = np.zeros(phi.shape[1])
     for t in range(clip.n_frames):
         new = C[t] & (since < 0) if t == 0 else C[t] & ~C[t - 1]
@@ -65,13 +106,15 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
             x = prob.evaluate(clip.qpos[t], coords)[1]
             anchor[new] = x[new]
             since[new] = 0
-        lift = ~C[t] & (C[t - 1] if t > 0 else False)
-        since[lift] = 0
+        release = ~C[t] & ~held[t] & ((C[t - 1] | held[t - 1]) if t > 0 else False)
+        since[release] = 0
         goal = np.full((len(feet), 3), np.nan)
         for j in range(len(feet)):
             if C[t, j] and since[j] >= 0:
                 s = _smooth((since[j] + 1) / k)
                 goal[j] = [anchor[j, 0], anchor[j, 1], anchor[j, 2] + s * (heights[j] - anchor[j, 2])]
+            elif held[t, j] and np.isfinite(anchor[j]).all():   # lifting, still on the ground: it rises first
+                goal[j] = [anchor[j, 0], anchor[j, 1], free[t, j, 2]]
             elif not C[t, j] and since[j] >= 0 and since[j] < k and np.isfinite(anchor[j]).all():
                 s = _smooth((since[j] + 1) / (k + 1))
                 goal[j] = [anchor[j, 0] + s * (free[t, j, 0] - anchor[j, 0]),
