@@ -121,7 +121,7 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
                            anchor[j, 1] + s * (free[t, j, 1] - anchor[j, 1]), free[t, j, 2]]
         if np.isfinite(goal).any():
             res = _solve(prob, goal.reshape(-1), clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
-                         step_tol=PIN_STEP_TOL)
+                         step_tol=PIN_STEP_TOL, settle=True)
             out[t], coords = res.qpos, res.coords
         else:
             coords = np.zeros(phi.shape[1])

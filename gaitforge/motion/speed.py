@@ -296,6 +296,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
                 if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
                     break
+                if not check.footfall < QUICK_REJECT:  # another gait class on the clip shown: not worth a step
+                    break
                 cap = MAX_ROTATION / check.rotation
                 step = min(plan.speed / check.speed, cap)
                 if abs(step - 1.0) <= 1e-9:  # at the rotation cap already: the same recipe (to the last bits)
@@ -314,7 +316,7 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                 recipe, check = again, second
         if best is None or check.error < best[0] - ERROR_MARGIN:
             best = (check.error, recipe, check)
-        if best[0] == 0.0:
+        if best[0] < ERROR_MARGIN:  # no later candidate can beat it by the margin (errors are ≥ 0)
             break
     assert best is not None
     err, recipe, check = best
