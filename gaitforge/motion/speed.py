@@ -52,7 +52,7 @@ from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.footfall_check import clip_error
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
 from gaitforge.motion.mode_selection import fit_recipe, pool_size
-from gaitforge.motion.recipe import GaitRecipe
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
                                      TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
@@ -79,8 +79,22 @@ QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (an
 
 def scaled(recipe: GaitRecipe, sigma: float) -> GaitRecipe:
     """``recipe`` with every amplitude and offset multiplied by ``sigma``."""
-    return dataclasses.replace(recipe, terms=tuple(
-        dataclasses.replace(t, amplitude=t.amplitude * sigma, offset=t.offset * sigma) for t in recipe.terms))
+    sigma = float(sigma)
+    if not math.isfinite(sigma):
+        raise GaitforgeError(f"scaled: the scale must be finite, got {sigma}")
+    return dataclasses.replace(recipe, terms=tuple(_term(t, t.amplitude * sigma, t.offset * sigma)
+                                                   for t in recipe.terms))
+
+
+def _term(t: GaitTerm, amplitude: float, offset: float) -> GaitTerm:
+    """``t`` with another amplitude and offset, both finite floats (products of a
+    checked term's with a finite scale), without ``GaitTerm``'s validation,
+    which costs more than the rest of a suggestion's bookkeeping."""
+    new = object.__new__(GaitTerm)
+    for name, value in (("mode", t.mode), ("amplitude", amplitude), ("phase", t.phase),
+                        ("frequency", t.frequency), ("offset", offset)):
+        object.__setattr__(new, name, value)
+    return new
 
 
 _TOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -228,7 +242,10 @@ def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigm
         v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency)
         if not v > 0.05 * plan.speed:  # backwards or on the spot: more amplitude will not help much
             return min(sigma * 2.0, cap)
-        sigma = min(sigma * plan.speed / v, cap)
+        step = min(sigma * plan.speed / v, cap)
+        if step == sigma:  # held at the rotation cap: the next steps would measure the same clip again
+            break
+        sigma = step
     return sigma
 
 
