@@ -249,6 +249,16 @@ def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigm
     return sigma
 
 
+def _off_speed(check: SpeedCheck, plan: StridePlan) -> bool:
+    """Whether the speed or the stride length of ``check`` adds to its error
+    (:func:`check_at_speed`: outside 0.8 of :data:`SPEED_TOL` or of
+    :data:`STRIDE_TOL`). Only then can a proportional step on the pinned clip
+    lower the error; within both it would only perturb the other terms."""
+    want = STRIDE_A * plan.froude ** STRIDE_B
+    return (abs(check.speed / plan.speed - 1.0) > 0.8 * SPEED_TOL
+            or abs(check.relative_stride_length / want - 1.0) > 0.8 * STRIDE_TOL)
+
+
 HARMONICS = 5           # harmonics of a walk's foot profile (a flat stance needs more than Kry09's 3)
 
 
@@ -311,7 +321,7 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
             if not walk:
                 check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
-                if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
+                if not (check.error > 0 and check.speed > 0 and _off_speed(check, plan)):
                     break
                 if not check.footfall < QUICK_REJECT:  # another gait class on the clip shown: not worth a step
                     break
