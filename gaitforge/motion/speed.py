@@ -303,7 +303,7 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     if basis is None:
         basis = compute_modes(character, count=pool_size(character))
     descs = describe_modes(character, basis)[:pool_size(character)]
-    feats = gfe.features(character, basis, descs, kind, gait)
+    feats = dict(gfe.features(character, basis, descs, kind, gait), _ranks={})  # ranks memoized over candidates
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
     if gait in FLYING:
         first = bounce_for_duty(plan.duty)
