@@ -28,7 +28,7 @@ STRIDE_A, STRIDE_B = 2.3, 0.3   # Alexander: λ/h = A · Fr^B
 # every check (speed, λ/h, class, duty, skate, limits), of three speeds tried per gait. Gaits and
 # creatures not listed met none or were not measured (the human walk misses skate at Fr 0.25).
 SPEED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    "dog": {"walk": (0.67, 1.06), "trot": (1.49, 2.99), "pace": (1.49, 2.99), "bound": (2.11, 3.66),
+    "dog": {"walk": (0.67, 1.42), "trot": (1.49, 2.99), "pace": (1.49, 2.99), "bound": (2.11, 3.66),
             "gallop": (2.99, 3.66)},
     "human": {"walk": (0.96, 2.03), "run": (2.14, 4.27)},
 }
