@@ -73,15 +73,24 @@ def _on_the_ground(stance: np.ndarray, low: np.ndarray, point: np.ndarray) -> tu
 
 
 def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: np.ndarray, *,
-               modes: int | None = None, tol: float = 1e-6, blend: float = BLEND) -> MotionClip:
+               modes: int | None = None, tol: float = 1e-6, blend: float = BLEND, on_ground: bool = False,
+               settle: bool = False) -> MotionClip:
     """``clip`` with every foot held through its planned stance.
 
     stance (T, F) bool: the schedule, feet in :func:`feet_of` order;
     heights (F,) [m]: each foot's tracked point's height when standing.
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
     the pose so that each foot meets its goal (module docstring); frames
-    with no goal are unchanged. Returns a new clip (heights are not put back
-    on the ground: :func:`~gaitforge.motion.grounding.touch_ground`).
+    with no goal are unchanged. on_ground: a foot on the ground does not
+    slide (:func:`_on_the_ground`: the hold starts when the landing foot is
+    down, and a paw is held after its planned stance until it has risen);
+    settle: each frame's IK stops where it gains nothing more, with
+    Levenberg–Marquardt steps where a full step fails
+    (:func:`~gaitforge.motion.modal_ik._solve`). :func:`planted` uses both;
+    without them (the defaults, which the speed ramps use) the hold is the
+    planned stance and every frame runs Gauss–Newton with backtracking.
+    Returns a new clip (heights are not put back on the ground:
+    :func:`~gaitforge.motion.grounding.touch_ground`).
     """
     from gaitforge.motion.grounding import default_contact_tol
 
@@ -94,8 +103,11 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet])
     free = foot_positions(character, clip.qpos, feet)            # (T, F, 3) the unplanted feet
     k = max(1, int(round(blend * clip.fps)))
-    point = np.array([not [p for p in _parts(character, f) if p != f.name] for f in feet])
-    C, held = _on_the_ground(C, free[..., 2] - np.asarray(heights, float) <= default_contact_tol(character), point)
+    held = np.zeros_like(C)
+    if on_ground:
+        point = np.array([not [p for p in _parts(character, f) if p != f.name] for f in feet])
+        low = free[..., 2] - np.asarray(heights, float) <= default_contact_tol(character)
+        C, held = _on_the_ground(C, low, point)
     out = np.array(clip.qpos)
     anchor = np.full((len(feet), 3), np.nan)
     since = np.full(len(feet), -1)        # frames since touchdown (stance) or release (swing); -1: none yet
@@ -121,7 +133,7 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
                            anchor[j, 1] + s * (free[t, j, 1] - anchor[j, 1]), free[t, j, 2]]
         if np.isfinite(goal).any():
             res = _solve(prob, goal.reshape(-1), clip.qpos[t], w, coords, tol=tol, max_iter=50, damping=0.0,
-                         step_tol=PIN_STEP_TOL, settle=True)
+                         step_tol=PIN_STEP_TOL, settle=settle)
             out[t], coords = res.qpos, res.coords
         else:
             coords = np.zeros(phi.shape[1])
@@ -144,8 +156,10 @@ def stance_schedule(character, basis, recipe: GaitRecipe, seconds: float, fps: f
 
 def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0):
     """A walk's clip with its feet planted: grounded, then every foot held by
-    modal IK through its planned stance (:func:`stance_schedule`,
-    :func:`gaitforge.motion.plant.plant_feet`), then put back on the ground.
+    modal IK through its planned stance (:func:`stance_schedule`) and while
+    it is on the ground next to it, each frame's IK settling
+    (:func:`plant_feet` with ``on_ground`` and ``settle``), then put back on
+    the ground.
     Returns a :class:`MotionClip`."""
     from gaitforge.motion.clip import MotionClip
     from gaitforge.motion.grounding import touch_ground
@@ -155,8 +169,8 @@ def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 6
     clip = synthesize(character, basis, recipe, seconds, fps)
     stance = stance_schedule(character, basis, recipe, seconds, fps)
     rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
-    return MotionClip(fps, touch_ground(character, plant_feet(character, basis, clip, stance, rest).qpos),
-                      character.name)
+    held = plant_feet(character, basis, clip, stance, rest, on_ground=True, settle=True)
+    return MotionClip(fps, touch_ground(character, held.qpos), character.name)
 
 
 def synthesize_at_speed(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,

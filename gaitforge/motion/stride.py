@@ -29,7 +29,7 @@ STRIDE_A, STRIDE_B = 2.3, 0.3   # Alexander: λ/h = A · Fr^B
 # creatures not listed met none or were not measured (the human walk misses skate at Fr 0.25).
 SPEED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
     "dog": {"walk": (0.67, 1.42), "trot": (1.49, 2.99), "pace": (1.49, 2.99), "bound": (2.11, 3.66),
-            "gallop": (2.99, 3.66)},
+            "gallop": (2.99, 4.23)},
     "human": {"walk": (0.96, 2.03), "run": (2.14, 4.27)},
 }
 # A Froude number typical of each gait (dog walk 0.25, trot 1, gallop 3; human walk 0.25, run 1).
