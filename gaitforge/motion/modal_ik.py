@@ -348,7 +348,7 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
         if settle and not err_new <= max(err, tol):
             B = A[rows] * scale
             H, g = B.T @ B, B.T @ (goal - x.reshape(-1))[rows]
-            mu = LM_START * float(np.trace(H)) / len(c)
+            mu = max(LM_START * float(np.trace(H)) / len(c), 1e-300)  # > 0: H + mu I is positive definite
             for _ in range(LM_TRIES):
                 step = scale * np.linalg.solve(H + mu * np.eye(len(c)), g)
                 trial = prob.evaluate(q0, c + step)
