@@ -90,6 +90,8 @@ def _term(t: GaitTerm, amplitude: float, offset: float) -> GaitTerm:
     """``t`` with another amplitude and offset, both finite floats (products of a
     checked term's with a finite scale), without ``GaitTerm``'s validation,
     which costs more than the rest of a suggestion's bookkeeping."""
+    if not (math.isfinite(amplitude) and math.isfinite(offset)):
+        raise GaitforgeError(f"scaled: mode {t.mode}'s amplitude or offset overflows ({amplitude}, {offset})")
     new = object.__new__(GaitTerm)
     for name, value in (("mode", t.mode), ("amplitude", amplitude), ("phase", t.phase),
                         ("frequency", t.frequency), ("offset", offset)):
