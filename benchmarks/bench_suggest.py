@@ -13,6 +13,13 @@ For each gait of the chosen creatures, in the same run (median of
 
     .venv/bin/python benchmarks/bench_suggest.py [--creatures dog,human] [--repeats 5]
 
+``--at-speed CASES`` (``dog:walk:0.1,0.25,0.45;...``, ``dog`` for the dog's
+cases of benchmarks/gait_speeds.py) times ``speed.suggest_at_speed``
+instead (issue 9 item 6: under 1 s for the dog): per case the shortest
+wall and CPU (``time.process_time``) time of ``--repeats`` calls, after one
+warm-up suggestion per creature that pays the compiled kernels' loading,
+and the load average, since the machine may be shared.
+
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set.
 """
 from __future__ import annotations
@@ -55,11 +62,52 @@ def _tries(character, basis, gait) -> tuple[int, bool]:
     return len(calls), min(calls) == 0.0
 
 
+DOG_AT_SPEED = "dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,4,5"
+
+
+def at_speed(cases: str, repeats: int) -> None:
+    """Time ``suggest_at_speed`` per case (module docstring)."""
+    import time
+
+    from gaitforge.motion import speed
+    from gaitforge.motion.mode_selection import pool_size
+
+    print(f"python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} at the start")
+    print("| creature | gait | Fr | wall [s] | CPU [s] | meets all | load |")
+    print("|---|---|---|---|---|---|---|")
+    chars: dict = {}
+    for case in (DOG_AT_SPEED if cases == "dog" else cases).split(";"):
+        name, gait, froudes = case.split(":")
+        if name not in chars:
+            c = Character.from_spec(registry.build(name))
+            chars[name] = (c, compute_modes(c, count=pool_size(c)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                speed.suggest_at_speed(chars[name][0], gait, chars[name][1])  # warm-up: loads the kernels
+        c, basis = chars[name]
+        for fr in (float(x) for x in froudes.split(",")):
+            wall, cpu = [], []
+            for _ in range(repeats):
+                t0, p0 = time.perf_counter(), time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _, plan, check = speed.suggest_at_speed(c, gait, basis, froude=fr)
+                wall.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - p0)
+            ok = "no" if speed.misses(plan, check, gait) else "yes"
+            print(f"| {name} | {gait} | {fr:g} | {min(wall):.2f} | {min(cpu):.2f} | {ok} | "
+                  f"{os.getloadavg()[0]:.2f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--creatures", default="dog,human")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--at-speed", metavar="CASES", help="time suggest_at_speed instead ('dog': the dog's table cases)")
     args = ap.parse_args()
+    if args.at_speed:
+        at_speed(args.at_speed, args.repeats)
+        return
     print(f"python {platform.python_version()}, numpy {np.__version__}, mujoco {mujoco.__version__}, "
           f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
     print("| creature | gait | modes [ms] | suggest [ms] | suggest / modes | candidates | passes | pinned [ms] |")

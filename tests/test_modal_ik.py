@@ -231,3 +231,46 @@ def test_pinning_can_hold_the_centre_of_mass_with_the_whole_body_free_to_transla
         for s in np.flatnonzero(c & ~np.r_[False, c[:-1]]):
             e = s + int(np.argmin(c[s:])) if not c[s:].all() else len(c)
             np.testing.assert_allclose(P[s:e, i, :2], np.broadcast_to(P[s, i, :2], (e - s, 2)), atol=1e-5)
+
+
+def test_on_the_ground_extends_the_hold_to_a_foot_still_down():
+    """plant_feet's schedule: a landing foot already on the ground is held from
+    then (at most half the swing before), a paw lifting off is held while
+    still low (at most half the swing after); a foot with a sole is not."""
+    from gaitforge.motion.plant import _on_the_ground
+
+    stance = np.zeros((20, 2), bool)
+    stance[6:12] = True
+    low = np.zeros((20, 2), bool)
+    low[2:6] = True                                     # down 4 frames before its planned stance...
+    low[12:15] = True                                   # ...and 3 after it
+    low[0:2, 1] = True
+    C, held = _on_the_ground(stance, low, np.array([True, False]))
+    assert C[:, 0].tolist() == [False] * 3 + [True] * 9 + [False] * 8   # 3 = half of the 6 frames of swing before
+    assert held[:, 0].tolist() == [False] * 12 + [True] * 3 + [False] * 5
+    assert C[:, 1].tolist() == C[:, 0].tolist() and not held[:, 1].any()   # a sole rolls off its toe
+
+
+def test_settled_solve_stops_at_the_least_squares_compromise(dog, basis):
+    """Out of reach (a foot 1 m below the body) the settling solve stops where
+    the miss stops falling, and within reach it meets the goal with the same
+    weighted norm as the plain solve (within 1e-6) in no more iterations."""
+    import importlib
+
+    mik = importlib.import_module("gaitforge.motion.modal_ik")
+    phi, w = modal_columns(basis, None)
+    feet = feet_of(dog)
+    prob = mik._Problem(dog, phi, [(dog.body_id(f.body), np.array(f.point)) for f in feet])
+    x0 = foot_positions(dog, dog.rest_qpos[None], feet)[0]
+    c0 = np.zeros(phi.shape[1])
+    goal = x0.copy()
+    goal[0] += [0.03, 0.0, 0.02]
+    plain = mik._solve(prob, goal.reshape(-1), dog.rest_qpos, w, c0, tol=1e-6, max_iter=50, damping=0.0)
+    settled = mik._solve(prob, goal.reshape(-1), dog.rest_qpos, w, c0, tol=1e-6, max_iter=50, damping=0.0,
+                         settle=True)
+    assert settled.converged and settled.iterations <= plain.iterations
+    assert np.sum(w * settled.coords ** 2) == pytest.approx(np.sum(w * plain.coords ** 2), rel=1e-6)
+    far = x0.copy()
+    far[0, 2] -= 1.0
+    res = mik._solve(prob, far.reshape(-1), dog.rest_qpos, w, c0, tol=1e-6, max_iter=50, damping=0.0, settle=True)
+    assert not res.converged and res.iterations < 50 and np.isfinite(res.coords).all()

@@ -117,9 +117,23 @@ def test_dog_walk_at_a_speed_keeps_double_support(dog):
     assert abs(m.speed / plan.speed - 1) <= speed.SPEED_TOL and m.foot_skate <= speed.MAX_SKATE
 
 
-@pytest.mark.parametrize("froude", [0.45, pytest.param(0.1, marks=pytest.mark.slow)])
+def test_dog_walk_at_froude_045_meets_every_check(dog):
+    """The dog's fastest walk of the table (1.42 m/s): it used to slip 0.050
+    per metre where a paw left the ground (held until its planned stance
+    ended, then swept forward while still down); a paw is now held until it
+    has risen."""
+    c, basis = dog
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                 # a landing phase may sit outside the suggestion's margin
+        recipe, plan, check = speed.suggest_at_speed(c, "walk", basis, froude=0.45)
+    assert speed.misses(plan, check, "walk") == [] and check.skate <= speed.MAX_SKATE
+
+
+@pytest.mark.parametrize("froude", [0.45, 0.25, pytest.param(0.1, marks=pytest.mark.slow)])
 def test_human_walk_at_a_speed_meets_every_check(froude):
-    """The human walk at Froude 0.45 (2.03 m/s) and 0.1 (0.96 m/s): speed,
+    """The human walk at Froude 0.45 (2.03 m/s), 0.25 (1.51 m/s: it used to
+    skate 0.037, its landing foot touching down a few frames before its
+    planned stance) and 0.1 (0.96 m/s): speed,
     λ/h, class, duty factors above 0.5, skate, joint limits — the
     benchmark's "meets all" (``speed.misses``), measured on the planted clip
     ``animate`` shows."""

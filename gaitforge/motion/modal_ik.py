@@ -45,6 +45,10 @@ STEP_TOL = 1e-8      # relative size of a coordinate step that counts as settled
 PIN_STEP_TOL = 1e-6  # looser when pinning frame by frame: saves an iteration, same poses to ~1e-9
 HOLD_STEP_TOL = 1e-4  # with held targets (smooth flight): the least-norm refinement after they are met is slow
 HOLD_MAX_ITER = 15    # and a frame whose targets conflict stops at its least-squares compromise sooner
+NORM_GAIN = 1e-9     # settle: with the targets met, a step must lower Σ w c² by this share to be taken
+MISS_GAIN = 1e-3     # settle: with the targets missed, a step must lower the largest miss by this share
+LM_START = 1e-3      # settle: first Levenberg–Marquardt damping, as a share of the mean curvature tr(BᵀB)/k
+LM_TRIES = 6         # settle: damping raised tenfold at most this many times
 RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
 _SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
 CENTRE_OF_MASS = "centre of mass"   # target name of the whole creature's centre of mass
@@ -330,9 +334,21 @@ def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, mod
 
 
 def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: np.ndarray, *,
-           tol: float, max_iter: int, damping: float, step_tol: float = STEP_TOL) -> ModalIK:
+           tol: float, max_iter: int, damping: float, step_tol: float = STEP_TOL, settle: bool = False) -> ModalIK:
     """Gauss–Newton on the weighted least-norm problem; goal (3F,) with NaN
-    for free axes; c (k,) the starting coordinates."""
+    for free axes; c (k,) the starting coordinates.
+
+    settle (frame-by-frame holding, :func:`~gaitforge.motion.plant.plant_feet`):
+    a full step that would make the targets worse is replaced by
+    Levenberg–Marquardt steps (damping raised tenfold until the largest miss
+    falls) instead of halving it, and the iteration stops where it can gain
+    nothing more: once the targets are met, at the first step that does not
+    lower Σ w c² by a share :data:`NORM_GAIN` (the pose before it is kept: the
+    linearized least-norm steps then cycle through the null space of the
+    targets instead of settling, and a frame's pose would wander from its
+    neighbours'); while they cannot be met, at the first step that does not
+    lower the largest miss by a share :data:`MISS_GAIN` (their least-squares
+    compromise, reached smoothly from the previous frame's pose)."""
     rows = np.isfinite(goal)
     scale = 1.0 / np.sqrt(w)  # c = scale * y turns Σ w c² into |y|²
     q, x, A = prob.evaluate(q0, c)
@@ -348,13 +364,31 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
                 rhs = np.r_[rhs, np.zeros(B.shape[1])]
             step = scale * np.linalg.lstsq(B, rhs, rcond=1e-10)[0] - c
         alpha = 1.0
-        while True:  # backtrack only if the full step makes the targets worse
-            trial = prob.evaluate(q0, c + alpha * step)
-            err_new = _largest_miss(goal, trial[1].reshape(-1), where)
+        trial = prob.evaluate(q0, c + step)
+        err_new = _largest_miss(goal, trial[1].reshape(-1), where)
+        if settle and not err_new <= max(err, tol):
+            B = A[rows] * scale
+            H, g = B.T @ B, B.T @ (goal - x.reshape(-1))[rows]
+            mu = max(LM_START * float(np.trace(H)) / len(c), 1e-300)  # > 0: H + mu I is positive definite
+            for _ in range(LM_TRIES):
+                step = scale * np.linalg.solve(H + mu * np.eye(len(c)), g)
+                trial = prob.evaluate(q0, c + step)
+                err_new = _largest_miss(goal, trial[1].reshape(-1), where)
+                if err_new < err:
+                    break
+                mu *= 10.0
+            if not err_new < err * (1.0 - MISS_GAIN):  # no better compromise within reach
+                return ModalIK(q, c, float(err), it, bool(err <= tol))
+        while not settle:  # backtrack only if the full step makes the targets worse
             if err_new <= max(err, tol) or alpha < 1e-3:
                 break
             alpha *= 0.5
+            trial = prob.evaluate(q0, c + alpha * step)
+            err_new = _largest_miss(goal, trial[1].reshape(-1), where)
         moved = alpha * step
+        if settle and err <= tol and err_new <= tol \
+                and not np.sum(w * (c + moved) ** 2) < np.sum(w * c * c) * (1.0 - NORM_GAIN):
+            return ModalIK(q, c, float(err), it, True)
         c = c + moved
         (q, x, A), err = trial, err_new
         settled = _settled(moved, c, step_tol)

@@ -101,6 +101,16 @@ def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | N
     and a mode is scored once, whatever phase it will be driven at. Modes not
     of the ``wanted`` mirror class, twists and jumping jacks are skipped.
     """
+    memo = features.get("_ranks")  # a caller's memo for one features/descs pair (suggest_at_speed)
+    if memo is not None:
+        key = (letter, wanted, target.tobytes())
+        if key not in memo:
+            memo[key] = _rank(features, descs, letter, target, wanted)
+        return list(memo[key])
+    return _rank(features, descs, letter, target, wanted)
+
+
+def _rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | None) -> list[Pick]:
     name, limbs = _LETTERS[letter]
     front = np.array([features["kind"] == "quadruped" and k[0] == "front" for k in features["keys"]])
     mask = front if limbs == "front" else ~front

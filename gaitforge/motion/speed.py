@@ -52,7 +52,7 @@ from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.footfall_check import clip_error
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
 from gaitforge.motion.mode_selection import fit_recipe, pool_size
-from gaitforge.motion.recipe import GaitRecipe
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
                                      TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
@@ -79,8 +79,24 @@ QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (an
 
 def scaled(recipe: GaitRecipe, sigma: float) -> GaitRecipe:
     """``recipe`` with every amplitude and offset multiplied by ``sigma``."""
-    return dataclasses.replace(recipe, terms=tuple(
-        dataclasses.replace(t, amplitude=t.amplitude * sigma, offset=t.offset * sigma) for t in recipe.terms))
+    sigma = float(sigma)
+    if not math.isfinite(sigma):
+        raise GaitforgeError(f"scaled: the scale must be finite, got {sigma}")
+    return dataclasses.replace(recipe, terms=tuple(_term(t, t.amplitude * sigma, t.offset * sigma)
+                                                   for t in recipe.terms))
+
+
+def _term(t: GaitTerm, amplitude: float, offset: float) -> GaitTerm:
+    """``t`` with another amplitude and offset, both finite floats (products of a
+    checked term's with a finite scale), without ``GaitTerm``'s validation,
+    which costs more than the rest of a suggestion's bookkeeping."""
+    if not (math.isfinite(amplitude) and math.isfinite(offset)):
+        raise GaitforgeError(f"scaled: mode {t.mode}'s amplitude or offset overflows ({amplitude}, {offset})")
+    new = object.__new__(GaitTerm)
+    for name, value in (("mode", t.mode), ("amplitude", amplitude), ("phase", t.phase),
+                        ("frequency", t.frequency), ("offset", offset)):
+        object.__setattr__(new, name, value)
+    return new
 
 
 _TOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -228,8 +244,21 @@ def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigm
         v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency)
         if not v > 0.05 * plan.speed:  # backwards or on the spot: more amplitude will not help much
             return min(sigma * 2.0, cap)
-        sigma = min(sigma * plan.speed / v, cap)
+        step = min(sigma * plan.speed / v, cap)
+        if step == sigma:  # held at the rotation cap: the next steps would measure the same clip again
+            break
+        sigma = step
     return sigma
+
+
+def _off_speed(check: SpeedCheck, plan: StridePlan) -> bool:
+    """Whether the speed or the stride length of ``check`` adds to its error
+    (:func:`check_at_speed`: outside 0.8 of :data:`SPEED_TOL` or of
+    :data:`STRIDE_TOL`). Only then can a proportional step on the pinned clip
+    lower the error; within both it would only perturb the other terms."""
+    want = STRIDE_A * plan.froude ** STRIDE_B
+    return (abs(check.speed / plan.speed - 1.0) > 0.8 * SPEED_TOL
+            or abs(check.relative_stride_length / want - 1.0) > 0.8 * STRIDE_TOL)
 
 
 HARMONICS = 5           # harmonics of a walk's foot profile (a flat stance needs more than Kry09's 3)
@@ -276,7 +305,7 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     if basis is None:
         basis = compute_modes(character, count=pool_size(character))
     descs = describe_modes(character, basis)[:pool_size(character)]
-    feats = gfe.features(character, basis, descs, kind, gait)
+    feats = dict(gfe.features(character, basis, descs, kind, gait), _ranks={})  # ranks memoized over candidates
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
     if gait in FLYING:
         first = bounce_for_duty(plan.duty)
@@ -294,7 +323,9 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
             if not walk:
                 check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
-                if not (check.error > 0 and check.speed > 0 and abs(check.speed / plan.speed - 1) > 0.5 * SPEED_TOL):
+                if not (check.error > 0 and check.speed > 0 and _off_speed(check, plan)):
+                    break
+                if not check.footfall < QUICK_REJECT:  # another gait class on the clip shown: not worth a step
                     break
                 cap = MAX_ROTATION / check.rotation
                 step = min(plan.speed / check.speed, cap)
@@ -314,7 +345,7 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                 recipe, check = again, second
         if best is None or check.error < best[0] - ERROR_MARGIN:
             best = (check.error, recipe, check)
-        if best[0] == 0.0:
+        if best[0] < ERROR_MARGIN:  # no later candidate can beat it by the margin (errors are ≥ 0)
             break
     assert best is not None
     err, recipe, check = best
