@@ -42,6 +42,6 @@ DOG = {
     "stand": standing(),
     "walk": Gait("walk", graph(LATERAL, 0.25), graph(LATERAL, 0.35), period=(0.9, 0.6), speeds=(0.2, 1.0),
                  lift_height=(0.06, 0.06)),
-    "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
-                 lift_height=(0.07, 0.07)),
+    "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.3), speeds=(0.4, 2.0),
+                 lift_height=(0.07, 0.07), stance_kp=((1.0, 0.05), (1.2, 0.15))),
 }
