@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from gaitforge.control.skills import catalog
-from gaitforge.control.skills.gaitcheck import check
+from gaitforge.control.skills.gaitcheck import check, roll_windows as windows
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.sim.runner import run
@@ -44,16 +44,6 @@ def roll_run(name: str, gait: str, speed: float, seed: int, seconds: float):
 
     rollout = run(character, controller, seconds, perturb=record)
     return rollout, character, np.array(times), np.array(rolls)
-
-
-def windows(times: np.ndarray, roll: np.ndarray, width: float = WINDOW) -> list[float]:
-    """Half the peak-to-peak roll [deg] in each ``width`` window."""
-    out = []
-    for a in np.arange(0.0, times[-1] + 1e-9, width):
-        k = (times >= a) & (times < a + width)
-        if k.sum() > 10:
-            out.append(math.degrees(float(roll[k].max() - roll[k].min())) / 2)
-    return out
 
 
 def main(name: str, gait: str, speeds: list[float], seeds: list[int], seconds: float) -> None:

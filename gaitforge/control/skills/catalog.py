@@ -27,7 +27,7 @@ PARAMS = {
 
 SPEED_RANGES = {
     "gorilla": {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)},
-    "dog": {"stand": (0.0, 0.0), "walk": (0.1, 0.8), "trot": (0.4, 1.0)},
+    "dog": {"stand": (0.0, 0.0), "walk": (0.1, 0.8), "trot": (0.4, 1.4), "pace": (0.6, 0.6)},
 }
 
 # m/s²: how fast a new speed command is followed. The dog at 0.5 m/s² fell in its first
