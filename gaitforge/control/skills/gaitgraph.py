@@ -74,7 +74,9 @@ class Gait:
     reaching down (``reach``); stance_kp: knots (speed [m/s], fraction)
     of the stance limbs' servo softness by speed, interpolated linearly and
     held beyond the end knots (empty: the creature's ``SkillParams.stance_kp``
-    at every speed; ``stance_softness``)."""
+    at every speed; ``stance_softness``); stride_knots: knots (speed [m/s],
+    stride period [s]) that replace ``period``'s straight line between the
+    slow and fast speeds (``stride``; at most six)."""
 
     name: str
     slow: GaitGraph
@@ -87,6 +89,7 @@ class Gait:
     lift_height: tuple[float, float] = (0.08, 0.08)
     late_reach: tuple[float, float] = (0.1, 0.1)
     stance_kp: tuple[tuple[float, float], ...] = ()
+    stride_knots: tuple[tuple[float, float], ...] = ()
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""
@@ -110,7 +113,11 @@ class Gait:
         return float(np.interp(abs(speed), knots[:, 0], knots[:, 1]))
 
     def stride(self, speed: float) -> float:
-        """Stride period [s] at ``speed`` [m/s]."""
+        """Stride period [s] at ``speed`` [m/s]: ``period`` interpolated
+        between the slow and fast speeds, or the ``stride_knots``."""
+        if self.stride_knots:
+            knots = np.asarray(self.stride_knots, float)
+            return float(np.interp(abs(speed), knots[:, 0], knots[:, 1]))
         w = self.weight(speed)
         return (1 - w) * self.period[0] + w * self.period[1]
 
