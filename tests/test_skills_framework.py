@@ -362,3 +362,19 @@ def test_two_feet_on_a_line_cannot_turn_the_body_about_it():
     (F0, T0), (F1, T1) = results
     assert 0.0 < T1[0] - T0[0] < 0.5 * 20.0  # less than half the asked-for 20 N m of roll
     assert abs(F1[1] - F0[1]) > 1.0  # paid for with a sideways force [N]
+
+
+def test_stride_knots_replace_the_period_line_in_both_formulations():
+    """``Gait.stride`` (numpy) and the compiled tick's ``gait_graph`` agree
+    on the dog trot's stride knots: unchanged up to 1 m/s, quicker beyond."""
+    from gaitforge.control.skills import tick as T
+    from gaitforge.control.skills.gaits import DOG
+
+    trot = DOG["trot"]
+    G = T.pack_gait(trot)
+    lift, swing = np.empty(4), np.empty(4)
+    for v in np.linspace(0.0, 2.5, 51):
+        assert T.gait_graph(G, v, lift, swing) == pytest.approx(trot.stride(v), abs=1e-12)
+        if v <= 1.0:  # the former straight line from (0.4 m/s, 0.6 s) to (2 m/s, 0.45 s)
+            assert trot.stride(v) == pytest.approx(0.6 - 0.15 * min(1.0, max(0.0, (v - 0.4) / 1.6)))
+    assert trot.stride(1.4) == pytest.approx(0.4125) and trot.stride(2.0) == pytest.approx(0.3)
