@@ -27,8 +27,8 @@ PARAMS = {
 
 SPEED_RANGES = {
     "gorilla": {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)},
-    # The dog's trot above 1.0 m/s: about one start in ten (moved by 1e-6 rad) fell within
-    # the minute, at 1.1-1.4 m/s (README); its pace held at 0.6 m/s from ten of ten starts.
+    # The dog's trot above 1.0 m/s: at 1.1 and 1.4 m/s two starts of ten (moved by 1e-6 rad)
+    # fell within the minute, at 1.2 and 1.3 none (README); its pace held at 0.6 m/s from ten of ten.
     "dog": {"stand": (0.0, 0.0), "walk": (0.1, 0.8), "trot": (0.4, 1.4), "pace": (0.6, 0.6)},
 }
 

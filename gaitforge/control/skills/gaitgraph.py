@@ -75,8 +75,8 @@ class Gait:
     of the stance limbs' servo softness by speed, interpolated linearly and
     held beyond the end knots (empty: the creature's ``SkillParams.stance_kp``
     at every speed; ``stance_softness``); stride_knots: knots (speed [m/s],
-    stride period [s]) that replace ``period``'s straight line between the
-    slow and fast speeds (``stride``; at most six)."""
+    stride period [s]) that replace ``period``'s straight line above the
+    first knot's speed, held beyond the last (``stride``; at most six)."""
 
     name: str
     slow: GaitGraph
@@ -114,8 +114,9 @@ class Gait:
 
     def stride(self, speed: float) -> float:
         """Stride period [s] at ``speed`` [m/s]: ``period`` interpolated
-        between the slow and fast speeds, or the ``stride_knots``."""
-        if self.stride_knots:
+        between the slow and fast speeds, or above the first of the
+        ``stride_knots`` the knots."""
+        if self.stride_knots and abs(speed) > self.stride_knots[0][0]:
             knots = np.asarray(self.stride_knots, float)
             return float(np.interp(abs(speed), knots[:, 0], knots[:, 1]))
         w = self.weight(speed)

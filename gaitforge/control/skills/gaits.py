@@ -52,9 +52,9 @@ DOG = {
     # Strides as before up to 1 m/s (on the line from 0.6 s at 0.4 m/s to 0.45 s
     # at 2 m/s), quicker from 1.1 m/s (on the line to 0.3 s at 2 m/s), where the
     # stance servos have stiffened.
-    "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.3), speeds=(0.4, 2.0),
+    "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
                  lift_height=(0.07, 0.07), stance_kp=((1.0, 0.05), (1.2, 0.15)),
-                 stride_knots=((0.4, 0.6), (1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3))),
+                 stride_knots=((1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3))),
     "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.5, 0.35), speeds=(0.4, 2.0),
                  lift_height=(0.07, 0.07), stance_kp=((0.0, 0.15),)),
 }

@@ -103,16 +103,17 @@ def gait_graph(G, speed, lift, swing):
         lift[i] = (a + w * ((b - a + 0.5) % 1.0 - 0.5)) % 1.0
         swing[i] = (1 - w) * G[G_SWING_SLOW + i] + w * G[G_SWING_FAST + i]
     n = int(G[G_NSTRIDE])
-    if n == 0:
+    v = abs(speed)
+    if n == 0 or v <= G[G_STRIDE]:
         return (1 - w) * G[G_PERIOD] + w * G[G_PERIOD + 1]
-    v = abs(speed)  # the knots, interpolated linearly, held beyond the ends (np.interp)
-    if v <= G[G_STRIDE]:
-        return G[G_STRIDE + 1]
+    # above the first knot: the knots, interpolated linearly (np.interp's arithmetic), held beyond the last
     for k in range(1, n):
         a, b = G[G_STRIDE + 2 * (k - 1)], G[G_STRIDE + 2 * k]
-        if v <= b:
+        if v < b:
             pa, pb = G[G_STRIDE + 2 * (k - 1) + 1], G[G_STRIDE + 2 * k + 1]
-            return pa + (v - a) * (pb - pa) / (b - a)
+            if v == a:
+                return pa
+            return (pb - pa) / (b - a) * (v - a) + pa
     return G[G_STRIDE + 2 * (n - 1) + 1]
 
 
