@@ -332,3 +332,50 @@ def test_a_foot_in_the_runner_includes_the_bodies_below_it():
     assert names[owner[m.body("toes_left").id]] == "rear_left_foot"  # toes touching: the foot is down
     assert names[owner[m.body("fingers_right").id]] == "front_right_knuckle"
     assert m.body("shank_left").id not in owner and m.body("pelvis").id not in owner
+
+
+def test_stance_softness_follows_the_gaits_speed_knots():
+    g = Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.3), speeds=(0.4, 2.0),
+             stance_kp=((1.0, 0.05), (1.2, 0.15)))
+    assert g.stance_softness(0.4, 0.5) == 0.05  # below the first knot: held
+    assert g.stance_softness(1.1, 0.5) == pytest.approx(0.10)
+    assert g.stance_softness(-1.3, 0.5) == 0.15  # beyond the last knot, either direction
+    plain = Gait("walk", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.3), speeds=(0.4, 2.0))
+    assert plain.stance_softness(1.3, 0.05) == 0.05  # no knots: the creature's
+
+
+def test_two_feet_on_a_line_cannot_turn_the_body_about_it():
+    """A trot's diagonal pair (or a pace's lateral pair) as point feet: the
+    torque they give about their support line is (r_0 × F)·u, fixed by the
+    net force F whatever the roll torque asked for; the least-squares share
+    only buys part of a roll demand with a sideways force."""
+    feet = np.array([[0.23, 0.10, -0.43], [-0.36, -0.10, -0.43]])  # the dog's FL and RR feet from its mass centre
+    u = (feet[1] - feet[0]) / np.linalg.norm(feet[1] - feet[0])
+    mg = 31.4 * 9.81
+    results = []
+    for roll in (0.0, 20.0):
+        f = distribute(feet, np.array([0.0, 0.0, mg]), np.array([roll, 0.0, 0.0]), regularize=0.02)
+        F = f.sum(axis=0)
+        torque = sum(np.cross(r, fi) for r, fi in zip(feet, f))
+        assert torque @ u == pytest.approx(np.cross(feet[0], F) @ u, abs=1e-9)
+        results.append((F, torque))
+    (F0, T0), (F1, T1) = results
+    assert 0.0 < T1[0] - T0[0] < 0.5 * 20.0  # less than half the asked-for 20 N m of roll
+    assert abs(F1[1] - F0[1]) > 1.0  # paid for with a sideways force [N]
+
+
+def test_stride_knots_replace_the_period_line_in_both_formulations():
+    """``Gait.stride`` (numpy) and the compiled tick's ``gait_graph`` agree
+    on the dog trot's stride knots: unchanged up to 1 m/s, quicker beyond."""
+    from gaitforge.control.skills import tick as T
+    from gaitforge.control.skills.gaits import DOG
+
+    trot = DOG["trot"]
+    G = T.pack_gait(trot)
+    lift, swing = np.empty(4), np.empty(4)
+    for v in np.linspace(0.0, 2.5, 51):
+        assert T.gait_graph(G, v, lift, swing) == trot.stride(v)  # bit for bit
+        if v <= 1.0:  # the former straight line from (0.4 m/s, 0.6 s) to (2 m/s, 0.45 s), bit for bit
+            w = trot.weight(v)
+            assert trot.stride(v) == (1 - w) * 0.6 + w * 0.45
+    assert trot.stride(1.4) == pytest.approx(0.4125) and trot.stride(2.0) == pytest.approx(0.3)

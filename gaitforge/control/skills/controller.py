@@ -198,9 +198,14 @@ class SkillController:
         reference.compute(self, m, d)
 
     def regain(self, m: mujoco.MjModel, i: int) -> None:
-        """Limb i landed or lifted: its servos at ``stance_kp`` in stance, full in swing."""
+        """Limb i landed or lifted: its servos at ``stance_kp`` in stance (the
+        gait's at the commanded speed, ``Gait.stance_softness``), full in swing."""
         joints, dofs = self.limb_joints[i], self.vf.cols[LIMBS[i]]
-        scale = self.params.stance_kp if self.mode[i] == STANCE else 1.0
+        scale = 1.0
+        if self.mode[i] == STANCE:
+            gait = self.gaits.get(self.gait_name)
+            scale = self.params.stance_kp if gait is None else gait.stance_softness(self.S[T.S_SPEED],
+                                                                                    self.params.stance_kp)
         m.jnt_stiffness[joints] = self.kp[joints] * scale
         m.dof_damping[dofs] = self.kd[dofs] * scale
         self.servo_mode[i] = self.mode[i]

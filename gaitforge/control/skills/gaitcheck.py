@@ -70,3 +70,23 @@ def count_beats(phases: list[float], tol: float = PHASE_TOL) -> int:
 def speed_error(measured: float, commanded: float) -> float:
     """|measured − commanded| / commanded (0 for a commanded stand)."""
     return 0.0 if commanded == 0 else abs(measured - commanded) / commanded if math.isfinite(measured) else math.inf
+
+
+def roll_windows(times: np.ndarray, roll: np.ndarray, width: float = 5.0) -> list[float]:
+    """Half the peak-to-peak of ``roll`` [rad] (T,) sampled at ``times`` [s]
+    (T,) in each ``width`` [s] window from t = 0, in degrees: how a roll
+    oscillation grows or settles, stride by stride."""
+    out = []
+    for a in np.arange(0.0, times[-1] + 1e-9, width):
+        k = (times >= a) & (times < a + width)
+        if k.sum() > 10:
+            out.append(math.degrees(float(roll[k].max() - roll[k].min())) / 2)
+    return out
+
+
+def root_roll(rollout: Rollout) -> np.ndarray:
+    """(T,) roll [rad] of the root body (the dog's chest, its front leg
+    frame) about its own forward axis, from the recorded quaternions
+    (w, x, y, z): atan2 of the body z axis' sideways and upward parts."""
+    w, x, y, z = rollout.clip.qpos[:, 3:7].T
+    return np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))

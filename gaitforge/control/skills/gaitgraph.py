@@ -71,7 +71,12 @@ class Gait:
     swing-foot lift [m] per leg frame (front, rear), and
     late_reach [m per swing time] at the slowest and fastest speed: how fast
     a swing foot that has not found the ground by the end of its swing keeps
-    reaching down (``reach``)."""
+    reaching down (``reach``); stance_kp: knots (speed [m/s], fraction)
+    of the stance limbs' servo softness by speed, interpolated linearly and
+    held beyond the end knots (empty: the creature's ``SkillParams.stance_kp``
+    at every speed; ``stance_softness``); stride_knots: knots (speed [m/s],
+    stride period [s]) that replace ``period``'s straight line above the
+    first knot's speed, held beyond the last (``stride``; at most six)."""
 
     name: str
     slow: GaitGraph
@@ -83,6 +88,8 @@ class Gait:
     twist: float = 0.0
     lift_height: tuple[float, float] = (0.08, 0.08)
     late_reach: tuple[float, float] = (0.1, 0.1)
+    stance_kp: tuple[tuple[float, float], ...] = ()
+    stride_knots: tuple[tuple[float, float], ...] = ()
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""
@@ -97,8 +104,21 @@ class Gait:
         w = self.weight(speed)
         return (1 - w) * self.late_reach[0] + w * self.late_reach[1]
 
+    def stance_softness(self, speed: float, default: float) -> float:
+        """The stance limbs' servo gains as a fraction of their full gains at
+        ``speed`` [m/s] (``default`` without knots)."""
+        if not self.stance_kp:
+            return default
+        knots = np.asarray(self.stance_kp, float)
+        return float(np.interp(abs(speed), knots[:, 0], knots[:, 1]))
+
     def stride(self, speed: float) -> float:
-        """Stride period [s] at ``speed`` [m/s]."""
+        """Stride period [s] at ``speed`` [m/s]: ``period`` interpolated
+        between the slow and fast speeds, or above the first of the
+        ``stride_knots`` the knots."""
+        if self.stride_knots and abs(speed) > self.stride_knots[0][0]:
+            knots = np.asarray(self.stride_knots, float)
+            return float(np.interp(abs(speed), knots[:, 0], knots[:, 1]))
         w = self.weight(speed)
         return (1 - w) * self.period[0] + w * self.period[1]
 

@@ -10,9 +10,15 @@ left, rear right):
   overlap (§3.3.1);
 - trot / walking trot: diagonal pairs half a cycle apart; short swings when
   slow, longer when fast (§3.4);
+- pace (dog): lateral pairs half a cycle apart.
 
-No pace: the dog's (lateral pairs half a cycle apart) fell within 10 s at
-0.4–1.2 m/s.
+A trot or a pace stands on two feet at a time, on a line: the feet cannot
+turn the body about it (``support`` module), so the dog's roll is held by
+its stance hips' servos (``stance_kp``, the stance limbs' gains: 0.05 of
+full leaves the trunk free to roll about the line; the trot's stiffen to
+0.15 above 1 m/s, the pace's are 0.15 throughout) and by short stances
+(quicker strides at speed: the body falls off the line as e^(ωt), ω = √(g/h),
+for a stance time t).
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ def graph(td: tuple[float, float, float, float], swing: float) -> GaitGraph:
 LATERAL = (0.25, 0.75, 0.0, 0.5)
 DIAGONAL = (0.75, 0.25, 0.0, 0.5)
 TROT = (0.5, 0.0, 0.0, 0.5)
+PACE = (0.5, 0.0, 0.5, 0.0)
 
 GORILLA = {
     "stand": standing(),
@@ -42,6 +49,12 @@ DOG = {
     "stand": standing(),
     "walk": Gait("walk", graph(LATERAL, 0.25), graph(LATERAL, 0.35), period=(0.9, 0.6), speeds=(0.2, 1.0),
                  lift_height=(0.06, 0.06)),
+    # Strides as before up to 1 m/s (on the line from 0.6 s at 0.4 m/s to 0.45 s
+    # at 2 m/s), quicker from 1.1 m/s (on the line to 0.3 s at 2 m/s), where the
+    # stance servos have stiffened.
     "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
-                 lift_height=(0.07, 0.07)),
+                 lift_height=(0.07, 0.07), stance_kp=((1.0, 0.05), (1.2, 0.15)),
+                 stride_knots=((1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3))),
+    "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.5, 0.35), speeds=(0.4, 2.0),
+                 lift_height=(0.07, 0.07), stance_kp=((0.0, 0.15),)),
 }

@@ -62,7 +62,9 @@ NC = 36
 # G: a gait
 G_LIFT_SLOW, G_SWING_SLOW, G_LIFT_FAST, G_SWING_FAST = 0, 4, 8, 12
 G_PERIOD, G_SPEEDS, G_HEIGHTS, G_PITCH, G_TWIST, G_LIFT_HEIGHT, G_LATE = 16, 18, 20, 22, 23, 24, 26
-NG = 28
+G_NSTRIDE, G_STRIDE = 28, 29  # stride-period knots: their count, then (speed, period) pairs
+MAX_STRIDE_KNOTS = 6
+NG = G_STRIDE + 2 * MAX_STRIDE_KNOTS
 
 # The MjData arrays the tick reads and writes, in one window (``jit.buffer_window``):
 # ``off`` (ND, 2) holds each one's start in the window and its rows.
@@ -83,6 +85,11 @@ def pack_gait(gait) -> np.ndarray:
     g[G_PERIOD:G_PERIOD + 2], g[G_SPEEDS:G_SPEEDS + 2] = gait.period, gait.speeds
     g[G_HEIGHTS:G_HEIGHTS + 2], g[G_PITCH], g[G_TWIST] = gait.heights, gait.pitch, gait.twist
     g[G_LIFT_HEIGHT:G_LIFT_HEIGHT + 2], g[G_LATE:G_LATE + 2] = gait.lift_height, gait.late_reach
+    if len(gait.stride_knots) > MAX_STRIDE_KNOTS:
+        raise ValueError(f"at most {MAX_STRIDE_KNOTS} stride knots, got {len(gait.stride_knots)}")
+    g[G_NSTRIDE] = len(gait.stride_knots)
+    for k, (v, p) in enumerate(gait.stride_knots):
+        g[G_STRIDE + 2 * k], g[G_STRIDE + 2 * k + 1] = v, p
     return g
 
 
@@ -95,7 +102,19 @@ def gait_graph(G, speed, lift, swing):
         a, b = G[G_LIFT_SLOW + i], G[G_LIFT_FAST + i]
         lift[i] = (a + w * ((b - a + 0.5) % 1.0 - 0.5)) % 1.0
         swing[i] = (1 - w) * G[G_SWING_SLOW + i] + w * G[G_SWING_FAST + i]
-    return (1 - w) * G[G_PERIOD] + w * G[G_PERIOD + 1]
+    n = int(G[G_NSTRIDE])
+    v = abs(speed)
+    if n == 0 or v <= G[G_STRIDE]:
+        return (1 - w) * G[G_PERIOD] + w * G[G_PERIOD + 1]
+    # above the first knot: the knots, interpolated linearly (np.interp's arithmetic), held beyond the last
+    for k in range(1, n):
+        a, b = G[G_STRIDE + 2 * (k - 1)], G[G_STRIDE + 2 * k]
+        if v < b:
+            pa, pb = G[G_STRIDE + 2 * (k - 1) + 1], G[G_STRIDE + 2 * k + 1]
+            if v == a:
+                return pa
+            return (pb - pa) / (b - a) * (v - a) + pa
+    return G[G_STRIDE + 2 * (n - 1) + 1]
 
 
 @kernel
