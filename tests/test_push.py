@@ -81,8 +81,9 @@ def test_default_speeds_are_the_thesis_ones_where_the_gait_holds_them_else_its_r
     from gaitforge.sim.push import default_speeds
 
     assert default_speeds(runner_of("gorilla"), "ds_walk") == [0.1, 0.2, 0.3, 0.4, 0.5]
-    assert default_speeds(runner_of("dog"), "trot") == [0.4, 0.55, 0.7, 0.85, 1.0]
-    assert default_speeds(runner_of("dog"), "walk") == [0.1, 0.2, 0.3, 0.4, 0.5]  # its 0.1–0.8 holds them
+    assert default_speeds(runner_of("dog"), "trot") == [0.6, 0.8, 1.0, 1.2, 1.4]
+    assert default_speeds(runner_of("dog"), "walk") == [0.2, 0.33, 0.45, 0.57, 0.7]  # 0.2–0.7: not the thesis' 0.1
+    assert default_speeds(runner_of("dog"), "pace") == [0.6]                     # a gait of one speed
     assert default_speeds(runner_of("gorilla"), "stand") == [0.0]
     lo, hi = runner_of("raibert_quadruped").speed_range("trot")
     speeds = default_speeds(runner_of("raibert_quadruped"), "trot")

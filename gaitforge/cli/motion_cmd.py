@@ -286,7 +286,7 @@ def cmd_gaits(args) -> int:
     for name in registry.names():
         kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
         runner = next((r for r in [*catalog.RUNNERS.values(), *skills.RUNNERS.values()] if r.creature == name), None)
-        simulated = ", ".join(f"{g} {lo:g}–{hi:g}" if hi > 0 else g
+        simulated = ", ".join(g if hi <= 0 else f"{g} {hi:g}" if lo == hi else f"{g} {lo:g}–{hi:g}"
                               for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
         ranges = SPEED_RANGES.get(name, {})
         kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
