@@ -87,3 +87,17 @@ def test_unknown_body_lists_bodies():
     with pytest.raises(UnknownNameError) as info:
         c.body_id("head")
     assert str(info.value).startswith("unknown body 'head' in worm (valid bodies: link0, link1,")
+
+
+def test_rest_extent_follows_a_new_rest_pose():
+    """The rest pose's extent is cached, but a rest_qpos assigned later is
+    measured anew (the perturbed-start tests assign one)."""
+    c = Character.from_spec(registry.build("dog"))
+    low, high = c.extent()
+    assert c.extent() == (low, high)
+    q = c.rest_qpos.copy()
+    q[2] += 0.1                                   # the free root 10 cm higher
+    c.rest_qpos = q
+    new_low, new_high = c.extent()
+    assert new_low == pytest.approx(low + 0.1, abs=1e-12) and new_high == pytest.approx(high + 0.1, abs=1e-12)
+    assert c.extent(q) == (new_low, new_high)

@@ -379,3 +379,33 @@ def test_stride_knots_replace_the_period_line_in_both_formulations():
             w = trot.weight(v)
             assert trot.stride(v) == (1 - w) * 0.6 + w * 0.45
     assert trot.stride(1.4) == pytest.approx(0.4125) and trot.stride(2.0) == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize("key", ["gorilla", "dog"])
+def test_physics_per_creature_keeps_the_servos_damping(key):
+    """prepare_model sets each creature's integrator, solver and step; under
+    the discrete integrator (the gorilla's) the dampers give back the h·K
+    that its implicit step adds, so every servo's effective damping is
+    kd_time × K for both creatures."""
+    import dataclasses
+
+    from gaitforge.control.skills import catalog
+    from gaitforge.control.skills.controller import INTEGRATORS, SOLVERS
+    from gaitforge.sim.controller import run_settings
+
+    character = Character.from_spec(build(key))
+    ctrl = catalog.RUNNERS[key].make(character, "stand", 0.0)
+    p = catalog.PARAMS[key]
+    m = run_settings(ctrl, character.model).model
+    assert m.opt.integrator == INTEGRATORS[p.integrator] and m.opt.solver == SOLVERS[p.solver]
+    assert m.opt.timestep == p.timestep
+    added = m.opt.timestep if p.integrator == "discrete" else 0.0
+    K = m.jnt_stiffness[m.dof_jntid]
+    servo = K > 0
+    np.testing.assert_allclose(m.dof_damping[servo] + added * K[servo], p.kd_time * K[servo], rtol=1e-12)
+    assert (key == "gorilla") == (added > 0)
+    too_long = dataclasses.replace(p, integrator="discrete", timestep=p.kd_time)
+    with pytest.raises(GaitforgeError) as err:
+        type(ctrl)(character, too_long, ctrl.commander).prepare_model(m)
+    assert str(err.value) == (f"timestep {p.kd_time} s must be positive (and below kd_time {p.kd_time} s under "
+                              "the discrete integrator)")

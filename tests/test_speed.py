@@ -267,3 +267,17 @@ def test_dog_ramp_walks_then_trots_without_skate_or_velocity_jumps(dog, tmp_path
     text = capsys.readouterr().out
     assert "gaits walk → trot" in text and f"{switch:.2f} s: walk → trot" in text and diagram.exists()
     np.testing.assert_array_equal(load_npz(out, c).qpos, r.clip.qpos)
+
+
+def test_scaled_terms_are_the_validated_terms_scaled():
+    """``scaled`` builds its terms without re-running GaitTerm's checks (a hot
+    path): they must equal validated terms with the amplitudes and offsets
+    multiplied, and a non-finite scale is refused."""
+    from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+
+    terms = (GaitTerm(0, 0.3, 1.0, 2.0, 0.1), GaitTerm(4, -0.2, 0.5, 4.0, 0.0))
+    recipe = GaitRecipe(name="t", creature="dog", terms=terms)
+    got = speed.scaled(recipe, 1.5).terms
+    assert got == tuple(GaitTerm(t.mode, t.amplitude * 1.5, t.phase, t.frequency, t.offset * 1.5) for t in terms)
+    with pytest.raises(GaitforgeError, match="the scale must be finite"):
+        speed.scaled(recipe, float("nan"))

@@ -120,7 +120,7 @@ class Character:
         self.joints = MappingProxyType(dict(joints) if joints is not None else self._joints_from_model())
         self.contacts = MappingProxyType({model.site(i).name: i for i in range(model.nsite)})
         self.rest_qpos = self._frozen(np.asarray(rest_qpos, float).copy())
-        self._rest_extent: tuple[float, float] | None = None
+        self._rest_extent: tuple[np.ndarray, tuple[float, float]] | None = None  # (the pose it is of, extent)
         per_joint = model.jnt_stiffness.reshape(model.njnt, -1) if model.njnt else np.zeros((0, 1))
         self.stiffness = self._frozen(per_joint[model.dof_jntid, 0].copy())
         self.damping = self._frozen(model.dof_damping.copy())
@@ -218,15 +218,16 @@ class Character:
 
     def extent(self, qpos: np.ndarray | None = None) -> tuple[float, float]:
         """Lowest and highest point [m] of the creature at ``qpos`` (default rest;
-        the rest pose's is computed once)."""
-        if qpos is None and self._rest_extent is not None:
-            return self._rest_extent
+        the rest pose's is computed once per rest pose: a new ``rest_qpos``
+        assigned is measured again)."""
+        if qpos is None and self._rest_extent is not None and self._rest_extent[0] is self.rest_qpos:
+            return self._rest_extent[1]
         d = kinematics_data(self.model)
         d.qpos[:] = self.rest_qpos if qpos is None else qpos
         mujoco.mj_kinematics(self.model, d)
         out = vertical_extent(self.model, d)
         if qpos is None:
-            self._rest_extent = out
+            self._rest_extent = (self.rest_qpos, out)
         return out
 
     @property

@@ -117,18 +117,6 @@ def modal_columns(basis, modes: int | None = None, rigid: bool = False,
     return phi, w
 
 
-def root_translation_columns(character) -> np.ndarray:
-    """(nv, 3) unit translations of a free root along world x, y, z (MuJoCo's
-    free-joint velocity starts with the world-frame linear velocity); (nv,
-    0) for a creature whose root is not free."""
-    m = character.model
-    if m.njnt == 0 or m.jnt_type[0] != mujoco.mjtJoint.mjJNT_FREE:
-        return np.zeros((m.nv, 0))
-    out = np.zeros((m.nv, 3))
-    out[int(m.jnt_dofadr[0]) + np.arange(3), np.arange(3)] = 1.0
-    return out
-
-
 def _right_jacobians(v: np.ndarray) -> np.ndarray:
     """Right Jacobians (n, 3, 3) of the rotation exponential at rotation
     vectors v (n, 3): d/dt Exp(v) = Exp(v) [J_r(v) v̇]×, i.e.
@@ -430,7 +418,7 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
                     modes: int | None = None, tol: float = 1e-6,
-                    hold: Mapping[str, np.ndarray] | None = None, translate: bool = False) -> MotionClip:
+                    hold: Mapping[str, np.ndarray] | None = None) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -444,13 +432,8 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     (T, 3) [m] in each frame, held where finite (NaN: that axis is free),
     whether the foot is down or not (``synthesize`` holds the feet's
     heights and the root where the grounding's smoothing moved the body:
-    the legs make up for it). translate: the IK may also translate the
-    whole body (:func:`root_translation_columns`, nearly free): the cheap
-    way to move :data:`CENTRE_OF_MASS`, which the elastic modes leave in
-    place at rest (they are momentum-free) and move only by their
-    non-linear effect away from it; not the rigid rotations, which would
-    let the IK tip the trunk to reach the feet. Returns a new clip; frames
-    with nothing to hold are unchanged.
+    the legs make up for it). Returns a new clip; frames with nothing to
+    hold are unchanged.
     """
     clip.check_character(character)
     feet = feet_of(character)
@@ -464,9 +447,6 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
         if X.shape != (clip.n_frames, 3 * len(held)):
             raise GaitforgeError(f"pin_stance_feet: each held target needs a ({clip.n_frames}, 3) array of positions")
     phi, w = modal_columns(basis, modes)
-    if translate:
-        move = root_translation_columns(character)
-        phi, w = np.hstack([phi, move]), np.r_[w, np.full(move.shape[1], RIGID_WEIGHT * w.min())]
     # the feet's own tracked points (the metrics' convention), not target_points'
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
                     + target_points(character, list(held)))

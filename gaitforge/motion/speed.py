@@ -93,9 +93,10 @@ def _term(t: GaitTerm, amplitude: float, offset: float) -> GaitTerm:
     if not (math.isfinite(amplitude) and math.isfinite(offset)):
         raise GaitforgeError(f"scaled: mode {t.mode}'s amplitude or offset overflows ({amplitude}, {offset})")
     new = object.__new__(GaitTerm)
-    for name, value in (("mode", t.mode), ("amplitude", amplitude), ("phase", t.phase),
-                        ("frequency", t.frequency), ("offset", offset)):
-        object.__setattr__(new, name, value)
+    for f in dataclasses.fields(GaitTerm):  # every field copied, whatever GaitTerm gains later
+        object.__setattr__(new, f.name, getattr(t, f.name))
+    object.__setattr__(new, "amplitude", amplitude)
+    object.__setattr__(new, "offset", offset)
     return new
 
 
