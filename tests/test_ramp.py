@@ -109,7 +109,7 @@ def test_centre_of_mass_is_ballistic_in_flight_and_feet_on_the_ground(dog, dog_r
 
 
 # largest |a + g ẑ| / g per stretch (the levels reached, rounded up): root, centre of mass
-REACTION = {"walk": (4.0, 9.0), "trot": (7.0, 13.0), "gallop": (9.0, 19.0)}
+REACTION = {"walk": (4.0, 5.0), "trot": (4.5, 8.5), "gallop": (9.0, 20.0)}
 
 
 def test_velocity_changes_between_frames_are_bounded(dog, dog_ramp):

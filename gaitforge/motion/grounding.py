@@ -468,3 +468,50 @@ def ground(character, qpos: np.ndarray, fps: float, *, speed: float | None = Non
         blend = smooth_stance(arc + offset, airborne, 1.0 / fps) - (arc + offset)
     applied = _apply(character, q, offset + blend)
     return Grounded(q, tuple(feet), P + applied[:, None, :], down, applied, airborne, blend)
+
+
+def smooth_ballistic(p: np.ndarray, airborne: np.ndarray, dt: float, cutoff: float = SMOOTH_HZ,
+                     g: float = GRAVITY) -> np.ndarray:
+    """The path (T, 3) [m] nearest to p in stance whose accelerations are
+    smooth, and ballistic in flight: like :func:`smooth_stance` with
+    ``whole``, but the flights (airborne (T,) bool, whole flights as
+    :func:`flight_runs` gives them) are not held on p's arcs: in each the
+    second differences centred on its frames are −g dt² ẑ (a parabola of
+    gravity g [m/s²] from the take-off frame to the touchdown frame) and
+    its height and reach are free, so the velocity runs on into and out of
+    each arc without the corner that fixed arcs leave at take-off and
+    touchdown. p's flight frames are not used. The parabolas are exact
+    (each flight is redrawn through its take-off and touchdown frames after
+    the solve, which moves it by rounding only)."""
+    from scipy.linalg import solveh_banded
+
+    p = np.asarray(p, float)
+    T = len(p)
+    if T < 3:
+        return p.copy()
+    lam = 1.0 / (2.0 - 2.0 * math.cos(2.0 * math.pi * cutoff * dt)) ** 2
+    runs = flight_runs(airborne)
+    data = np.ones(T)
+    rows = np.full(T - 2, lam)            # row r: the second difference centred on frame r + 1
+    b = np.zeros((T - 2, 3))
+    for a, e in runs:
+        data[a:e + 1] = 0.0
+        rows[a - 1:e] = 1e6 * lam
+        b[a - 1:e, 2] = -g * dt * dt
+    ab = np.zeros((3, T))
+    ab[2] = data
+    rhs = data[:, None] * p
+    c = (1.0, -2.0, 1.0)
+    r = np.arange(T - 2)
+    for i in range(3):
+        np.add.at(rhs, r + i, (rows * c[i])[:, None] * b)
+        for k in range(i, 3):
+            np.add.at(ab[2 - (k - i)], r + k, rows * c[i] * c[k])
+    out = solveh_banded(ab, rhs)
+    for a, e in runs:   # exact parabolas through the take-off and touchdown frames
+        t0, t1 = a - 1, e + 1
+        s = (np.arange(a, e + 1) - t0) * dt
+        tau = (t1 - t0) * dt
+        v0 = (out[t1] - out[t0]) / tau + np.array([0.0, 0.0, 0.5 * g * tau])
+        out[a:e + 1] = out[t0] + s[:, None] * v0 - np.outer(0.5 * g * s * s, [0.0, 0.0, 1.0])
+    return out

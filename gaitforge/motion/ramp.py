@@ -61,6 +61,7 @@ __all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "spee
 HYSTERESIS = 0.1      # switch up at threshold·(1 + this), down at threshold·(1 − this)
 BLEND_STRIDES = 1.0   # cross-fade length [strides]
 RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held to its own path over this
+HOLD_COM = True       # quadrupeds: the IK holds the centre of mass too (not in the gallop, whose targets conflict)
 RAMP_SMOOTH_HZ = 3.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_stance) along the whole ramp
 
 
@@ -149,7 +150,7 @@ def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float, walking: np.n
     from gaitforge.motion.footfall import feet_of, foot_positions
     from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, centres_of_mass,
                                             default_contact_tol, flight_offsets, flight_runs, lowest_heights,
-                                            smooth_stance, stance_velocity_offsets, translate_root)
+                                            smooth_ballistic, stance_velocity_offsets, translate_root)
     from gaitforge.motion.metrics import root_positions
 
     feet = feet_of(character)
@@ -167,7 +168,7 @@ def _ground(character, q: np.ndarray, psi: np.ndarray, fps: float, walking: np.n
     down[walking] = back[walking]
     offset[:, :2] = flight_offsets(stance_velocity_offsets(P, down), com[:, :2], flight_runs(airborne))
     # the stance path smoothed all along (a ramp's walk and flightless gallop jerk where the feet down change)
-    blend = smooth_stance(com + offset, airborne, 1.0 / fps, RAMP_SMOOTH_HZ, whole=True) - (com + offset)
+    blend = smooth_ballistic(com + offset, airborne, 1.0 / fps, RAMP_SMOOTH_HZ) - (com + offset)
     return translate_root(character, q, offset + blend), down, airborne, blend
 
 
@@ -217,9 +218,11 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     q = lay.integrate(basis.rest_qpos, dq)
     lay.soft_limits(q, math.radians(10), 0.01)
     walking = _fade(np.array([x == "walk" for x in gaits], float), psi) >= 0.5
+    galloping = _fade(np.array([x == "gallop" for x in gaits], float), psi)
     q, down, airborne, blend = _ground(character, q, psi, fps, walking)
     keep = slice(pad, pad + n)
     q, down, airborne, blend, walking = q[keep], down[keep], airborne[keep], blend[keep], walking[keep]
+    galloping = galloping[keep]
     from gaitforge.motion.grounding import translate_root
     from gaitforge.motion.metrics import root_positions
 
@@ -229,7 +232,7 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     if plant and kind == "biped":
         clip = _planted(character, basis, clip, down, airborne, blend)
     elif plant:
-        clip = _hold(character, basis, clip, down, airborne, blend, walking)
+        clip = _hold(character, basis, clip, down, airborne, blend, walking, galloping)
     else:  # nothing holds the feet: the stance rule, unsmoothed
         clip = MotionClip(fps, translate_root(character, clip.qpos, -blend), character.name)
     g_kept = tuple(gaits[pad:pad + n])
@@ -252,7 +255,7 @@ def _fade(inside: np.ndarray, psi: np.ndarray) -> np.ndarray:
 
 
 def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.ndarray, blend: np.ndarray,
-          walking: np.ndarray) -> MotionClip:
+          walking: np.ndarray, galloping: np.ndarray) -> MotionClip:
     """Feet held by modal IK as in a steady gait's smooth clip
     (:func:`gaitforge.motion.synthesis.hold_targets`: the contact points at
     the stance rule's heights and where they landed, the root where the
@@ -264,8 +267,8 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
     lowest contact point is put back on the ground in stance and the centre
     of mass on its arcs (``airborne`` (T,) bool) in flight."""
     from gaitforge.motion.footfall import detect_footfalls, feet_of
-    from gaitforge.motion.grounding import foot_contacts, touch_ground, translate_root
-    from gaitforge.motion.modal_ik import pin_stance_feet
+    from gaitforge.motion.grounding import centres_of_mass, foot_contacts, touch_ground, translate_root
+    from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
     from gaitforge.motion.plant import _smooth as _smooth_step
     from gaitforge.motion.synthesis import _true_runs as _runs
     from gaitforge.motion.synthesis import hold_targets
@@ -286,9 +289,13 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
         for i, n in enumerate(names):
             hold[n][:, 2] = z[:, i]
     _anchor_on_smoothed(character, clip, hold, airborne, k)
+    if HOLD_COM:   # and the centre of mass where the smoothing put it, outside the gallop
+        com = centres_of_mass(character, clip.qpos)
+        com[airborne | (galloping >= 0.5)] = np.nan
+        hold[CENTRE_OF_MASS] = com
     pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold).qpos
-    return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True),
-                      character.name)
+    out = touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True)
+    return MotionClip(clip.fps, out, character.name)
 
 
 def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.ndarray, k: int) -> None:
