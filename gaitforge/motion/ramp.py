@@ -38,7 +38,11 @@ flicker between gaits.
   and does not jerk where the feet down change (the ramp's walk and
   gallop, which do not fly, jerked by up to 6.5 m/s between frames before;
   arcs held fixed at the stance rule's take-off and touchdown left the
-  trot's centre of mass 6.3 g at touchdown, free ones 2.4 g).
+  trot's centre of mass 6.3 g at touchdown, free ones 2.4 g, at 3 Hz).
+  The cutoff :data:`RAMP_SMOOTH_HZ` is 2 Hz, below the stride frequencies:
+  with the centre of mass held by the IK (below) the legs can make up the
+  larger offsets from the stance rule, and the centre of mass then stays
+  within 2.8 g (dog) and 4.4 g (human) against 2.7 and 6.0 g at 3 Hz.
 - Feet: held by modal IK as a steady gait's smooth clip holds them
   (:func:`gaitforge.motion.synthesis.hold_targets`: contact points at the
   stance rule's heights, each foot down held where it landed, the root
@@ -48,17 +52,17 @@ flicker between gaits.
   the root alone held, the IK met its targets only by compromise in the
   gallop (a third of its frames missed by up to 5 cm) and its legs moved
   the centre of mass by up to 18 g between frames; with 40 modes the
-  targets are met to 2 mm but in 9 gallop frames (by ≤ 14 mm) and the
-  centre of mass stays on the smoothed path (within 4 g). The walk's feet
+  targets are met to 2 mm but in a few gallop frames (9 by ≤ 14 mm at
+  3 Hz) and the centre of mass stays on the smoothed path. The walk's feet
   down are its planned stance, lowered onto the ground over
   :data:`RELEASE`; a foot's hold starts where the smoothed clip has it and
   lets go over :data:`RELEASE`, so nothing jumps. Then the frames go back
   on the ground and the centre of mass on its arcs. Bipeds are held the
   same way (they were planted by :func:`~gaitforge.motion.plant.plant_feet`
   before, since with 20 modes this holding made the human's walk skate
-  more; with 40 modes its windows skate ≤ 0.004 of a stride, against
-  0.011–0.028, its centre of mass changes velocity by 6 g at most, against
-  29 g, and the walk → run window is no longer "unknown").
+  more; with 40 modes its windows skate ≤ 0.006 of a stride, against
+  0.000–0.024, its centre of mass changes velocity by 4.4 g at most,
+  against 29 g, and the walk → run window is no longer "unknown").
 """
 from __future__ import annotations
 
@@ -81,7 +85,7 @@ RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held
 SPEED_PASSES = 2      # the amplitude corrected this many times by the speed the grounded clip reaches
 MAX_GAIN = 1.5        # by at most this factor either way
 HOLD_MODES = 40       # the feet's holding moves this many elastic modes (the gait recipes use fewer)
-RAMP_SMOOTH_HZ = 3.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_ballistic) along the whole ramp
+RAMP_SMOOTH_HZ = 2.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_ballistic) along the whole ramp
 
 
 class Ramp(NamedTuple):
