@@ -46,23 +46,27 @@ flicker between gaits.
 - Feet: held by modal IK as a steady gait's smooth clip holds them
   (:func:`gaitforge.motion.synthesis.hold_targets`: contact points at the
   stance rule's heights, each foot down held where it landed, the root
-  where the smoothing put it), and the centre of mass held on the smoothed
-  path too, with :data:`HOLD_MODES` elastic modes (more than the recipes
-  use), in one pass over the whole ramp. With the recipes' 20 modes and
-  the root alone held, the IK met its targets only by compromise in the
-  gallop (a third of its frames missed by up to 5 cm) and its legs moved
-  the centre of mass by up to 18 g between frames; with 40 modes the
-  targets are met to 2 mm but in a few gallop frames (9 by ≤ 14 mm at
-  3 Hz) and the centre of mass stays on the smoothed path. The walk's feet
-  down are its planned stance, lowered onto the ground over
-  :data:`RELEASE`; a foot's hold starts where the smoothed clip has it and
-  lets go over :data:`RELEASE`, so nothing jumps. Then the frames go back
-  on the ground and the centre of mass on its arcs. Bipeds are held the
-  same way (they were planted by :func:`~gaitforge.motion.plant.plant_feet`
-  before, since with 20 modes this holding made the human's walk skate
-  more; with 40 modes its windows skate ≤ 0.006 of a stride, against
-  0.000–0.024, its centre of mass changes velocity by 4.4 g at most,
-  against 29 g, and the walk → run window is no longer "unknown").
+  held), and the centre of mass held on the smoothed path too, with
+  :data:`HOLD_MODES` elastic modes (more than the recipes use), in one
+  pass over the whole ramp. With the recipes' 20 modes and the root alone
+  held, the IK met its targets only by compromise in the gallop (a third
+  of its frames missed by up to 5 cm) and its legs moved the centre of
+  mass by up to 18 g between frames; with 40 modes the targets are met to
+  2 mm but in a few gallop frames (9 by ≤ 14 mm at 3 Hz) and the centre of
+  mass stays on the smoothed path. The root's held path is its own path
+  smoothed (:data:`ROOT_SMOOTH_HZ`, its flights fixed): the root moves
+  against the swinging limbs about the centre of mass, and held where the
+  centre of mass's smoothing put it, it took up to 4 g (dog) and 9.4 g
+  (human) between frames; smoothed, 2.4 and 5.4 g. The walk's feet down
+  are its planned stance, lowered onto the ground over :data:`RELEASE`; a
+  foot's hold starts where the smoothed clip has it and lets go over
+  :data:`RELEASE`, so nothing jumps. Then the frames go back on the ground
+  and the centre of mass on its arcs. Bipeds are held the same way (they
+  were planted by :func:`~gaitforge.motion.plant.plant_feet` before, since
+  with 20 modes this holding made the human's walk skate more; with 40
+  modes its windows skate ≤ 0.002 of a stride, against 0.000–0.024, its
+  centre of mass takes 2.5 g at most, against 29 g, and the walk → run
+  window is no longer "unknown").
 """
 from __future__ import annotations
 
@@ -84,6 +88,7 @@ BLEND_STRIDES = 1.0   # cross-fade length [strides]
 RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held to its own path over this
 SPEED_PASSES = 2      # the amplitude corrected this many times by the speed the grounded clip reaches
 MAX_GAIN = 1.5        # by at most this factor either way
+ROOT_SMOOTH_HZ = 4.0  # [Hz] cutoff of the smoothing of the root's held path
 HOLD_MODES = 40       # the feet's holding moves this many elastic modes (the gait recipes use fewer)
 RAMP_SMOOTH_HZ = 2.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_ballistic) along the whole ramp
 
@@ -307,8 +312,8 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
           walking: np.ndarray) -> MotionClip:
     """Feet held by modal IK as in a steady gait's smooth clip
     (:func:`gaitforge.motion.synthesis.hold_targets`: the contact points at
-    the stance rule's heights and where they landed, the root where the
-    smoothing put it) and the centre of mass on the smoothed path, by the
+    the stance rule's heights and where they landed), the centre of mass on
+    the smoothed path and the root on its own path smoothed again, by the
     modes of ``basis`` (module docstring: :data:`HOLD_MODES`), one pass
     over the whole ramp so that nothing pops
     where the gait changes; in the walk (``walking`` (T,) bool) the feet
@@ -318,7 +323,8 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
     lowest contact point is put back on the ground in stance and the centre
     of mass on its arcs (``airborne`` (T,) bool) in flight."""
     from gaitforge.motion.footfall import detect_footfalls, feet_of
-    from gaitforge.motion.grounding import centres_of_mass, foot_contacts, touch_ground, translate_root
+    from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, smooth_stance, touch_ground,
+                                            translate_root)
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
     from gaitforge.motion.plant import _smooth as _smooth_step
     from gaitforge.motion.synthesis import _true_runs as _runs
@@ -343,6 +349,11 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
     com = centres_of_mass(character, clip.qpos)   # and the centre of mass where the smoothing put it
     com[airborne] = np.nan
     hold[CENTRE_OF_MASS] = com
+    # the root on its own path smoothed (its flights fixed): it moves against the swinging limbs
+    root = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
+    root = smooth_stance(root, airborne, 1.0 / clip.fps, ROOT_SMOOTH_HZ, whole=True)
+    root[airborne] = np.nan
+    hold[character.bodies[0]] = root
     pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold).qpos
     out = touch_ground(character, pinned, fps=clip.fps, airborne=airborne, com=True)
     return MotionClip(clip.fps, out, character.name)
