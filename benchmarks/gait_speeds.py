@@ -5,11 +5,14 @@ scales a recipe, and the clip ``gaitforge animate --speed`` shows (grounded;
 walks planted, other gaits with stance feet pinned; 4 strides at 60
 frames/s) is measured by footfall analysis: asked and achieved speed, Froude
 number, relative stride length λ/h beside Alexander's 2.3·Fr^0.3, duty
-factors (per foot, and the plan's target), gait class, foot skate, joint
-limit excess, peak joint rotation and the suggestion's wall time. "meets
+factors (per foot, and the plan's target), gait class, foot skate, stance
+force (the largest |a + g ẑ|/g of the centre of mass outside flight: the
+ground reaction per body weight the clip implies; bounded by 4 for the
+paired gaits, ``synthesis.PAIRED_GAITS``), joint limit excess, peak joint
+rotation and the suggestion's wall time. "meets
 all": speed within 10 %, λ/h within 25 % of 2.3·Fr^0.3, the gait class,
 walks' duty factors above 0.5 and the others' below, skate ≤ 0.02, no joint
-past its limit ("phase margins": all that, but a landing phase is outside
+past its limit, a paired gait's stance force ≤ 4 ("phase margins": all that, but a landing phase is outside
 the suggestion's stricter 0.7·tolerance; "skate margin", "speed margin",
 "λ/h margin": all that, but the skate above 0.75 · 0.02, the speed or λ/h
 outside 0.8 of their tolerance, the suggestion's stricter limits).
@@ -65,15 +68,16 @@ def rows(cases: str):
             row = [name, gait, f"{fr:g}", f"{plan.speed:.2f}", f"{c.speed:.2f} ({miss:+.0f} %)",
                    f"{c.froude:.2f}", f"{c.relative_stride_length:.2f} / {want:.2f}",
                    f"{min(duty):.2f}–{max(duty):.2f} ({plan.duty:.2f})", c.gait_class, f"{c.skate:.3f}",
-                   f"{math.degrees(c.limit_excess):.1f}", f"{math.degrees(c.rotation):.0f}", f"{wall:.1f}", ok]
+                   f"{c.force:.1f}", f"{math.degrees(c.limit_excess):.1f}", f"{math.degrees(c.rotation):.0f}",
+                   f"{wall:.1f}", ok]
             del caught
             print("| " + " | ".join(row) + " |", flush=True)
             yield row
 
 
 HEAD = ("creature", "gait", "Fr asked", "V asked [m/s]", "V achieved [m/s]", "Fr achieved", "λ/h (2.3·Fr^0.3)",
-        "duty factors (target)", "class", "skate", "past limit [°]", "peak rotation [°]", "suggest [s]",
-        "meets all")
+        "duty factors (target)", "class", "skate", "stance force [g]", "past limit [°]", "peak rotation [°]",
+        "suggest [s]", "meets all")
 
 
 def main() -> None:

@@ -165,7 +165,7 @@ def test_pinned_human_walk_stays_a_walk(tmp_path, capsys):
     assert skate < 0.05
 
 
-BOUND_NOT_TROT = ("dog: no recipe from 3 modes passes the trot footfall check; the closest (error 0.93) is "
+BOUND_NOT_TROT = ("dog: no recipe from 3 modes passes the trot footfall check; the closest (error 1.01) is "
                   "classified bound, a different gait; try more modes (--modes) or another gait")
 
 

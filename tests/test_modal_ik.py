@@ -10,6 +10,7 @@ from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
 from gaitforge.modal import compute_modes
+from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
 from gaitforge.motion.metrics import classify_gait, gait_metrics
 from gaitforge.motion.modal_ik import (CENTRE_OF_MASS, modal_columns, modal_ik, modal_jacobian, pin_stance_feet,
@@ -265,3 +266,50 @@ def test_settled_solve_stops_at_the_least_squares_compromise(dog, basis):
     far[0, 2] -= 1.0
     res = mik._solve(prob, far.reshape(-1), dog.rest_qpos, w, c0, tol=1e-6, max_iter=50, damping=0.0, settle=True)
     assert not res.converged and res.iterations < 50 and np.isfinite(res.coords).all()
+
+
+def _still_clip(dog, basis, frames=3):
+    """The rest pose held for a few frames, with no foot down."""
+    clip = MotionClip(60.0, np.repeat(basis.rest_qpos[None], frames, axis=0), dog.name)
+    ff = detect_footfalls(dog, clip)
+    return clip, type(ff)(ff.times, np.zeros_like(ff.contact), ff.names)
+
+
+def test_soft_goals_yield_to_held_targets(dog, basis):
+    """A soft goal is met where the held targets leave room and never pulls
+    them off: the root held where it stands, a foot moves most of the way
+    (damped) to a soft goal 2 cm forward with the root in place (to 1e-6 m); with the
+    same foot also held where it stands, the hold wins exactly."""
+    clip, ff = _still_clip(dog, basis)
+    T = clip.n_frames
+    root = dog.bodies[0]
+    here = {n: np.repeat(p[None], T, axis=0) for n, p in dog.contact_positions(basis.rest_qpos).items()}
+    root_here = dog.world_points(clip.qpos, [root], np.zeros((1, 3)))[:, 0]
+    ahead = here["front_left_foot"] + [0.02, 0.0, 0.0]
+    free = np.full((T, 3), np.nan)
+    ahead_x = free.copy()
+    ahead_x[:, 0] = ahead[:, 0]
+
+    out = pin_stance_feet(dog, basis, clip, footfalls=ff, hold={root: root_here, "front_left_foot": free},
+                          soft={"front_left_foot": ahead_x}, translate=True).qpos
+    np.testing.assert_allclose(dog.world_points(out, [root], np.zeros((1, 3)))[:, 0], root_here, atol=1e-6)
+    moved = dog.contact_positions(out[-1])["front_left_foot"][0] - here["front_left_foot"][-1, 0]
+    assert 0.018 <= moved <= 0.02 + 1e-9                   # most of the way: the soft rows are damped
+
+    held_x = free.copy()
+    held_x[:, 0] = here["front_left_foot"][:, 0]
+    out = pin_stance_feet(dog, basis, clip, footfalls=ff, hold={root: root_here, "front_left_foot": held_x},
+                          soft={"front_left_foot": ahead_x}, translate=True).qpos
+    np.testing.assert_allclose(dog.contact_positions(out[-1])["front_left_foot"][0], here["front_left_foot"][-1, 0],
+                               atol=1e-6)
+
+
+def test_soft_goal_errors(dog, basis):
+    clip, ff = _still_clip(dog, basis)
+    goal = np.zeros((clip.n_frames, 3))
+    with pytest.raises(GaitforgeError, match=r"^pin_stance_feet: soft goals need a held target of the same name, "
+                                             r"not \['front_left_foot'\]$"):
+        pin_stance_feet(dog, basis, clip, footfalls=ff, soft={"front_left_foot": goal})
+    with pytest.raises(GaitforgeError, match=r"^pin_stance_feet: soft goal 'front_left_foot' needs a \(3, 3\) array$"):
+        pin_stance_feet(dog, basis, clip, footfalls=ff, hold={"front_left_foot": goal},
+                        soft={"front_left_foot": goal[:2]})

@@ -48,6 +48,7 @@ HOLD_MAX_ITER = 15    # and a frame whose targets conflict stops at its least-sq
 NORM_GAIN = 1e-9     # settle: with the targets met, a step must lower Σ w c² by this share to be taken
 MISS_GAIN = 1e-3     # settle: with the targets missed, a step must lower the largest miss by this share
 LM_START = 1e-3      # settle: first Levenberg–Marquardt damping, as a share of the mean curvature tr(BᵀB)/k
+SOFT_DAMPING = 1e-4  # damped least squares of the soft goals in the null space of the hard ones (coordinate units)
 LM_TRIES = 6         # settle: damping raised tenfold at most this many times
 RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
 _SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
@@ -115,6 +116,18 @@ def modal_columns(basis, modes: int | None = None, rigid: bool = False,
         if not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise GaitforgeError("weights must be positive finite numbers")
     return phi, w
+
+
+def root_translation_columns(character) -> np.ndarray:
+    """(nv, 3) unit translations of a free root along world x, y, z (MuJoCo's
+    free-joint velocity starts with the world-frame linear velocity); (nv,
+    0) for a creature whose root is not free."""
+    m = character.model
+    if m.njnt == 0 or m.jnt_type[0] != mujoco.mjtJoint.mjJNT_FREE:
+        return np.zeros((m.nv, 0))
+    out = np.zeros((m.nv, 3))
+    out[int(m.jnt_dofadr[0]) + np.arange(3), np.arange(3)] = 1.0
+    return out
 
 
 def _right_jacobians(v: np.ndarray) -> np.ndarray:
@@ -376,13 +389,44 @@ def _solve(prob: _Problem, goal: np.ndarray, q0: np.ndarray, w: np.ndarray, c: n
         moved = alpha * step
         if settle and err <= tol and err_new <= tol \
                 and not np.sum(w * (c + moved) ** 2) < np.sum(w * c * c) * (1.0 - NORM_GAIN):
-            return ModalIK(q, c, float(err), it, True)
+            return ModalIK(q, c, float(err), it, bool(err <= tol))
         c = c + moved
         (q, x, A), err = trial, err_new
         settled = _settled(moved, c, step_tol)
         if err <= tol and settled:
-            return ModalIK(q, c, float(err), it, True)
+            return ModalIK(q, c, float(err), it, bool(err <= tol))
     return ModalIK(q, c, float(err), max_iter, bool(err <= tol))
+
+
+def _solve_soft(prob: _Problem, goal: np.ndarray, soft: np.ndarray, q0: np.ndarray, w: np.ndarray, c: np.ndarray, *,
+                tol: float, max_iter: int, step_tol: float, damping: float = SOFT_DAMPING) -> ModalIK:
+    """Gauss–Newton with two priorities: the rows of ``goal`` as in :func:`_solve`
+    (least weighted norm, least squares where they conflict), then the rows of
+    ``soft`` (3F,) met as well as the null space of the first allows (damped
+    least squares there): a soft goal never pulls a hard one off."""
+    hard, want = np.isfinite(goal), np.isfinite(soft)
+    scale = 1.0 / np.sqrt(w)
+    err = math.inf
+    q, x, A = prob.evaluate(q0, c)
+    for it in range(1, max_iter + 1):
+        xf = x.reshape(-1)
+        B1 = A[hard] * scale
+        r1 = (goal - xf)[hard] + A[hard] @ c
+        P1 = np.linalg.pinv(B1, rcond=1e-10)
+        y = P1 @ r1
+        if want.any():
+            N = np.eye(len(c)) - P1 @ B1
+            B2 = A[want] * scale @ N
+            r2 = (soft - xf)[want] + A[want] @ c - (A[want] * scale) @ y
+            z = np.linalg.solve(B2.T @ B2 + damping * np.eye(len(c)), B2.T @ r2)
+            y = y + N @ z
+        moved = scale * y - c
+        c = c + moved
+        q, x, A = prob.evaluate(q0, c)
+        err = _largest_miss(goal, x.reshape(-1), np.flatnonzero(hard))
+        if _settled(moved, c, step_tol):
+            break
+    return ModalIK(q, c, float(err), it, bool(err <= tol))
 
 
 def solve_modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=None,
@@ -418,7 +462,8 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
                     modes: int | None = None, tol: float = 1e-6,
-                    hold: Mapping[str, np.ndarray] | None = None) -> MotionClip:
+                    hold: Mapping[str, np.ndarray] | None = None, translate: bool = False,
+                    soft: Mapping[str, np.ndarray] | None = None) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -432,8 +477,14 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     (T, 3) [m] in each frame, held where finite (NaN: that axis is free),
     whether the foot is down or not (``synthesize`` holds the feet's
     heights and the root where the grounding's smoothing moved the body:
-    the legs make up for it). Returns a new clip; frames with nothing to
-    hold are unchanged.
+    the legs make up for it). translate: the IK may also translate the
+    whole body (:func:`root_translation_columns`, weighted as nearly free):
+    the cheap way to move :data:`CENTRE_OF_MASS`, which the elastic modes,
+    momentum-free, leave in place to first order. soft: name (of ``hold``)
+    → (T, 3) [m] goals of lower priority, NaN where none: met as well as
+    the null space of the held targets and feet down allows (damped least
+    squares there), so a soft goal never pulls a held one off. Returns a
+    new clip; frames with nothing to hold are unchanged.
     """
     clip.check_character(character)
     feet = feet_of(character)
@@ -447,9 +498,23 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
         if X.shape != (clip.n_frames, 3 * len(held)):
             raise GaitforgeError(f"pin_stance_feet: each held target needs a ({clip.n_frames}, 3) array of positions")
     phi, w = modal_columns(basis, modes)
+    if translate:
+        move = root_translation_columns(character)
+        phi, w = np.hstack([phi, move]), np.r_[w, np.full(move.shape[1], RIGID_WEIGHT * w.min())]
     # the feet's own tracked points (the metrics' convention), not target_points'
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
                     + target_points(character, list(held)))
+    S = None
+    if soft:
+        if set(soft) - set(held):
+            raise GaitforgeError(f"pin_stance_feet: soft goals need a held target of the same name, "
+                                 f"not {sorted(set(soft) - set(held))}")
+        S = np.full((clip.n_frames, 3 * (len(feet) + len(held))), np.nan)
+        for j, n in enumerate(held):
+            if n in soft:
+                if np.shape(soft[n]) != (clip.n_frames, 3):
+                    raise GaitforgeError(f"pin_stance_feet: soft goal {n!r} needs a ({clip.n_frames}, 3) array")
+                S[:, 3 * (len(feet) + j):3 * (len(feet) + j + 1)] = soft[n]
     F, C = len(feet), ff.contact
     out = np.array(clip.qpos)
     anchor = np.full((F, 3), np.nan)    # z stays NaN: heights are free
@@ -457,7 +522,11 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     for t in range(clip.n_frames):
         goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
         goal = np.r_[goal, X[t]]
-        if np.isfinite(goal).any():
+        if S is not None and np.isfinite(S[t]).any() and np.isfinite(goal).any():
+            res = _solve_soft(prob, goal, S[t], clip.qpos[t], w, coords, tol=tol, max_iter=HOLD_MAX_ITER,
+                              step_tol=HOLD_STEP_TOL)
+            out[t], coords = res.qpos, res.coords
+        elif np.isfinite(goal).any():
             res = _solve(prob, goal, clip.qpos[t], w, coords, tol=tol, max_iter=HOLD_MAX_ITER if held else 50,
                          damping=0.0, step_tol=HOLD_STEP_TOL if held else PIN_STEP_TOL)
             out[t], coords = res.qpos, res.coords

@@ -180,12 +180,12 @@ def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 6
 
 
 def synthesize_at_speed(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
-                        pinned: bool = True):
+                        pinned: bool = True, paired: bool | None = None):
     """The clip ``animate`` shows for a recipe of :func:`suggest_at_speed`:
     walks planted (:func:`planted`), other gaits grounded with their stance
-    feet pinned (``pinned``)."""
+    feet pinned (``pinned``; ``paired``: as :func:`~gaitforge.motion.synthesis.synthesize`)."""
     from gaitforge.motion.synthesis import synthesize
 
     if not recipe.flight and pinned:
         return planted(character, basis, recipe, seconds, fps)
-    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned)
+    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, paired=paired)

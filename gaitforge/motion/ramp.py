@@ -239,7 +239,9 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         inside = np.array([x == g for x in gaits], float)
         key = float(np.exp(np.mean(np.log(fr[inside > 0][[0, -1]]))))
         key = round(key, 4)
-        recipe = suggest_at_speed(character, g, basis, froude=key, pinned=plant)[0]
+        # scaled and checked under the plain holding: the ramp grounds and holds its clip its own way
+        # (below), and its blends and speed passes were measured with those recipes
+        recipe = suggest_at_speed(character, g, basis, froude=key, pinned=plant, paired=False)[0]
         scale = lam / (STRIDE_A * key ** STRIDE_B * h)
         parts.append((_fade(inside, psi) * scale, _coords(recipe, basis, psi)))
     lay = layout(character)

@@ -50,9 +50,11 @@ from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.footfall_check import clip_error
+from gaitforge.motion.grounding import STANCE_FORCE
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
 from gaitforge.motion.mode_selection import fit_recipe, pool_size
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.motion.synthesis import PAIRED_GAITS
 from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
                                      TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
@@ -74,6 +76,7 @@ FIRST_ROTATION = math.radians(30)   # the first amplitude tried: this peak joint
 MAX_ROTATION = math.radians(100)    # amplitudes are never scaled beyond this peak joint rotation
 SAMPLES = 40            # frames per stride of the speed measurements
 ERROR_MARGIN = 1e-3     # a later candidate replaces the best only if its error is lower by this
+FORCE_WEIGHT = 0.02     # error per body weight of stance force above 0.9 × STANCE_FORCE
 QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (another gait class) are not pinned
 
 
@@ -114,15 +117,17 @@ def _contact_tol(character) -> float:
     return tol
 
 
-def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int = 2) -> float:
+def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int = 2,
+                   paired: bool | None = None) -> float:
     """Forward speed [m/s] of the grounded clip (stance feet not pinned):
     root travel along +x over exactly ``strides`` periods 1/f, sampled at
-    :data:`SAMPLES` frames per stride."""
+    :data:`SAMPLES` frames per stride (``paired``: as ``synthesize``)."""
     from gaitforge.motion.metrics import root_positions
     from gaitforge.motion.synthesis import synthesize
 
     fps = SAMPLES * f
-    clip = synthesize(character, basis, recipe, (strides * SAMPLES + 1) / fps, fps, contact_tol=_contact_tol(character))
+    clip = synthesize(character, basis, recipe, (strides * SAMPLES + 1) / fps, fps, contact_tol=_contact_tol(character),
+                      paired=paired)
     x = root_positions(character, clip.qpos[[0, -1]])[:, 0]
     return float((x[1] - x[0]) * f / strides)
 
@@ -170,9 +175,11 @@ class SpeedCheck(NamedTuple):
     """How a recipe meets a :class:`StridePlan` on the clip ``animate`` shows:
     error (0: it meets everything), speed [m/s], froude, relative stride
     length λ/h, duty factors (per foot), gait class, foot skate, limit excess
-    [rad], peak joint rotation [rad] and footfall: the gait's footfall-check
+    [rad], peak joint rotation [rad], footfall: the gait's footfall-check
     error alone (:func:`~gaitforge.motion.footfall_check.clip_error`: landing
-    phases, class, duty factors, flight)."""
+    phases, class, duty factors, flight), force: the stance force
+    (:func:`stance_force`, body weights) and paired: whether it counts (a
+    flying clip held the paired gaits' way, ``synthesis.PAIRED_GAITS``)."""
 
     error: float
     speed: float
@@ -184,17 +191,21 @@ class SpeedCheck(NamedTuple):
     limit_excess: float
     rotation: float
     footfall: float = 0.0
+    force: float = 0.0
+    paired: bool = False
 
 
 def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, *,
-                   pinned: bool = True, strides: float = 3.0) -> SpeedCheck:
+                   pinned: bool = True, strides: float = 3.0, paired: bool | None = None) -> SpeedCheck:
     """Measure ``recipe`` against ``plan`` on a grounded clip of ``strides``
-    strides at 60 frames/s (``pinned``: stance feet pinned) — see the module
+    strides at 60 frames/s (``pinned``: stance feet pinned; ``paired``: as
+    ``synthesize``, and then the stance force counts) — see the module
     docstring for what counts."""
     from gaitforge.motion.footfall import detect_footfalls
     from gaitforge.motion.metrics import classify_gait, gait_metrics
 
-    clip = synthesize_at_speed(character, basis, recipe, strides / plan.frequency, 60.0, pinned=pinned)
+    clip = synthesize_at_speed(character, basis, recipe, strides / plan.frequency, 60.0, pinned=pinned,
+                               paired=paired)
     lim = limit_excess(character, basis, recipe)
     rot = gfe.peak_rotation(character, basis, recipe.terms)
     try:
@@ -207,15 +218,37 @@ def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind:
     err += max(0.0, abs(m.speed / plan.speed - 1.0) - 0.8 * SPEED_TOL)
     err += max(0.0, abs(m.relative_stride_length / want_rel - 1.0) - 0.8 * STRIDE_TOL)
     err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
+    force = stance_force(character, clip)
+    paired = recipe.name in PAIRED_GAITS if paired is None else bool(paired)
+    if paired and recipe.flight:  # a holding that keeps the force bounded: it counts
+        err += FORCE_WEIGHT * max(0.0, force - 0.9 * STANCE_FORCE)
     return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
-                      skate, lim, rot, footfall)
+                      skate, lim, rot, footfall, force, paired and recipe.flight)
+
+
+def stance_force(character, clip) -> float:
+    """The largest ground reaction per body weight, |a + g ẑ| / g, that the
+    centre of mass's path in ``clip`` implies outside flight (a the
+    frame-to-frame velocity change; frames whose acceleration is taken
+    wholly in flight are left out: there it is gravity's)."""
+    from gaitforge.motion.grounding import GRAVITY, centres_of_mass, lowest_heights
+
+    c = centres_of_mass(character, clip.qpos)
+    if len(c) < 3:
+        return 0.0
+    air = lowest_heights(character, clip.qpos) > 1e-9
+    fly = air[:-2] & air[1:-1] & air[2:]
+    a = np.diff(c, 2, axis=0) * clip.fps ** 2 + [0.0, 0.0, GRAVITY]
+    f = np.linalg.norm(a, axis=1) / GRAVITY
+    return float(f[~fly].max()) if (~fly).any() else 0.0
 
 
 def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
     """What ``check`` misses of the issue's targets for ``plan`` (empty: it
     meets them all): "speed" (not within :data:`SPEED_TOL`), "λ/h" (not
     within :data:`STRIDE_TOL` of 2.3·Fr^0.3), "class …" (another gait
-    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "duty" (a
+    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "force" (a
+    paired gait's stance force above 4 g), "duty" (a
     walk's duty factor at most 0.5, another gait's at least 0.5). Unlike
     ``check.error`` it has no safety margins: a landing phase just outside
     the suggestion's own stricter tolerance is no miss."""
@@ -230,19 +263,22 @@ def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
         out.append("skate")
     if check.limit_excess > 0:
         out.append("joint limit")
+    if check.paired and not check.force <= STANCE_FORCE:
+        out.append("force")
     duty = list(check.duty.values())
     if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
         out.append("duty")
     return out
 
 
-def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float) -> float:
+def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float,
+                     paired: bool | None = None) -> float:
     """The scale σ of ``shape`` at which the grounded clip moves at
     ``plan.speed``: :data:`STEPS` proportional steps from ``sigma``, never
     past :data:`MAX_ROTATION` of peak joint rotation."""
     cap = MAX_ROTATION / gfe.peak_rotation(character, basis, shape.terms)
     for _ in range(STEPS):
-        v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency)
+        v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency, paired=paired)
         if not v > 0.05 * plan.speed:  # backwards or on the spot: more amplitude will not help much
             return min(sigma * 2.0, cap)
         step = min(sigma * plan.speed / v, cap)
@@ -265,7 +301,8 @@ def _off_speed(check: SpeedCheck, plan: StridePlan) -> bool:
 HARMONICS = 5           # harmonics of a walk's foot profile (a flat stance needs more than Kry09's 3)
 
 
-def _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap) -> GaitRecipe:
+def _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap,
+               paired: bool | None = None) -> GaitRecipe:
     """One recipe for the plan: fit, scale to the speed, refit with the
     height residual (:data:`CORRECTIONS` times), scale again."""
     h, f = plan.hip_height, plan.frequency
@@ -273,17 +310,18 @@ def _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, l
     shape = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, None, bounce, snap,
                        harmonics=HARMONICS)
     sigma = _solve_amplitude(character, basis, shape, plan,
-                             FIRST_ROTATION / gfe.peak_rotation(character, basis, shape.terms))
+                             FIRST_ROTATION / gfe.peak_rotation(character, basis, shape.terms), paired)
     for _ in range(CORRECTIONS):
         shift = height_residual(character, basis, scaled(shape, sigma), feats, HARMONICS) / sigma
         shape = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, None, bounce, snap,
                            z_shift=shift, harmonics=HARMONICS)
-        sigma = _solve_amplitude(character, basis, shape, plan, sigma)
+        sigma = _solve_amplitude(character, basis, shape, plan, sigma, paired)
     return scaled(shape, sigma)
 
 
 def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = None, froude: float | None = None,
-                     pinned: bool = True, strict: bool = False) -> tuple[GaitRecipe, StridePlan, SpeedCheck]:
+                     pinned: bool = True, strict: bool = False,
+                     paired: bool | None = None) -> tuple[GaitRecipe, StridePlan, SpeedCheck]:
     """A recipe for ``gait`` at ``speed`` V [m/s] or Froude number ``froude``
     (neither: the gait's :data:`DEFAULT_FROUDE`), its :class:`StridePlan`
     and its :class:`SpeedCheck` (module docstring).
@@ -300,6 +338,10 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     of the closest. No choice depends on the signs of the modes or on
     last-bit differences. If none meets everything a warning names what the
     closest misses; ``strict`` raises :class:`NotMetError` instead.
+    paired: the clips are grounded and held as ``synthesize(paired=)`` does
+    (None: by the gait, :data:`~gaitforge.motion.synthesis.PAIRED_GAITS`;
+    a speed ramp, which grounds and holds its clip its own way, asks for
+    False).
     """
     gait = _speed_gait(match(gait, DEFAULT_FROUDE) or gait)
     kind = check_gait(character, gait)
@@ -315,14 +357,14 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
         options = [(round(plan.duty, 3), 0.0)]
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
     for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
-        recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap)
+        recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap, paired)
         # pinning costs: only for candidates close already on the unpinned clip (walks are always planted:
         # unplanted, their stance ripple fails the check whatever the recipe, so they skip that check)
         walk = pinned and not recipe.flight
-        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk)
+        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk, paired=paired)
         if pinned and (walk or check.error < QUICK_REJECT):
             if not walk:
-                check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True)
+                check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True, paired=paired)
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
                 if not (check.error > 0 and check.speed > 0 and _off_speed(check, plan)):
                     break
@@ -333,14 +375,14 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                 if abs(step - 1.0) <= 1e-9:  # at the rotation cap already: the same recipe (to the last bits)
                     break
                 again = scaled(recipe, step)
-                second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
+                second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, paired=paired)
                 if not second.error < check.error - ERROR_MARGIN and second.speed > 0 \
                         and (second.speed - plan.speed) * (check.speed - plan.speed) < 0:
                     # past the speed (a planted clip speeds up faster than its amplitude): a secant
                     # step between the two
                     step = 1.0 + (step - 1.0) * (plan.speed - check.speed) / (second.speed - check.speed)
                     again = scaled(recipe, step)
-                    second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True)
+                    second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, paired=paired)
                 if not second.error < check.error - ERROR_MARGIN:
                     break
                 recipe, check = again, second
