@@ -10,7 +10,10 @@ left, rear right):
   overlap (§3.3.1);
 - trot / walking trot: diagonal pairs half a cycle apart; short swings when
   slow, longer when fast (§3.4);
-- pace (dog): lateral pairs half a cycle apart.
+- pace (dog): lateral pairs half a cycle apart;
+- canter (dog, right lead): three beats a third of a cycle apart — the
+  hind left, then the diagonal pair (hind right, fore left) together, then
+  the leading fore right.
 
 A trot or a pace stands on two feet at a time, on a line: the feet cannot
 turn the body about it (``support`` module), so the dog's roll is held by
@@ -34,6 +37,7 @@ LATERAL = (0.25, 0.75, 0.0, 0.5)
 DIAGONAL = (0.75, 0.25, 0.0, 0.5)
 TROT = (0.5, 0.0, 0.0, 0.5)
 PACE = (0.5, 0.0, 0.5, 0.0)
+CANTER = (1 / 3, 2 / 3, 0.0, 1 / 3)
 
 GORILLA = {
     "stand": standing(),
@@ -57,4 +61,12 @@ DOG = {
                  stride_knots=((1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3))),
     "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.5, 0.35), speeds=(0.4, 2.0),
                  lift_height=(0.07, 0.07), stance_kp=((0.0, 0.15),)),
+    # Between its beats the canter stands on one foot (the hind left before the
+    # pair lands, the fore right before the hind left): nothing then holds the
+    # trunk's roll but the stance hip's servo and the next foothold. Lowering
+    # both leg frames 3 cm (the body falls off a foot as e^(ωt), ω = √(g/h))
+    # turned starts that fell about one in three into a steady cycle; quick
+    # 0.3 s strides keep the one-foot moments short (catalog.SPEED_RANGES).
+    "canter": Gait("canter", graph(CANTER, 0.45), graph(CANTER, 0.45), period=(0.3, 0.3), speeds=(0.4, 2.0),
+                   heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.2),)),
 }
