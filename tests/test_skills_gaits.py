@@ -3,7 +3,8 @@ simulates 60 s (the controllers' standard), must not fall, must hold its
 commanded speed within 10 %, and its footfalls — read from the simulated
 poses and analysed by the package's gait metrics — must be the gait it
 claims (a DS walk: a four-beat walk in diagonal sequence; a trot: diagonal
-pairs; a canter: three beats, one diagonal pair together)."""
+pairs; a canter: three beats, one diagonal pair together; a gallop: four
+beats, each pair's feet in quick succession, with flight)."""
 from __future__ import annotations
 
 import math
@@ -79,6 +80,12 @@ def _assert_dog_gait(character, rollout, gait, speed):
         phase = {(m.limbs[n], m.sides[n]): m.phase[n] for n in m.feet}
         assert c.beats == 3
         assert max(phase["rear", "right"], phase["front", "left"]) < phase["front", "right"]
+    elif gait == "gallop":
+        # Transverse: hind left, hind right, fore left, fore right, with flight.
+        m = c.metrics
+        phase = {(m.limbs[n], m.sides[n]): m.phase[n] for n in m.feet}
+        assert c.beats == 4 and m.flight_fraction > 0
+        assert phase["rear", "right"] < phase["front", "left"] < phase["front", "right"]
     else:
         assert c.beats == 2  # the pairs land together
 
@@ -97,7 +104,7 @@ def test_dog_fast_trot_roll_stays_bounded():
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("end", [0, 1])
-@pytest.mark.parametrize("gait", ["walk", "trot", "pace", "canter"])
+@pytest.mark.parametrize("gait", ["walk", "trot", "pace", "canter", "gallop"])
 def test_dog_holds_both_ends_of_each_speed_range_from_perturbed_starts(gait, end, seed):
     """The ends of the stated range are not lucky runs: the start pose moved
     by 1e-6 rad per joint (seed 0: unmoved) still holds 60 s."""
