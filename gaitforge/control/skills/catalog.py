@@ -40,10 +40,10 @@ SPEED_RANGES = {
     # held 12 of 12 at every 0.1 m/s from 0.1 to 1.2 m/s (within 4 % of the command); 1.4
     # held 2 of 5 (stopped after three falls), 1.6 none of 3 (before, at the trot's heights and
     # 0.15, it held 0.6 m/s from 11 of 12 and was offered there only). The canter
-    # held 12 of 12 at 0.3, 0.4, 0.5, 0.6, 0.8, 1.0 and 1.1 m/s, its footfalls a canter each time
+    # held 12 of 12 at every 0.1 m/s from 0.3 to 1.1 m/s, its footfalls a canter each time
     # (0.3 m/s 8 % fast, 1.1 m/s 7.6 % slow); beyond, 0.2 m/s ran 20 % fast, 1.2 held 10 of 12 (one
     # fell at 36 s, one read as a gallop: flight, both pairs split by at most 0.3 cycle). The
-    # gallop held 12 of 12 at 1.3 and 1.4 m/s, a gallop each time (flight 3-4.5 % of the stride;
+    # gallop held 12 of 12 at 1.3, 1.35 and 1.4 m/s, a gallop each time (rest-pose start: flight 3-4.5 %;
     # 2.9-6.9 % slow); 1.2 m/s 9 of 12 (one fell at 20 s, two read as unknown), 1.5 m/s fell in
     # each of 3 starts (at 37-50 s).
     "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.7), "trot": (0.6, 1.4), "pace": (0.1, 1.2),
