@@ -43,11 +43,12 @@ SPEED_RANGES = {
     # held 12 of 12 at every 0.1 m/s from 0.3 to 1.1 m/s, its footfalls a canter each time
     # (0.3 m/s 8 % fast, 1.1 m/s 7.6 % slow); beyond, 0.2 m/s ran 20 % fast, 1.2 held 10 of 12 (one
     # fell at 36 s, one read as a gallop: flight, both pairs split by at most 0.3 cycle). The
-    # gallop held 12 of 12 at 1.3, 1.35 and 1.4 m/s, a gallop each time (rest-pose start: flight 3-4.5 %;
-    # 2.9-6.9 % slow); 1.2 m/s 9 of 12 (one fell at 20 s, two read as unknown), 1.5 m/s fell in
-    # each of 3 starts (at 37-50 s).
+    # gallop held 12 of 12 at every 0.05 m/s from 1.3 to 1.5 m/s, a gallop each time (rest-pose
+    # starts airborne 2.8 % of the stride at 1.3, 8.5 % at 1.5 m/s; up to 9.2 % slow, at 1.4); 1.6 m/s
+    # fell in each of 3 starts. With 0.3 s strides throughout, 1.3-1.4 held 12 of 12, 1.2 9 of 12
+    # (one fell at 20 s, two read as unknown) and 1.5 fell in each of 3 starts (at 37-50 s).
     "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.7), "trot": (0.6, 1.4), "pace": (0.1, 1.2),
-            "canter": (0.3, 1.1), "gallop": (1.3, 1.4)},
+            "canter": (0.3, 1.1), "gallop": (1.3, 1.5)},
 }
 
 # m/s²: how fast a new speed command is followed. The dog at 0.5 m/s² fell in its first

@@ -83,6 +83,6 @@ DOG = {
     # two that held 40 s ran 13-16 % slow; starting as a canter (the slow
     # graph) and blending into the gallop's as the commanded speed ramps up,
     # it gallops (four beats, a little flight) where catalog.SPEED_RANGES says.
-    "gallop": Gait("gallop", graph(CANTER, 0.45), graph(GALLOP, 0.5), period=(0.3, 0.3), speeds=(0.8, 1.8),
+    "gallop": Gait("gallop", graph(CANTER, 0.45), graph(GALLOP, 0.5), period=(0.3, 0.28), speeds=(0.8, 1.8),
                    heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.15),)),
 }
