@@ -115,7 +115,7 @@ def metrics(clip: MotionClip, character: Character | None = None) -> GaitMetrics
 
 def gait_class(clip: MotionClip, character: Character | None = None) -> str:
     """What the footfalls make of ``clip``: walk, trot, pace, bound, gallop,
-    run, hop or unknown."""
+    canter, pronk, run, hop or unknown."""
     from gaitforge.motion.metrics import classify_gait
     return classify_gait(metrics(clip, character))
 

@@ -123,6 +123,33 @@ def test_gallop(quad):
     assert m.froude == pytest.approx(9.0 / (G * H), rel=1e-6)  # ≈ 2.8: a fast gait for a 0.33 m hip
 
 
+def test_canter(quad):
+    # Right-lead canter: hind left, then the diagonal pair (hind right, fore
+    # left) together, then the lead fore right, a third of a cycle apart.
+    canter = {"front_left_foot": 1 / 3, "front_right_foot": 2 / 3, "rear_left_foot": 0.0, "rear_right_foot": 1 / 3}
+    m, _, _ = measure(quad, canter, duty=0.45, freq=2.5, speed=1.0)
+    check_pattern(m, canter, duty=0.45, freq=2.5, speed=1.0, reference="rear_left_foot")
+    assert classify_gait(m) == "canter"
+    # The mirror image (left lead: the other diagonal pair together) too.
+    left = {"front_left_foot": 2 / 3, "front_right_foot": 1 / 3, "rear_left_foot": 1 / 3, "rear_right_foot": 0.0}
+    assert classify_gait(measure(quad, left, duty=0.45, freq=2.5, speed=1.0)[0]) == "canter"
+
+
+def test_canter_rule_leaves_the_other_classes_alone(quad):
+    canter = {"front_left_foot": 1 / 3, "front_right_foot": 2 / 3, "rear_left_foot": 0.0, "rear_right_foot": 1 / 3}
+    # Every duty factor above 0.5: a walk comes first.
+    assert classify_gait(measure(quad, canter, duty=0.7, freq=1.2, speed=0.5, duration=6.0)[0]) == "walk"
+    # A flying three-beat whose fore and hind pairs are each split by 0.2
+    # cycle: the gallop rule, checked first, takes it.
+    tight = {"front_left_foot": 0.2, "front_right_foot": 0.4, "rear_left_foot": 0.0, "rear_right_foot": 0.2}
+    m, _, _ = measure(quad, tight, duty=0.3, freq=2.5, speed=2.0)
+    assert m.flight_fraction > 0 and classify_gait(m) == "gallop"
+    # A trot with one diagonal pair split by 0.16 cycle: its single feet are
+    # less than 2 tol apart, so no canter.
+    sloppy = {"front_left_foot": 0.0, "front_right_foot": 0.42, "rear_left_foot": 0.58, "rear_right_foot": 0.0}
+    assert classify_gait(measure(quad, sloppy, duty=0.4, freq=2.0, speed=1.0)[0]) == "unknown"
+
+
 def test_biped_run_walk_hop(biped):
     run = {"left_foot": 0.0, "right_foot": 0.5}
     m, _, _ = measure(biped, run, duty=0.35, freq=1.5, speed=3.0)

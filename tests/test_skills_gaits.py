@@ -3,7 +3,8 @@ simulates 60 s (the controllers' standard), must not fall, must hold its
 commanded speed within 10 %, and its footfalls — read from the simulated
 poses and analysed by the package's gait metrics — must be the gait it
 claims (a DS walk: a four-beat walk in diagonal sequence; a trot: diagonal
-pairs)."""
+pairs; a canter: three beats, one diagonal pair together; a gallop: four
+beats, each pair's feet in quick succession, with flight)."""
 from __future__ import annotations
 
 import math
@@ -60,7 +61,7 @@ def test_gorilla_stands_a_minute_in_its_natural_pose():
         assert d.xpos[m.body("upper_arm_left").id][2] > d.xpos[m.body("thigh_left").id][2] + 0.3
 
 
-@pytest.mark.parametrize("gait, speed", [("walk", 0.3), ("trot", 0.8), ("trot", 1.2), ("pace", 0.6)])
+@pytest.mark.parametrize("gait, speed", [("walk", 0.3), ("trot", 0.8), ("trot", 1.2), ("pace", 0.6), ("canter", 0.8)])
 def test_dog_gaits(gait, speed):
     character, rollout = _held("dog", gait, speed)
     _assert_dog_gait(character, rollout, gait, speed)
@@ -72,6 +73,19 @@ def _assert_dog_gait(character, rollout, gait, speed):
     assert c.gait == gait
     if gait == "walk":
         assert c.sequence == "lateral" and c.beats == 4
+    elif gait == "canter":
+        # Three beats in the right lead's order: after the hind left, the
+        # diagonal pair (hind right, fore left), then the fore right.
+        m = c.metrics
+        phase = {(m.limbs[n], m.sides[n]): m.phase[n] for n in m.feet}
+        assert c.beats == 3
+        assert max(phase["rear", "right"], phase["front", "left"]) < phase["front", "right"]
+    elif gait == "gallop":
+        # Transverse: hind left, hind right, fore left, fore right, with flight.
+        m = c.metrics
+        phase = {(m.limbs[n], m.sides[n]): m.phase[n] for n in m.feet}
+        assert c.beats == 4 and m.flight_fraction > 0
+        assert phase["rear", "right"] < phase["front", "left"] < phase["front", "right"]
     else:
         assert c.beats == 2  # the pairs land together
 
@@ -90,7 +104,7 @@ def test_dog_fast_trot_roll_stays_bounded():
 
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("end", [0, 1])
-@pytest.mark.parametrize("gait", ["walk", "trot", "pace"])
+@pytest.mark.parametrize("gait", ["walk", "trot", "pace", "canter", "gallop"])
 def test_dog_holds_both_ends_of_each_speed_range_from_perturbed_starts(gait, end, seed):
     """The ends of the stated range are not lucky runs: the start pose moved
     by 1e-6 rad per joint (seed 0: unmoved) still holds 60 s."""
@@ -99,8 +113,6 @@ def test_dog_holds_both_ends_of_each_speed_range_from_perturbed_starts(gait, end
     from gaitforge.sim.runner import run
 
     speed = catalog.SPEED_RANGES["dog"][gait][end]
-    if gait == "pace" and end:
-        pytest.skip("the pace is offered at one speed")
     character = Character.from_spec(registry.build("dog"))
     if seed:
         q = character.rest_qpos.copy()

@@ -236,6 +236,16 @@ def _quadruped(m: GaitMetrics, tol: float) -> str:
     split = tol < _gap(fl, fr) <= 0.3 and tol < _gap(rl, rr) <= 0.3
     if split and _gap(_mid(fl, fr), _mid(rl, rr)) > tol and m.flight_fraction > 0:
         return "gallop"
+    # Canter: three beats. One diagonal pair lands together; the other
+    # diagonal pair's feet land singly, each more than tol from the pair and
+    # more than 2 tol apart (so that a trot with one pair a little split is
+    # no canter). Flight or not. Checked after the walk (a foot's duty factor
+    # is 0.5 or less) and the gallop (a flying canter whose fore and hind
+    # pairs are each split by at most 0.3 cycle reads as a gallop).
+    for (a, b), (c, d) in (((fl, rr), (fr, rl)), ((fr, rl), (fl, rr))):
+        mid = _mid(a, b)
+        if together(a, b) and _gap(c, d) > 2 * tol and min(_gap(c, mid), _gap(d, mid)) > tol:
+            return "canter"
     return "unknown"
 
 
@@ -263,7 +273,9 @@ def classify_gait(m: GaitMetrics, tol: float = PHASE_TOL) -> str:
     for lateral pairs), bound (front pair together, rear pair together, the
     pairs apart), walk (every duty factor above 0.5), gallop (front and rear
     pairs each split by more than tol and at most 0.3 cycle, the fore pair's
-    mean landing more than tol from the hind pair's, with flight).
+    mean landing more than tol from the hind pair's, with flight), canter
+    (not any of these: three beats, one diagonal pair together, the other
+    diagonal pair's feet more than tol from it and more than 2 tol apart).
     Two feet (left/right): hop (together), walk (half a cycle apart, double
     support: duty factors above 0.5), run (half a cycle apart with flight).
     Anything else, or missing phases: ``unknown``.
