@@ -81,10 +81,11 @@ def test_default_speeds_are_the_thesis_ones_where_the_gait_holds_them_else_its_r
     from gaitforge.sim.push import default_speeds
 
     assert default_speeds(runner_of("gorilla"), "ds_walk") == [0.1, 0.2, 0.3, 0.4, 0.5]
-    assert default_speeds(runner_of("dog"), "trot") == [0.6, 0.8, 1.0, 1.2, 1.4]
+    assert default_speeds(runner_of("dog"), "trot") == [0.4, 0.62, 0.85, 1.08, 1.3]  # 0.4–1.3: not 0.1–0.3
     assert default_speeds(runner_of("dog"), "walk") == [0.2, 0.33, 0.45, 0.57, 0.7]  # 0.2–0.7: not the thesis' 0.1
-    assert default_speeds(runner_of("dog"), "pace") == [0.6]                     # a gait of one speed
-    assert default_speeds(runner_of("gorilla"), "stand") == [0.0]
+    assert default_speeds(runner_of("dog"), "pace") == [0.1, 0.2, 0.3, 0.4, 0.5]     # 0.1–1.2 holds them all
+    assert default_speeds(runner_of("dog"), "gallop") == [1.3, 1.35, 1.4, 1.45, 1.5]
+    assert default_speeds(runner_of("gorilla"), "stand") == [0.0]                  # a gait of one speed
     lo, hi = runner_of("raibert_quadruped").speed_range("trot")
     speeds = default_speeds(runner_of("raibert_quadruped"), "trot")
     assert len(speeds) == 5 and speeds[0] == round(lo, 2) and speeds[-1] == round(hi, 2)

@@ -24,9 +24,11 @@ its stance hips' servos (``stance_kp``, the stance limbs' gains: 0.05 of
 full leaves the trunk free to roll about the line; the trot's stiffen to
 0.15 above 1 m/s, the pace's are 0.2 throughout) and by short stances
 (quicker strides at speed: the body falls off the line as e^(ωt), ω = √(g/h),
-for a stance time t). The pace and the canter carry both leg frames 3 cm
-lower than the rest pose (``Gait.heights``, legs more bent): both then held
-60 s from every perturbed start (``catalog.SPEED_RANGES``). Why was not
+for a stance time t). The trot, the pace, the canter and the gallop carry
+both leg frames 3 cm lower than the rest pose (``Gait.heights``, legs more
+bent): each then held 60 s from every perturbed start at every 0.1 m/s of
+its range (``catalog.SPEED_RANGES``; the trot at the rest pose's heights
+fell once in twelve starts at 1.2 m/s and could not start below 0.6). Why was not
 isolated: a lower mass centre alone would fall off its support sooner (ω
 grows as h shrinks), so the bent legs' longer reach for the next foothold
 and their softer landings are the likelier reason.
@@ -66,7 +68,7 @@ DOG = {
     # at 2 m/s), quicker from 1.1 m/s (on the line to 0.3 s at 2 m/s), where the
     # stance servos have stiffened.
     "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
-                 lift_height=(0.07, 0.07), stance_kp=((1.0, 0.05), (1.2, 0.15)),
+                 heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((1.0, 0.05), (1.2, 0.15)),
                  stride_knots=((1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3))),
     "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.5, 0.35), speeds=(0.4, 2.0),
                  heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.2),)),
