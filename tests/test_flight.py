@@ -282,11 +282,49 @@ def test_paired_gaits_fly_smoothly_at_speed(at_speed, kind, gait, fr):
     # peak to peak; measured 5.6 g there, 2.9–4.7 g in the other rows)
     assert reaction(clip.qpos[:, :3]).max() <= 1.5 * STANCE_FORCE
     if fr >= 2:  # slower, the plain holding stays within the bound too (the trot at Fr 0.5: 2.9 g)
-        plain = synthesize(ch, basis, dataclasses.replace(r, name="custom"), 3 / plan.frequency, FPS, pin_feet=True)
+        custom = dataclasses.replace(r, name="custom")
+        plain = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True)
         assert reaction(centres_of_mass(ch, plain.qpos)).max() > 1.2 * STANCE_FORCE
+        # asked for by name or by the option, the same clip
+        asked = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True, paired=True)
+        np.testing.assert_array_equal(asked.qpos, clip.qpos)
 
 
 def test_a_trot_spends_less_time_down_as_it_speeds_up(at_speed):
     """Duty factors fall with speed (Fr 0.5 → 2): each foot's, by 0.03 at least."""
     slow, fast = at_speed["dog", "trot", 0.5][4], at_speed["dog", "trot", 2.0][4]
     assert all(slow.duty[n] - fast.duty[n] >= 0.03 for n in slow.duty)
+
+
+def test_a_paired_gaits_stance_force_above_the_bound_is_a_miss(at_speed):
+    """misses() names "force" above 4 g only where the check held the clip
+    the paired way (SpeedCheck.paired); the plain holding's force is not
+    bounded, so there it is no miss."""
+    from gaitforge.motion.speed import misses
+
+    _, _, _, plan, check, _ = at_speed["dog", "trot", 2.0]
+    assert check.paired and misses(plan, check, "trot") == []
+    assert misses(plan, check._replace(force=STANCE_FORCE + 0.1), "trot") == ["force"]
+    assert misses(plan, check._replace(force=STANCE_FORCE + 0.1, paired=False), "trot") == []
+
+
+def test_a_flight_keeps_the_mean_stance_velocity_of_its_stride():
+    """flight_offsets with a window: the root crosses the flight at the mean
+    of the stance steps in the window (here 1 cm and 3 cm per frame
+    alternating: 2 cm), not at the step into the take-off frame, the last
+    stance frame 7 (1 cm); without a window, at that step. Stance offsets
+    outside the flight are kept."""
+    from gaitforge.motion.grounding import flight_offsets
+
+    T = 20
+    offset = np.zeros((T, 2))
+    offset[1:, 0] = np.cumsum(np.where(np.arange(1, T) % 2, 0.01, 0.03))
+    root = np.zeros((T, 2))                                   # the body itself does not move
+    runs = [(8, 10)]                                          # frames 8–10 fly
+    keep = flight_offsets(offset, root, runs)
+    mean = flight_offsets(offset, root, runs, [(1, T - 1)])           # stance steps 1–6 and 11–18
+    np.testing.assert_allclose(np.diff(keep[:, 0])[7:11], 0.01)     # steps 7→8 … 10→11
+    np.testing.assert_allclose(np.diff(mean[:, 0])[7:11], 0.02)
+    for out in (keep, mean):
+        np.testing.assert_allclose(np.diff(out[:, 0])[:7], np.diff(offset[:, 0])[:7])
+        np.testing.assert_allclose(np.diff(out[:, 0])[11:], np.diff(offset[:, 0])[11:])

@@ -307,22 +307,26 @@ def flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs, windows=None) 
     step into the take-off frame (a run without stance steps in its window
     keeps that too)."""
     move, raw = np.diff(offset, axis=0), np.diff(root_xy, axis=0)
-    runs = list(runs)
-    steps = []
-    if windows is not None:
-        T = len(offset)
-        flying = np.zeros(T, bool)
-        for a, b in runs:
-            flying[a:b + 1] = True
-        on = ~flying[1:] & ~flying[:-1]                      # steps taken wholly in stance
-        for (a, b), (lo, hi) in zip(runs, windows):
-            lo, hi = max(int(lo), 0), min(int(hi), T - 1)
-            sel = on[lo:hi]
-            steps.append((raw + move)[lo:hi][sel].mean(axis=0) if sel.any() else None)
+    runs, T = list(runs), len(offset)
+    flying = np.zeros(T, bool)
+    for a, b in runs:
+        flying[a:b + 1] = True
+    on = ~flying[1:] & ~flying[:-1]    # steps taken wholly in stance (a run's rewrite below never touches one)
     for k, (a, b) in enumerate(runs):
-        step = steps[k] if steps and steps[k] is not None else raw[a - 2] + move[a - 2]
+        step = raw[a - 2] + move[a - 2]
+        if windows is not None:
+            lo, hi = max(int(windows[k][0]), 0), min(int(windows[k][1]), T - 1)
+            if on[lo:hi].any():
+                step = (raw + move)[lo:hi][on[lo:hi]].mean(axis=0)
         move[a - 1:b + 1] = step - raw[a - 1:b + 1]
     return np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)])
+
+
+def smoothstep(s):
+    """3s² − 2s³ of s clipped to [0, 1] (scalar or array): an ease from 0 to
+    1 with zero slope at both ends."""
+    s = np.clip(s, 0.0, 1.0)
+    return s * s * (3.0 - 2.0 * s)
 
 
 def stride_window(middle: float, frames: float) -> tuple[int, int]:

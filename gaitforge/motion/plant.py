@@ -30,15 +30,12 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import _parts, feet_of, foot_positions
+from gaitforge.motion.grounding import smoothstep
 from gaitforge.motion.modal_ik import PIN_STEP_TOL, _Problem, _solve, modal_columns
 from gaitforge.motion.recipe import GaitRecipe
 
 BLEND = 0.08   # [s] the hold fades in (height) and out (all axes) over this time
 
-
-def _smooth(s: np.ndarray | float) -> np.ndarray:
-    s = np.clip(s, 0.0, 1.0)
-    return s * s * (3.0 - 2.0 * s)
 
 
 def _on_the_ground(stance: np.ndarray, low: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,12 +126,12 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
         goal = np.full((len(feet), 3), np.nan)
         for j in range(len(feet)):
             if C[t, j] and since[j] >= 0:
-                s = _smooth((since[j] + 1) / k)
+                s = smoothstep((since[j] + 1) / k)
                 goal[j] = [anchor[j, 0], anchor[j, 1], anchor[j, 2] + s * (heights[j] - anchor[j, 2])]
             elif held[t, j] and np.isfinite(anchor[j]).all():   # lifting, still on the ground: it rises first
                 goal[j] = [anchor[j, 0], anchor[j, 1], free[t, j, 2]]
             elif not C[t, j] and since[j] >= 0 and since[j] < k and np.isfinite(anchor[j]).all():
-                s = _smooth((since[j] + 1) / (k + 1))
+                s = smoothstep((since[j] + 1) / (k + 1))
                 goal[j] = [anchor[j, 0] + s * (free[t, j, 0] - anchor[j, 0]),
                            anchor[j, 1] + s * (free[t, j, 1] - anchor[j, 1]), free[t, j, 2]]
         if np.isfinite(goal).any():

@@ -78,6 +78,7 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.grounding import smoothstep
 from gaitforge.motion.speed import suggest_at_speed
 from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, stride_plan
 
@@ -328,7 +329,6 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
     from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, smooth_stance, touch_ground,
                                             translate_root)
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
-    from gaitforge.motion.plant import _smooth as _smooth_step
     from gaitforge.motion.synthesis import _true_runs as _runs
     from gaitforge.motion.synthesis import hold_targets
 
@@ -343,7 +343,7 @@ def _hold(character, basis, clip: MotionClip, down: np.ndarray, airborne: np.nda
         z = np.stack([hold[n][:, 2] for n in names], axis=1)               # (T, points of this foot)
         planted = walking & found[:, feet.index(f)]
         for a, b in _runs(planted):   # lowered onto the ground over the first RELEASE s of its stance
-            s = _smooth_step((np.arange(a, b) - a + 1) / (k + 1))
+            s = smoothstep((np.arange(a, b) - a + 1) / (k + 1))
             z[a:b] -= (s * np.nanmin(z[a:b], axis=1))[:, None]
         for i, n in enumerate(names):
             hold[n][:, 2] = z[:, i]
@@ -371,7 +371,6 @@ def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.nd
     the point's own path (smoothstep, as
     :func:`~gaitforge.motion.plant.plant_feet` does after lift-off) instead
     of letting go at once."""
-    from gaitforge.motion.plant import _smooth
     from gaitforge.motion.synthesis import _true_runs
 
     m = character.model
@@ -389,5 +388,5 @@ def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.nd
                 t = e + j
                 if t >= len(x) or held[t] or airborne[t]:
                     break
-                s = _smooth((j + 1) / (k + 1))
+                s = smoothstep((j + 1) / (k + 1))
                 x[t, :2] = last + s * (own[t, :2] - last)

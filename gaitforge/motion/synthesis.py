@@ -31,7 +31,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.grounding import centres_of_mass, foot_contacts, ground, touch_ground, translate_root
+from gaitforge.motion.grounding import centres_of_mass, foot_contacts, ground, smoothstep, touch_ground, translate_root
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
 __all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize"]
@@ -388,10 +388,10 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
             before = runs[r - 1][1] if r > 0 else 0
             after = runs[r + 1][0] if r + 1 < len(runs) else T
             a = max(start - K, (before + start) // 2)                  # landing: towards the anchor
-            w[a:start] = _ease((np.arange(a, start) - a + 1) / (start - a + 1))
+            w[a:start] = smoothstep((np.arange(a, start) - a + 1) / (start - a + 1))
             xy[a:start, k] = own[a:start, k] + w[a:start, None] * (xy[start, k] - own[a:start, k])
             b = min(stop + K, (stop + after + 1) // 2)                 # lift-off: away from it
-            w[stop:b] = _ease((np.arange(stop, b) - stop + 1) / (b - stop + 1))
+            w[stop:b] = smoothstep((np.arange(stop, b) - stop + 1) / (b - stop + 1))
             xy[stop:b, k] = xy[stop - 1, k] + w[stop:b, None] * (own[stop:b, k] - xy[stop - 1, k])
             fading[a:start, k] = fading[stop:b, k] = True
     soft = np.full_like(X, np.nan)
@@ -435,11 +435,6 @@ def _stance_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np
 
 FADE = 0.08  # [s] a paired gait's foot eases between its own path and its anchor over this (landing, lift-off)
 
-
-def _ease(s: np.ndarray) -> np.ndarray:
-    """Smoothstep of s clipped to [0, 1]."""
-    s = np.clip(s, 0.0, 1.0)
-    return s * s * (3.0 - 2.0 * s)
 
 
 def _feet_have_contacts(character) -> bool:
