@@ -308,6 +308,66 @@ def test_a_paired_gaits_stance_force_above_the_bound_is_a_miss(at_speed):
     assert misses(plan, check._replace(force=STANCE_FORCE + 0.1, paired=False), "trot") == []
 
 
+# ------------------------------------------------ the gallop, held loose
+@pytest.fixture(scope="module")
+def gallop_at_speed(dog):
+    """The dog's gallop suggested at Fr 3: (character, basis, recipe, plan, check, clip of three strides)."""
+    from gaitforge.motion.mode_selection import pool_size
+    from gaitforge.motion.speed import suggest_at_speed
+
+    ch = dog[0]
+    basis = compute_modes(ch, count=pool_size(ch))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r, plan, check = suggest_at_speed(ch, "gallop", basis, froude=3.0)
+    return ch, basis, r, plan, check, synthesize(ch, basis, r, 3 / plan.frequency, FPS, pin_feet=True)
+
+
+def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
+    """The gallop at Fr 3 (synthesis.LOOSE_GAITS: held like the paired gaits
+    but with the root loose) meets every target of the speed check with its
+    stance force counted (≤ 4 g), and its centre of mass is ballistic in
+    every flight frame (its flights last two frames: the accelerations
+    centred on them reach the take-off and touchdown frames, which the arcs
+    pass through). The same recipe under another name, held the plain way
+    or the paired way without the loose variant, breaks the force bound
+    (measured 43 g and 8.3 g)."""
+    import dataclasses
+
+    from gaitforge.motion.speed import misses
+    from gaitforge.motion.synthesis import LOOSE_GAITS, SMOOTH_GAITS
+
+    assert "gallop" in LOOSE_GAITS and "gallop" in SMOOTH_GAITS
+    ch, basis, r, plan, check, clip = gallop_at_speed
+    assert check.paired and check.gait_class == "gallop"
+    assert misses(plan, check, "gallop") == []
+    com = centres_of_mass(ch, clip.qpos)
+    assert reaction(com).max() <= STANCE_FORCE
+    air = lowest_heights(ch, clip.qpos) > 1e-9
+    assert air.sum() >= 3                                     # it flies, once a stride
+    fly = air[1:-1]                                           # accelerations centred on flight frames
+    # they reach the take-off and touchdown frames, stance frames the IK meets to its
+    # tolerance (~1e-9 m, i.e. ~4e-6 m/s² here; measured 7e-6 m/s² horizontally)
+    np.testing.assert_allclose(accelerations(com)[fly], np.broadcast_to(-G, (int(fly.sum()), 3)), atol=1e-4)
+    custom = dataclasses.replace(r, name="custom")
+    plain = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True)
+    assert reaction(centres_of_mass(ch, plain.qpos)).max() > 1.2 * STANCE_FORCE
+    paired = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True, paired=True)
+    assert reaction(centres_of_mass(ch, paired.qpos)).max() > STANCE_FORCE
+
+
+def test_the_loose_holding_moves_more_modes_of_the_same_analysis(dog):
+    """synthesis.holding_basis: LOOSE_MODES elastic modes whose leading ones
+    are the recipe basis' own (built once per basis); a basis as large is used as it is."""
+    from gaitforge.motion.synthesis import LOOSE_MODES, holding_basis
+
+    ch, basis = dog
+    held = holding_basis(ch, basis)
+    assert held.count == LOOSE_MODES and holding_basis(ch, basis) is held
+    np.testing.assert_allclose(held.shapes[:, :basis.count], basis.shapes, atol=1e-12)
+    assert holding_basis(ch, held) is held
+
+
 def test_a_flight_keeps_the_mean_stance_velocity_of_its_stride():
     """flight_offsets with a window: the root crosses the flight at the mean
     of the stance steps in the window (here 1 cm and 3 cm per frame

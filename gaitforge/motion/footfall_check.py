@@ -34,9 +34,9 @@ def recipe_class(character, basis, recipe: GaitRecipe, strides: float = 4.0) -> 
 
 
 def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, strides: float = 4.0,
-                   pin: bool = False) -> float:
+                   pin: bool = False, paired: bool | None = None) -> float:
     """How far a grounded clip of ``recipe`` (``strides`` strides at 60
-    frames/s; ``pin``: stance feet pinned) is from ``gait`` of a ``kind``
+    frames/s; ``pin``: stance feet pinned; ``paired``: as ``synthesize``) is from ``gait`` of a ``kind``
     creature: the largest error of a
     foot's landing phase [cycles] beyond 0.7·PHASE_TOL (a margin inside the
     classifier's tolerance), 0.5 if ``classify_gait`` names another gait
@@ -54,7 +54,7 @@ def footfall_error(character, basis, recipe: GaitRecipe, kind: str, gait: str, s
     from gaitforge.motion.synthesis import synthesize
 
     f = min(t.frequency for t in recipe.terms)
-    clip = synthesize(character, basis, recipe, strides / f, 60.0, pin_feet=pin)
+    clip = synthesize(character, basis, recipe, strides / f, 60.0, pin_feet=pin, paired=paired)
     try:
         m = gait_metrics(character, clip, detect_footfalls(character, clip))
     except GaitforgeError:

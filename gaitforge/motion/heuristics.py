@@ -94,7 +94,7 @@ ERROR_MARGIN = 1e-3             # a candidate replaces the best so far only if i
 
 
 def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pinned: bool = False,
-            strict: bool = False) -> GaitRecipe:
+            strict: bool = False, paired: bool | None = None) -> GaitRecipe:
     """A :class:`GaitRecipe` for ``gait`` on ``character`` (module docstring).
 
     basis: the :class:`ModalBasis` to choose from (default: the lowest
@@ -116,7 +116,11 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     by modal IK (``synthesize(pin_feet=True)``, what ``animate`` shows), which
     can move a footfall. When no candidate meets the gait, the closest is
     returned with a warning that names what its footfalls make of it;
-    ``strict`` raises :class:`NotMetError` instead. Gaits: :data:`GAITS`.
+    ``strict`` raises :class:`NotMetError` instead. paired: the clips
+    checked are grounded and held as ``synthesize(paired=)`` does (None: by
+    the gait's name, :data:`~gaitforge.motion.synthesis.SMOOTH_GAITS`; a
+    recipe renamed before it is shown, a preset's, asks for the holding its
+    new name gets). Gaits: :data:`GAITS`.
     Raises :class:`GaitforgeError` for an unknown gait,
     one the creature's kind has no pattern for, or missing foot or knee labels.
     """
@@ -132,9 +136,9 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     for beta, bounce, (swing, lift), snap in itertools.product(DUTY.get(gait, (0.5,)), BOUNCE.get(gait, (0.0,)),
                                                               SIZES, (False, True)):
         recipe = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation, bounce, snap)
-        err = footfall_error(character, basis, recipe, kind, gait)
+        err = footfall_error(character, basis, recipe, kind, gait, paired=paired)
         if err == 0.0 and pinned:
-            err = footfall_error(character, basis, recipe, kind, gait, pin=True)
+            err = footfall_error(character, basis, recipe, kind, gait, pin=True, paired=paired)
         # A later candidate must be better by a margin: a difference in the
         # last bits never changes the choice, and once one meets the gait
         # (error 0) none can beat it.

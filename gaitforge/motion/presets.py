@@ -28,6 +28,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import UnknownNameError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import ANTISYMMETRIC, describe_modes
+from gaitforge.motion.synthesis import SMOOTH_GAITS
 from gaitforge.motion import gait_features, heuristics
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
@@ -130,8 +131,9 @@ def build(name: str, char: Character | None = None, modal_basis=None, *, pinned:
     p = get(name)
     char = char or character(p)
     modal_basis = modal_basis or basis(p, char)
+    # checked as it will be shown: under the preset's name, which no smooth holding goes by
     recipe = heuristics.suggest(char, p.gait, modal_basis, rotation=p.rotation, pinned=pinned,
-                                strict=strict)
+                                strict=strict, paired=p.name in SMOOTH_GAITS)
     terms = recipe.terms
     if p.offset:
         terms += (weight_shift_offset(char, modal_basis, tuple(t.mode for t in terms)),)

@@ -54,7 +54,7 @@ from gaitforge.motion.grounding import STANCE_FORCE
 from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
 from gaitforge.motion.mode_selection import fit_recipe, pool_size
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
-from gaitforge.motion.synthesis import PAIRED_GAITS
+from gaitforge.motion.synthesis import SMOOTH_GAITS
 from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
                                      TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
@@ -179,7 +179,8 @@ class SpeedCheck(NamedTuple):
     error alone (:func:`~gaitforge.motion.footfall_check.clip_error`: landing
     phases, class, duty factors, flight), force: the stance force
     (:func:`stance_force`, body weights) and paired: whether it counts (a
-    flying clip held the paired gaits' way, ``synthesis.PAIRED_GAITS``)."""
+    flying clip held the smooth way, ``synthesis.SMOOTH_GAITS``: the paired
+    gaits and the gallop)."""
 
     error: float
     speed: float
@@ -219,11 +220,16 @@ def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind:
     err += max(0.0, abs(m.relative_stride_length / want_rel - 1.0) - 0.8 * STRIDE_TOL)
     err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
     force = stance_force(character, clip)
-    paired = recipe.name in PAIRED_GAITS if paired is None else bool(paired)
+    paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
     if paired and recipe.flight:  # a holding that keeps the force bounded: it counts
-        err += FORCE_WEIGHT * max(0.0, force - 0.9 * STANCE_FORCE)
+        err += _force_error(force)
     return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
                       skate, lim, rot, footfall, force, paired and recipe.flight)
+
+
+def _force_error(force: float) -> float:
+    """What a stance force [body weights] adds to a check's error (:data:`FORCE_WEIGHT`)."""
+    return FORCE_WEIGHT * max(0.0, force - 0.9 * STANCE_FORCE)
 
 
 def stance_force(character, clip) -> float:
@@ -335,11 +341,13 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     (:func:`check_at_speed` on the unpinned clip, then, unless that is
     another gait class already, ``pinned`` as ``animate`` shows them) and
     compared with a margin: the first that meets everything, else the first
-    of the closest. No choice depends on the signs of the modes or on
+    of the closest. (The quick check on the unpinned clip leaves its stance
+    force out: nothing holds that clip, and a gallop's reaches 40–240 g
+    there whatever the holding makes of it.) No choice depends on the signs of the modes or on
     last-bit differences. If none meets everything a warning names what the
     closest misses; ``strict`` raises :class:`NotMetError` instead.
     paired: the clips are grounded and held as ``synthesize(paired=)`` does
-    (None: by the gait, :data:`~gaitforge.motion.synthesis.PAIRED_GAITS`;
+    (None: by the gait, :data:`~gaitforge.motion.synthesis.SMOOTH_GAITS`;
     a speed ramp, which grounds and holds its clip its own way, asks for
     False).
     """
@@ -362,7 +370,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
         # unplanted, their stance ripple fails the check whatever the recipe, so they skip that check)
         walk = pinned and not recipe.flight
         check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk, paired=paired)
-        if pinned and (walk or check.error < QUICK_REJECT):
+        # the unpinned clip is not held: its stance force says nothing of the pinned clip's
+        if pinned and (walk or check.error - check.paired * _force_error(check.force) < QUICK_REJECT):
             if not walk:
                 check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True, paired=paired)
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip

@@ -31,7 +31,8 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.grounding import centres_of_mass, foot_contacts, ground, smoothstep, touch_ground, translate_root
+from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, ground, smooth_ballistic, smoothstep,
+                                        touch_ground, translate_root)
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
 __all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize"]
@@ -244,8 +245,11 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     feet on the ground under the smoothed body. Recipes of the
     :data:`PAIRED_GAITS` fly at their stride's mean stance velocity and keep
     root and centre of mass on the smoothed path in every frame, their feet
-    easing onto and off their anchors (:func:`_pin`); ``paired`` True or
-    False asks for that, or not, whatever the recipe's name.
+    easing onto and off their anchors (:func:`_pin`); the gallop
+    (:data:`LOOSE_GAITS`) flies the same way and is held with its root
+    loose (:func:`_pin` with ``loose``); ``paired`` True or False asks for
+    that holding (:data:`SMOOTH_GAITS`), or not, whatever the recipe's name
+    (the loose variant still goes by the name).
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
@@ -265,7 +269,8 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     lay.soft_limits(qpos, soft_limit, soft_limit_slide)
     airborne = blend = None
     smooth = pin_feet and _feet_have_contacts(character)
-    paired = recipe.name in PAIRED_GAITS if paired is None else bool(paired)
+    paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
+    loose = recipe.name in LOOSE_GAITS
     if grounded:
         g = ground(character, qpos, fps, speed=recipe.speed if speed is None else speed,
                    contact_tol=contact_tol, flight=recipe.flight if flight is None else bool(flight),
@@ -277,7 +282,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
         blend = g.blend[pad:pad + n] if g.blend is not None else None
     clip = MotionClip(fps, qpos, character.name)
     if pin_feet:
-        clip = _pin(character, basis, clip, airborne, blend, paired=paired and smooth)
+        clip = _pin(character, basis, clip, airborne, blend, paired=paired and smooth, loose=loose)
     return clip
 
 
@@ -285,19 +290,33 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
 #: bound's pairs, a run's single feet): their flights are held the
 #: smoother way (:func:`_pin` with ``paired``). Measured on the dog and the
 #: human at Fr 0.5–3 (docs/gait_speeds.md): the centre of mass within
-#: 3.5 g, skate at most 0.006, duty factors falling with speed. Not the
-#: gallop: its fitted recipes roll, pitch and yaw the trunk by 50–75° at
-#: Fr ≥ 3, and holding root, centre of mass and fading feet together on
-#: them diverges; gallops (and recipes of other names) keep the plain
-#: holding.
+#: 3.5 g, skate at most 0.006, duty factors falling with speed.
 PAIRED_GAITS = ("trot", "pace", "bound", "run")
+
+#: Gaits held like the paired ones but with the root loose (:func:`_pin`
+#: with ``loose``): the gallop. Its fitted recipes roll, pitch and yaw the
+#: trunk by 50–75° and sweep the paws sideways by 0.3–0.5 m at Fr ≥ 3,
+#: and holding root, centre of mass and fading feet together on them
+#: diverged (skate 0.25–0.72, class unknown). Held loose, the dog's
+#: gallops suggested at Fr 1.5, 2 and 3 meet every target of the speed
+#: check within 1.3–1.7 g; at Fr 2.5, 3.25–4 no candidate does (the
+#: closest miss the force bound, the class or, capped at 100° of joint
+#: rotation, the speed).
+LOOSE_GAITS = ("gallop",)
+
+#: Every gait held smoothly in flight (the speed check bounds their stance
+#: force); recipes of other names keep the plain holding.
+SMOOTH_GAITS = PAIRED_GAITS + LOOSE_GAITS
+
+LOOSE_SMOOTH_HZ = 2.0  # [Hz] a loose gait's centre of mass: stance smoothing with free ballistic flights
+LOOSE_MODES = 40       # a loose gait's holding moves this many elastic modes (the recipes use fewer)
 
 
 LANDING_BAND = 0.01  # [m] a foot within this of its lowest height and not down is landing or lifting
 
 
 def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend: np.ndarray | None, *,
-         paired: bool = False) -> MotionClip:
+         paired: bool = False, loose: bool = False) -> MotionClip:
     """Pin the stance feet of a grounded clip by modal IK, then put the lowest
     contact back on the ground in stance and the centre of mass back on its
     arc in flight.
@@ -324,16 +343,27 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend:
     after it lifts, as a goal of lower priority (met in the null space of
     the others): a foot let go at once in the first flight frame slipped up
     to 1.6 m/s in one frame.
+
+    loose (with ``paired``; :data:`LOOSE_GAITS`): ``fading_targets(loose=True)``
+    — the root is not held, the centre of mass is held on the clip's path
+    smoothed again with free ballistic flights, every swinging foot has a
+    goal of lower priority on its own path, and a lifting foot stays on its
+    anchor while it is still on the ground — and the IK moves
+    :data:`LOOSE_MODES` elastic modes (:func:`holding_basis`); a loose
+    gait's clip is held so even where it does not fly (some gallop recipes
+    keep a foot down throughout: their whole centre-of-mass path is
+    smoothed).
     """
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet  # imports this module: not at the top
 
-    if blend is None or airborne is None or not airborne.any():
+    if blend is None or airborne is None or not (airborne.any() or (paired and loose)):
         pinned = pin_stance_feet(character, basis, clip).qpos
         return MotionClip(clip.fps, touch_ground(character, pinned, fps=clip.fps, airborne=airborne),
                           character.name)
     if paired:
-        ff, hold, soft = fading_targets(character, clip, airborne, blend)
-        pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=hold, translate=True, soft=soft).qpos
+        ff, hold, soft = fading_targets(character, clip, airborne, blend, loose=loose)
+        held = holding_basis(character, basis) if loose else basis
+        pinned = pin_stance_feet(character, held, clip, footfalls=ff, hold=hold, translate=True, soft=soft).qpos
         # in flight the IK meets the centre of mass's line to its tolerance (~1e-9 m); a translation
         # puts it on it exactly (the heights are put on the arc below)
         miss = np.zeros((len(pinned), 3))
@@ -366,7 +396,7 @@ def hold_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.nd
     return ff, hold
 
 
-def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray):
+def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray, *, loose: bool = False):
     """What :func:`_pin` holds for a paired gait: (footfalls, hold, soft) —
     footfalls and hard targets as :func:`hold_targets`, with the root and
     the centre of mass (:data:`~gaitforge.motion.modal_ik.CENTRE_OF_MASS`)
@@ -375,7 +405,18 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
     the feet easing onto their anchors over the :data:`FADE` before they
     land (from their own path, smoothstep) and off them over the one after
     they lift (never past the middle of the swing); those frames have no
-    hard goal for that foot."""
+    hard goal for that foot.
+
+    loose (:data:`LOOSE_GAITS`): the root is not held; the centre of mass is
+    held on its path in the clip smoothed again, the flights free
+    (:func:`~gaitforge.motion.grounding.smooth_ballistic` at
+    :data:`LOOSE_SMOOTH_HZ`: the fixed arcs of a gallop's short flights
+    leave 9 g corners at touchdown); a lifting foot keeps its anchor as a
+    hard goal while it is still within :data:`LANDING_BAND` of its lowest
+    height (its soft goal alone let it slip 1.2 m/s on the ground) and
+    eases off it after; a foot with no other horizontal goal has a soft one
+    on its own path in the clip (left free, the IK swung a gallop's hind
+    paw 0.5 m in one frame)."""
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS  # imports this module: not at the top
 
     ff, names, X, keep, xy, down = _stance_targets(character, clip, airborne, blend, None)
@@ -394,14 +435,52 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
             w[stop:b] = smoothstep((np.arange(stop, b) - stop + 1) / (b - stop + 1))
             xy[stop:b, k] = xy[stop - 1, k] + w[stop:b, None] * (own[stop:b, k] - xy[stop - 1, k])
             fading[a:start, k] = fading[stop:b, k] = True
+            if loose:  # still on the ground: held where it stood
+                on = stop
+                while on < b and keep[on, k] and not airborne[on]:
+                    xy[on, k], fading[on, k] = xy[stop - 1, k], False
+                    on += 1
     soft = np.full_like(X, np.nan)
     soft[..., :2] = np.where(fading[..., None], xy, np.nan)
     X[..., :2] = np.where((keep & ~fading)[..., None], xy, np.nan)
     X[airborne] = np.nan
+    if loose:  # a swinging foot's own path in the clip (with the blend), where it has no other goal
+        m = character.model
+        sites = [character.contacts[n] for n in names]
+        path = character.world_points(clip.qpos, [m.body(int(m.site_bodyid[i])).name for i in sites],
+                                      m.site_pos[sites])
+        free = ~np.isfinite(X[..., 0]) & ~fading
+        soft[..., :2] = np.where(free[..., None], path[..., :2], soft[..., :2])
     hold = dict(zip(names, X.transpose(1, 0, 2)))
-    hold[character.bodies[0]] = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
-    hold[CENTRE_OF_MASS] = centres_of_mass(character, clip.qpos)
+    com = centres_of_mass(character, clip.qpos)
+    if loose:
+        com = smooth_ballistic(com, airborne, 1.0 / clip.fps, LOOSE_SMOOTH_HZ)
+    else:
+        hold[character.bodies[0]] = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
+    hold[CENTRE_OF_MASS] = com
     return ff, hold, dict(zip(names, soft.transpose(1, 0, 2)))
+
+
+_HOLDING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def holding_basis(character, basis):
+    """The basis a loose gait's holding moves (:data:`LOOSE_MODES` elastic
+    modes of the same analysis as ``basis``: its constraints, stiffness
+    scale and gravity; ``basis`` itself if it has as many, or if the
+    creature has no more). Built once per basis."""
+    count = min(LOOSE_MODES, character.nv - basis.n_rigid)
+    if basis.count >= count:
+        return basis
+    held = _HOLDING.get(basis)
+    if held is None:
+        from gaitforge.modal import compute_modes
+
+        own = len(character.constraints)
+        held = _HOLDING[basis] = compute_modes(character, count=count, constraints=basis.constraints[own:],
+                                               gravity=basis.gravity, stiffness_scale=basis.stiffness_scale,
+                                               method=basis.method)
+    return held
 
 
 def _stance_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.ndarray, down):
