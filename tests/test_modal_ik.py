@@ -1,4 +1,5 @@
-"""Modal IK (Kry 2012 §4.2): the Jacobian by finite differences, reaching
+"""Modal IK (Kry 2012 §4.2): the Jacobian by finite differences (points, centre
+of mass, body orientations), reaching
 targets that lie in the basis, optimality of the eigenvalue-weighted norm
 (KKT condition, and against plain least norm), and stance-foot pinning on a
 dog trot (skate, continuity)."""
@@ -13,8 +14,8 @@ from gaitforge.modal import compute_modes
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
 from gaitforge.motion.metrics import classify_gait, gait_metrics
-from gaitforge.motion.modal_ik import (CENTRE_OF_MASS, modal_columns, modal_ik, modal_jacobian, pin_stance_feet,
-                                       solve_modal_ik, target_points)
+from gaitforge.motion.modal_ik import (CENTRE_OF_MASS, modal_columns, modal_ik, modal_jacobian, orientation_target,
+                                       pin_stance_feet, rotation_vectors, solve_modal_ik, target_points)
 from gaitforge.motion.grounding import centres_of_mass, touch_ground
 from gaitforge.motion.synthesis import synthesize
 from test_synthesis import dog_trot
@@ -100,6 +101,82 @@ def test_reaches_a_centre_of_mass_goal_with_the_feet_held(dog, basis):
     got = dog.contact_positions(res.qpos)
     for n in ("front_left_foot", "rear_right_foot"):
         np.testing.assert_allclose(got[n], feet[n], atol=1e-8)
+
+
+def body_rotation(dog, pose, body):
+    """World rotation matrix (3, 3) of ``body`` in ``pose``, by MuJoCo's forward kinematics."""
+    d = mujoco.MjData(dog.model)
+    d.qpos[:] = pose
+    mujoco.mj_kinematics(dog.model, d)
+    return d.xmat[dog.body_id(body)].reshape(3, 3).copy()
+
+
+def rotation_matrix(v):
+    """Rodrigues' formula: the rotation matrix of rotation vector v (3,), computed apart."""
+    th = np.linalg.norm(v)
+    K = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]]) / th
+    return np.eye(3) + np.sin(th) * K + (1 - np.cos(th)) * K @ K
+
+
+def test_rotation_vectors_invert_rodrigues():
+    rng = np.random.default_rng(2)
+    for v in [*rng.normal(scale=0.8, size=(5, 3)), np.array([1e-9, 0, 0]), np.array([0, 3.0, 0])]:  # angles < π
+        q = np.empty(4)
+        mujoco.mju_axisAngle2Quat(q, v / np.linalg.norm(v), np.linalg.norm(v))
+        np.testing.assert_allclose(rotation_vectors(q), v, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rotation_vectors(-q), v, rtol=0, atol=1e-12)   # either sign of q
+
+
+@pytest.mark.parametrize("rigid", [False, True])
+def test_orientation_target_matches_finite_differences(dog, basis, rigid):
+    """The orientation rows (rotation vector of a body's world frame, through
+    the left Jacobian of the exponential map) against finite differences, from
+    a bent pose, for the root and a leg body; x is Rodrigues-consistent with
+    MuJoCo's forward kinematics."""
+    rng = np.random.default_rng(17)
+    k = basis.count + (basis.n_rigid if rigid else 0)
+    q0 = basis.displace(rng.normal(scale=0.1, size=basis.count))
+    c = rng.normal(scale=0.15, size=k)
+    leg = feet_of(dog)[0].body
+    names = [orientation_target(dog.bodies[0]), "front_left_foot", orientation_target(leg)]
+    x, A = modal_jacobian(dog, basis, names, q0, c, rigid=rigid)
+    np.testing.assert_allclose(A, fd_jacobian(dog, basis, names, q0, c, rigid), rtol=0, atol=1e-7)
+    pose = q0.copy()
+    phi, _ = modal_columns(basis, rigid=rigid)
+    mujoco.mj_integratePos(dog.model, pose, phi @ c, 1.0)
+    np.testing.assert_allclose(rotation_matrix(x[0]), body_rotation(dog, pose, dog.bodies[0]), atol=1e-12)
+    np.testing.assert_allclose(rotation_matrix(x[2]), body_rotation(dog, pose, leg), atol=1e-12)
+
+
+def test_holds_the_root_orientation_while_moving_a_foot(dog, basis):
+    """Move a front foot 3 cm forward and 2 cm up while the root body keeps
+    a given orientation (its rest one turned 5° about z) and the other feet
+    stay: checked with MuJoCo's forward kinematics, not the IK's rows."""
+    rest = basis.rest_qpos
+    feet = dog.contact_positions(rest)
+    root = dog.bodies[0]
+    want = rotation_matrix(np.radians([0.0, 0.0, 5.0])) @ body_rotation(dog, rest, root)
+    q = np.empty(4)
+    mujoco.mju_mat2Quat(q, want.reshape(-1))
+    targets = {orientation_target(root): rotation_vectors(q),
+               "front_left_foot": feet["front_left_foot"] + [0.03, 0, 0.02]}
+    targets.update({n: feet[n] for n in ("front_right_foot", "rear_left_foot", "rear_right_foot")})
+    res = solve_modal_ik(dog, basis, targets, rigid=True)
+    assert res.converged
+    np.testing.assert_allclose(body_rotation(dog, res.qpos, root), want, rtol=0, atol=1e-6)
+    got = dog.contact_positions(res.qpos)
+    for n, x in targets.items():
+        if n in got:
+            np.testing.assert_allclose(got[n], x, rtol=0, atol=1e-6)
+    # without the orientation goal the same foot move turns the root
+    free = solve_modal_ik(dog, basis, {n: x for n, x in targets.items() if n in got}, rigid=True)
+    assert free.converged
+    assert np.abs(body_rotation(dog, free.qpos, root) - want).max() > 1e-4
+
+
+def test_unknown_orientation_body_is_refused(dog, basis):
+    with pytest.raises(UnknownNameError):
+        modal_jacobian(dog, basis, [orientation_target("no_such_body")])
 
 
 def reachable(dog, basis, k=8, seed=5):

@@ -53,6 +53,27 @@ LM_TRIES = 6         # settle: damping raised tenfold at most this many times
 RIGID_WEIGHT = 1e-6  # rigid modes cost this share of the smallest elastic weight: nearly free
 _SMALL = 1e-4        # rotation angle [rad] below which the right Jacobian uses its series
 CENTRE_OF_MASS = "centre of mass"   # target name of the whole creature's centre of mass
+ORIENTATION = "orientation of "     # target name prefix of a body's orientation (:func:`orientation_target`)
+
+
+def orientation_target(body: str) -> str:
+    """The target name of ``body``'s orientation: its goal is the body
+    frame's world rotation as a rotation vector (3,) [rad] (axis × angle,
+    the short way round: angle ≤ π), held where finite like a point's
+    position (a NaN component leaves that one free)."""
+    return ORIENTATION + body
+
+
+def rotation_vectors(quats: np.ndarray) -> np.ndarray:
+    """Rotation vectors (..., 3) [rad] of unit quaternions (..., 4) (w, x, y,
+    z; MuJoCo's order), the short way round (angle ≤ π)."""
+    q = np.asarray(quats, float)
+    q = np.where(q[..., :1] < 0, -q, q)
+    s = np.linalg.norm(q[..., 1:], axis=-1)
+    angle = 2.0 * np.arctan2(s, q[..., 0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(s > _SMALL * 1e-4, angle / np.where(s > 0, s, 1.0), 2.0)  # angle/sin(angle/2) → 2
+    return f[..., None] * q[..., 1:]
 
 
 class ModalIK(NamedTuple):
@@ -71,12 +92,17 @@ def target_points(character, names) -> list[tuple[int, np.ndarray]]:
     """(body id, point (3,) in the body frame [m]) for each target name: a
     contact point (its site), a body (the mean of its contact points, else
     its origin: the convention of ``pin:BODY`` constraints), or
-    :data:`CENTRE_OF_MASS` (body id −1: the whole creature's centre of mass)."""
+    :data:`CENTRE_OF_MASS` (body id −1: the whole creature's centre of mass).
+    A body's orientation (:func:`orientation_target`) gives that body with
+    the point 0 (:func:`_rotation_rows` tells which targets are
+    orientations)."""
     m = character.model
     out = []
     for n in names:
         if n == CENTRE_OF_MASS:
             out.append((-1, np.zeros(3)))
+        elif n.startswith(ORIENTATION) and n[len(ORIENTATION):] in character.labels:
+            out.append((character.body_id(n[len(ORIENTATION):]), np.zeros(3)))
         elif n in character.contacts:
             sid = character.contacts[n]
             out.append((int(m.site_bodyid[sid]), m.site_pos[sid].copy()))
@@ -88,6 +114,11 @@ def target_points(character, names) -> list[tuple[int, np.ndarray]]:
             raise UnknownNameError(f"unknown IK target {n!r} in {character.name} (contact points: "
                                    f"{', '.join(character.contacts) or 'none'}; or any body name)")
     return out
+
+
+def _rotation_rows(names) -> np.ndarray:
+    """(F,) bool: which target names are orientations (:func:`orientation_target`)."""
+    return np.array([n.startswith(ORIENTATION) for n in names], bool)
 
 
 def modal_columns(basis, modes: int | None = None, rigid: bool = False,
@@ -285,15 +316,20 @@ def _min_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndar
 
 class _Problem:
     """Target points and basis for one character; evaluates x(c) and ∂x/∂c.
-    A point of body −1 is the centre of mass (:data:`CENTRE_OF_MASS`)."""
+    A point of body −1 is the centre of mass (:data:`CENTRE_OF_MASS`);
+    targets flagged in ``rotations`` (F,) bool are their body's orientation
+    instead: x its world rotation vector v (:func:`rotation_vectors`) and
+    ∂v/∂c = J_l(v)⁻¹ J_ω ∂q/∂c (J_ω the body's world angular-velocity
+    Jacobian, J_l the left Jacobian of the exponential map: Ṙ Rᵀ = [J_l(v) v̇]×)."""
 
-    def __init__(self, character, phi: np.ndarray, points: list[tuple[int, np.ndarray]]):
+    def __init__(self, character, phi: np.ndarray, points: list[tuple[int, np.ndarray]], rotations=None):
         self.m, self.d = character.model, mujoco.MjData(character.model)
         self.qv, self.phi, self.points = layout(character).quat_v, phi, points
         self.bodies = np.array([max(b, 0) for b, _ in points], np.int64)   # the kernel's rows; COM rows overwritten
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
         self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
         self.ids = [int(b) for b, _ in points]
+        self.rot = np.zeros(len(points), bool) if rotations is None else np.asarray(rotations, bool)
         self.phi_balls = np.ascontiguousarray(self.phi[self.qv])  # (balls, 3, k) rows of the balls' rotation vectors
         self.qv = np.ascontiguousarray(self.qv, dtype=np.int64)
 
@@ -310,7 +346,11 @@ class _Problem:
         _body_points(d.xpos, d.xmat, self.bodies, self.local, x)
         jac, J = mujoco.mj_jac, self.jac
         for i, b in enumerate(self.ids):
-            if b < 0:  # the whole creature's centre of mass: the world body's subtree
+            if self.rot[i]:  # the body's orientation: its rotation vector, v̇ = J_l(v)⁻¹ ω
+                x[i] = rotation_vectors(d.xquat[b])
+                mujoco.mj_jacBody(m, d, None, J[i], b)
+                J[i] = np.linalg.solve(_right_jacobians(x[i][None])[0].T, J[i])  # J_l(v) = J_r(v)ᵀ
+            elif b < 0:  # the whole creature's centre of mass: the world body's subtree
                 x[i] = d.subtree_com[0]
                 mujoco.mj_jacSubtreeCom(m, d, J[i], 0)
             else:
@@ -327,7 +367,7 @@ def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, mod
     modal displacement ``coords`` (k,) (default 0) from ``qpos_start``
     (default the basis' rest pose); columns as :func:`modal_columns`."""
     phi, _ = modal_columns(basis, modes, rigid)
-    prob = _Problem(character, phi, target_points(character, names))
+    prob = _Problem(character, phi, target_points(character, names), _rotation_rows(names))
     q0 = basis.rest_qpos if qpos_start is None else np.asarray(qpos_start, float)
     c = np.zeros(phi.shape[1]) if coords is None else np.asarray(coords, float)
     _, x, A = prob.evaluate(q0, c)
@@ -447,7 +487,7 @@ def solve_modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_sta
         raise GaitforgeError(f"qpos_start must have shape ({character.nq},), got {q0.shape}")
     if not (np.isfinite(damping) and damping >= 0):
         raise GaitforgeError(f"damping must be a non-negative number, got {damping!r}")
-    prob = _Problem(character, phi, target_points(character, names))
+    prob = _Problem(character, phi, target_points(character, names), _rotation_rows(names))
     c = np.zeros(phi.shape[1]) if initial is None else np.array(initial, float)
     return _solve(prob, goal, q0, w, c, tol=tol, max_iter=max_iter, damping=damping)
 
@@ -503,7 +543,8 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
         phi, w = np.hstack([phi, move]), np.r_[w, np.full(move.shape[1], RIGID_WEIGHT * w.min())]
     # the feet's own tracked points (the metrics' convention), not target_points'
     prob = _Problem(character, phi, [(character.body_id(f.body), np.array(f.point)) for f in feet]
-                    + target_points(character, list(held)))
+                    + target_points(character, list(held)),
+                    np.r_[np.zeros(len(feet), bool), _rotation_rows(list(held))])
     S = None
     if soft:
         if set(soft) - set(held):
