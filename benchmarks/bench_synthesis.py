@@ -11,8 +11,12 @@ in the same run (median of many calls, ``time.perf_counter``):
   and the ratio synthesize / baseline;
 - ``per-frame loop``: ``ModalBasis.displace`` of the same coordinates, one
   ``mj_integratePos`` per frame, for what vectorizing saves;
+- ``kinematics``: the world frames of every body for every frame in one
+  compiled pass (``Character.body_frames``, gaitforge.creatures.kinematics),
+  against ``kinematics loop``: ``mj_kinematics`` frame by frame, copying
+  ``xpos`` and ``xmat`` (what it replaced; checked equal to 1e-12);
 - ``ground``: ``grounding.ground`` on the synthesized frames (forward
-  kinematics per frame for the feet);
+  kinematics of the feet and contact points);
 - ``pin``: ``modal_ik.pin_stance_feet`` on the grounded clip (modal IK per
   stance frame), with the foot skate before and after.
 
@@ -94,6 +98,20 @@ def main(argv: list[str] | None = None) -> int:
     t_loop = median_time(lambda: basis.displace(coords), max(args.repeats // 10, 5))
     raw = synthesize(ch, basis, recipe, args.seconds, args.fps, grounded=False)
     t_ground = median_time(lambda: ground(ch, raw.qpos, args.fps), max(args.repeats // 10, 5))
+    d = mujoco.MjData(ch.model)
+    xpos, xmat = np.empty((T, ch.model.nbody, 3)), np.empty((T, ch.model.nbody, 9))
+
+    def kinematics_loop():
+        for t, q in enumerate(raw.qpos):
+            d.qpos[:] = q
+            mujoco.mj_kinematics(ch.model, d)
+            xpos[t], xmat[t] = d.xpos, d.xmat
+
+    t_kin_loop = median_time(kinematics_loop, max(args.repeats // 10, 5))
+    t_kin = median_time(lambda: ch.body_frames(raw.qpos), max(args.repeats // 10, 5))
+    frames = ch.body_frames(raw.qpos)
+    np.testing.assert_allclose(frames[0], xpos, atol=1e-12)
+    np.testing.assert_allclose(frames[1].reshape(T, -1, 9), xmat, atol=1e-12)
     clip = MotionClip(args.fps, ground(ch, raw.qpos, args.fps).qpos, ch.name)
     t_pin = median_time(lambda: pin_stance_feet(ch, basis, clip), 3, warmup=1)
     pinned = pin_stance_feet(ch, basis, clip)
@@ -102,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     m1 = gait_metrics(ch, pinned, detect_footfalls(ch, pinned))
     print(f"{'step':16s} {'ms':>9s} {'frames/s':>12s} {'vs baseline':>12s}")
     for name, t in (("synthesize", t_syn), ("numpy baseline", t_base), ("per-frame loop", t_loop),
-                    ("ground", t_ground), ("pin", t_pin)):
+                    ("kinematics loop", t_kin_loop), ("kinematics", t_kin), ("ground", t_ground), ("pin", t_pin)):
         print(f"{name:16s} {1e3 * t:9.3f} {T / t:12,.0f} {t / t_base:12.2f}")
+    print(f"kinematics: {t_kin_loop / t_kin:.1f}x faster than the mj_kinematics loop")
     print(f"gait {classify_gait(m0)} at {m0.speed:.3f} m/s; foot skate grounded {100 * m0.foot_skate:.1f} %, "
           f"pinned {100 * m1.foot_skate:.2f} % ({classify_gait(m1)} at {m1.speed:.3f} m/s)")
     return 0

@@ -9,7 +9,8 @@ factors (per foot, and the plan's target), gait class, foot skate, stance
 force (the largest |a + g ẑ|/g of the centre of mass outside flight: the
 ground reaction per body weight the clip implies; bounded by 4 for the
 paired gaits, ``synthesis.PAIRED_GAITS``), joint limit excess, peak joint
-rotation and the suggestion's wall time. "meets
+rotation, the trunk's sway (peak-to-peak roll, pitch and yaw of the root
+body over the clip) and the suggestion's wall time. "meets
 all": speed within 10 %, λ/h within 25 % of 2.3·Fr^0.3, the gait class,
 walks' duty factors above 0.5 and the others' below, skate ≤ 0.02, no joint
 past its limit, a paired gait's stance force ≤ 4 ("phase margins": all that, but a landing phase is outside
@@ -31,6 +32,8 @@ import warnings
 os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import numpy as np  # noqa: E402
+
 from gaitforge.creatures import registry  # noqa: E402
 from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
@@ -39,6 +42,18 @@ from gaitforge.motion import speed  # noqa: E402
 
 CASES = ("dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,4,5;"
          "human:walk:0.1,0.25,0.45;human:run:0.5,1,2")
+
+
+def trunk_sway(character, clip) -> np.ndarray:
+    """Peak-to-peak roll, pitch and yaw [°] (3,) of the root body over ``clip``
+    (x forward, z up: roll about x, pitch about y, yaw about z, from its
+    world rotation matrices)."""
+    _, R = character.body_frames(clip.qpos, character.body_id(character.bodies[0]) + 1)
+    R = R[:, -1]
+    roll = np.arctan2(R[:, 2, 1], R[:, 2, 2])
+    pitch = -np.arcsin(np.clip(R[:, 2, 0], -1.0, 1.0))
+    yaw = np.unwrap(np.arctan2(R[:, 1, 0], R[:, 0, 0]))
+    return np.degrees([np.ptp(np.unwrap(roll)), np.ptp(pitch), np.ptp(yaw)])
 
 
 def rows(cases: str):
@@ -71,13 +86,15 @@ def rows(cases: str):
                    f"{c.force:.1f}", f"{math.degrees(c.limit_excess):.1f}", f"{math.degrees(c.rotation):.0f}",
                    f"{wall:.1f}", ok]
             del caught
+            trunk = trunk_sway(ch, speed.synthesize_at_speed(ch, basis, recipe, 4 / plan.frequency, 60.0))
+            row.insert(-2, "/".join(f"{x:.0f}" for x in trunk))
             print("| " + " | ".join(row) + " |", flush=True)
             yield row
 
 
 HEAD = ("creature", "gait", "Fr asked", "V asked [m/s]", "V achieved [m/s]", "Fr achieved", "λ/h (2.3·Fr^0.3)",
         "duty factors (target)", "class", "skate", "stance force [g]", "past limit [°]", "peak rotation [°]",
-        "suggest [s]", "meets all")
+        "trunk roll/pitch/yaw [°]", "suggest [s]", "meets all")
 
 
 def main() -> None:

@@ -298,14 +298,14 @@ def test_a_trot_spends_less_time_down_as_it_speeds_up(at_speed):
 
 def test_a_paired_gaits_stance_force_above_the_bound_is_a_miss(at_speed):
     """misses() names "force" above 4 g only where the check held the clip
-    the paired way (SpeedCheck.paired); the plain holding's force is not
+    the paired way (SpeedCheck.force_counts); the plain holding's force is not
     bounded, so there it is no miss."""
     from gaitforge.motion.speed import misses
 
     _, _, _, plan, check, _ = at_speed["dog", "trot", 2.0]
-    assert check.paired and misses(plan, check, "trot") == []
+    assert check.force_counts and misses(plan, check, "trot") == []
     assert misses(plan, check._replace(force=STANCE_FORCE + 0.1), "trot") == ["force"]
-    assert misses(plan, check._replace(force=STANCE_FORCE + 0.1, paired=False), "trot") == []
+    assert misses(plan, check._replace(force=STANCE_FORCE + 0.1, force_counts=False), "trot") == []
 
 
 # ------------------------------------------------ the gallop, held loose

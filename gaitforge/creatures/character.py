@@ -243,28 +243,36 @@ class Character:
         mujoco.mj_comPos(self.model, d)
         return d.subtree_com[0].copy()
 
+    def body_frames(self, qpos: np.ndarray, nbody: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """World frames of bodies 0 … nbody − 1 (default all) at poses qpos
+        (T, nq): positions (T, nbody, 3) [m] and rotation matrices
+        (T, nbody, 3, 3), MuJoCo's ``xpos`` and ``xmat`` (all frames in one
+        compiled pass, :mod:`gaitforge.creatures.kinematics`, where the
+        model allows; else ``mj_kinematics`` frame by frame)."""
+        from gaitforge.creatures.kinematics import body_frames, supported
+
+        m = self.model
+        nb = int(m.nbody) if nbody is None else int(nbody)
+        if supported(m):
+            return body_frames(m, qpos, nb)
+        d = kinematics_data(m)
+        xpos, xmat = np.empty((len(qpos), nb, 3)), np.empty((len(qpos), nb, 3, 3))
+        for t, q in enumerate(qpos):
+            d.qpos[:] = q
+            mujoco.mj_kinematics(m, d)
+            xpos[t], xmat[t] = d.xpos[:nb], d.xmat[:nb].reshape(nb, 3, 3)
+        return xpos, xmat
+
     def world_points(self, qpos: np.ndarray, bodies: list[str], local: np.ndarray) -> np.ndarray:
         """World positions of points fixed in bodies.
 
         qpos: (nq,) or (T, nq); bodies: n body names; local: (n, 3) points in
         each body's frame [m]. Returns (n, 3) or (T, n, 3).
         """
-        ids = np.array([self.body_id(b) for b in bodies])
+        ids = np.array([self.body_id(b) for b in bodies], int)
         local = np.asarray(local, float).reshape(len(ids), 3)
-        frames = np.atleast_2d(qpos)
-        T, n = len(frames), len(ids)
-        m, d = self.model, kinematics_data(self.model)
-        used = np.unique(ids)  # copy whole rows of the bodies used (no per-frame gather)
-        lo, hi = int(used[0]), int(used[-1]) + 1
-        frame = np.empty((T, hi - lo, 12))
-        q, xpos, xmat, kinematics = d.qpos, d.xpos[lo:hi], d.xmat[lo:hi], mujoco.mj_kinematics
-        for t in range(T):  # the loop only copies; the arithmetic is done once for all frames below
-            q[:] = frames[t]
-            kinematics(m, d)
-            frame[t, :, :3] = xpos
-            frame[t, :, 3:] = xmat
-        frame = frame[:, ids - lo]
-        out = frame[..., :3] + np.einsum("tnij,nj->tni", frame[..., 3:].reshape(T, n, 3, 3), local)
+        xpos, xmat = self.body_frames(np.atleast_2d(qpos), int(ids.max()) + 1 if len(ids) else 1)
+        out = xpos[:, ids] + np.einsum("tnij,nj->tni", xmat[:, ids], local)
         return out if np.ndim(qpos) == 2 else out[0]
 
     def contact_positions(self, qpos: np.ndarray) -> dict[str, np.ndarray]:

@@ -68,6 +68,7 @@ flying gaits; ``tests/test_flight.py`` holds them to the bound.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import NamedTuple
 
 import mujoco
@@ -111,11 +112,24 @@ def default_contact_tol(character) -> float:
     return max(MIN_CONTACT_TOL, CONTACT_TOL_SHARE * character.height)
 
 
+_ROOT_TRANSLATIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def root_translation(character) -> tuple[np.ndarray, np.ndarray]:
     """The coordinates that translate the whole creature: qpos indices (n,)
-    and the world axis (n, 3) each moves along. A free root gives its three
-    position coordinates; otherwise the slide joints of the root body (a
-    planar root: x and z), read at the rest pose. Raises if there are none."""
+    and the world axis (n, 3) each moves along (read-only arrays, found once
+    per character). A free root gives its three position coordinates;
+    otherwise the slide joints of the root body (a planar root: x and z),
+    read at the rest pose. Raises if there are none."""
+    found = _ROOT_TRANSLATIONS.get(character)
+    if found is None:
+        found = _ROOT_TRANSLATIONS[character] = _find_root_translation(character)
+        for a in found:
+            a.flags.writeable = False
+    return found
+
+
+def _find_root_translation(character) -> tuple[np.ndarray, np.ndarray]:
     m = character.model
     root = character.body_id(character.bodies[0])
     joints = np.flatnonzero(m.jnt_bodyid == root)
@@ -163,15 +177,9 @@ def centres_of_mass(character, qpos: np.ndarray) -> np.ndarray:
     weighted mean of their inertial frames' origins (MuJoCo ``xipos``).
     Translating the root by an offset moves it by the same offset."""
     m = character.model
-    d = kinematics_data(m)
     w = m.body_mass[1:] / m.body_mass[1:].sum()
-    frames = np.atleast_2d(qpos)
-    out = np.empty((len(frames), 3))
-    for t, q in enumerate(frames):
-        d.qpos[:] = q
-        mujoco.mj_kinematics(m, d)
-        out[t] = w @ d.xipos[1:]
-    return out
+    xpos, xmat = character.body_frames(np.atleast_2d(qpos))
+    return np.einsum("b,tbi->ti", w, xpos[:, 1:] + np.einsum("tbij,bj->tbi", xmat[:, 1:], m.body_ipos[1:]))
 
 
 def _apply(character, q: np.ndarray, offset: np.ndarray) -> np.ndarray:
@@ -180,6 +188,9 @@ def _apply(character, q: np.ndarray, offset: np.ndarray) -> np.ndarray:
     free root; a planar root drops the lateral part it cannot make); return
     the translations applied (T, 3)."""
     idx, axes = root_translation(character)
+    if axes.shape == (3, 3) and np.array_equal(axes, np.eye(3)):  # a free root: x, y, z themselves
+        q[:, idx] += offset
+        return np.array(offset, float)
     coef, *_ = np.linalg.lstsq(axes.T, offset.T, rcond=None)
     q[:, idx] += coef.T
     return coef.T @ axes

@@ -11,17 +11,18 @@ touchdown the height goal moves from where the foot is to its standing
 height, and after lift-off the foot rises as unplanted while its
 horizontal goal moves from the anchor to where the unplanted motion has it
 (smoothstep weights): the catch-up happens in the air, not on the ground.
-With ``on_ground`` (as :func:`planted` does) that holds where the planned
+With ``on_ground`` that holds where the planned
 stance and the ground disagree too: the hold starts when the landing foot
 is down, a few frames before its planned stance, and a paw stays where it
 stood after its planned stance until it has risen clear (before, a paw
 swept forward on the ground there, 0.05 of skate per metre in the dog's
 walk at Froude 0.45; a landing human foot crept forward before its stance).
 
-:func:`planted` makes a walk's clip this way from a recipe of
-:func:`~gaitforge.motion.speed.suggest_at_speed`, with the stance planned
-by :func:`stance_schedule`; :func:`synthesize_at_speed` is the clip
-``animate --speed`` shows for any gait.
+The speed ramps and :func:`~gaitforge.motion.holding.held_walk` hold a
+walk's feet their own way now (with the centre of mass and the root on
+smoothed paths, :mod:`gaitforge.motion.holding`): planting frame by frame
+left the body's path as the feet made it, 3–9 g (dog) and 11–21 g (human)
+between frames at the table's walking speeds.
 """
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import _parts, feet_of, foot_positions
 from gaitforge.motion.grounding import smoothstep
 from gaitforge.motion.modal_ik import PIN_STEP_TOL, _Problem, _solve, modal_columns
-from gaitforge.motion.recipe import GaitRecipe
 
 BLEND = 0.08   # [s] the hold fades in (height) and out (all axes) over this time
 
@@ -89,9 +89,9 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
     down, and a paw is held after its planned stance until it has risen);
     settle: each frame's IK stops where it gains nothing more, with
     Levenberg–Marquardt steps where a full step fails
-    (:func:`~gaitforge.motion.modal_ik._solve`). :func:`planted` uses both;
-    without them (the defaults, which the speed ramps use) the hold is the
-    planned stance and every frame runs Gauss–Newton with backtracking.
+    (:func:`~gaitforge.motion.modal_ik._solve`). Without them (the
+    defaults) the hold is the planned stance and every frame runs
+    Gauss–Newton with backtracking.
     Returns a new clip (heights are not put back on the ground:
     :func:`~gaitforge.motion.grounding.touch_ground`).
     """
@@ -142,47 +142,3 @@ def plant_feet(character, basis, clip: MotionClip, stance: np.ndarray, heights: 
             coords = np.zeros(phi.shape[1])
         since[since >= 0] += 1
     return MotionClip(clip.fps, out, clip.character_name)
-
-
-def stance_schedule(character, basis, recipe: GaitRecipe, seconds: float, fps: float) -> np.ndarray:
-    """(T, F) bool, feet in :func:`~gaitforge.motion.footfall.feet_of` order:
-    a walk's planned stance, the frames in which a foot moves backwards
-    relative to the root body (its stance sweep, Kry09's profile), from the
-    body-relative frames of ``synthesize(grounded=False)``."""
-    from gaitforge.motion.metrics import root_positions
-    from gaitforge.motion.synthesis import synthesize
-
-    free = synthesize(character, basis, recipe, seconds, fps, grounded=False).qpos
-    x = foot_positions(character, free, feet_of(character))[..., 0] - root_positions(character, free)[:, :1]
-    return np.gradient(x, axis=0) < 0
-
-
-def planted(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0):
-    """A walk's clip with its feet planted: grounded, then every foot held by
-    modal IK through its planned stance (:func:`stance_schedule`) and while
-    it is on the ground next to it, each frame's IK settling
-    (:func:`plant_feet` with ``on_ground`` and ``settle``), then put back on
-    the ground.
-    Returns a :class:`MotionClip`."""
-    from gaitforge.motion.clip import MotionClip
-    from gaitforge.motion.grounding import touch_ground
-    from gaitforge.motion.synthesis import synthesize
-
-    feet = feet_of(character)
-    clip = synthesize(character, basis, recipe, seconds, fps)
-    stance = stance_schedule(character, basis, recipe, seconds, fps)
-    rest = foot_positions(character, character.rest_qpos[None], feet)[0, :, 2] - character.extent()[0]
-    held = plant_feet(character, basis, clip, stance, rest, on_ground=True, settle=True)
-    return MotionClip(fps, touch_ground(character, held.qpos), character.name)
-
-
-def synthesize_at_speed(character, basis, recipe: GaitRecipe, seconds: float, fps: float = 60.0, *,
-                        pinned: bool = True, paired: bool | None = None):
-    """The clip ``animate`` shows for a recipe of :func:`suggest_at_speed`:
-    walks planted (:func:`planted`), other gaits grounded with their stance
-    feet pinned (``pinned``; ``paired``: as :func:`~gaitforge.motion.synthesis.synthesize`)."""
-    from gaitforge.motion.synthesis import synthesize
-
-    if not recipe.flight and pinned:
-        return planted(character, basis, recipe, seconds, fps)
-    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, paired=paired)

@@ -1,6 +1,6 @@
 """Kinematic gaits at a chosen speed, by dynamic similarity (the stride
-plan: :mod:`gaitforge.motion.stride`; walks' planted stance and the clip
-``animate --speed`` shows: :mod:`gaitforge.motion.plant`).
+plan: :mod:`gaitforge.motion.stride`; the clip ``animate --speed`` shows,
+walks held under a smoothed body: :mod:`gaitforge.motion.holding`).
 
 Animals of different sizes move alike at equal Froude number Fr = V²/(g h)
 (V speed [m/s], g = 9.81 m/s², h hip height [m]; Alexander 1984, as
@@ -55,7 +55,7 @@ from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
 from gaitforge.motion.mode_selection import fit_recipe, pool_size
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 from gaitforge.motion.synthesis import SMOOTH_GAITS
-from gaitforge.motion.plant import planted, stance_schedule, synthesize_at_speed
+from gaitforge.motion.holding import held_walk, synthesize_at_speed
 from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
                                      TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
                                      duty_target, froude_of, gait_for_froude, stride_plan)
@@ -64,7 +64,7 @@ from gaitforge.naming import match
 __all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
            "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty",
            "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
-           "misses", "planted", "scaled", "stance_schedule", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
+           "held_walk", "misses", "scaled", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
 
 SPEED_TOL = 0.10        # achieved speed within this share of the asked one
 STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
@@ -121,7 +121,9 @@ def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int 
                    paired: bool | None = None) -> float:
     """Forward speed [m/s] of the grounded clip (stance feet not pinned):
     root travel along +x over exactly ``strides`` periods 1/f, sampled at
-    :data:`SAMPLES` frames per stride (``paired``: as ``synthesize``)."""
+    :data:`SAMPLES` frames per stride (``paired``: as ``synthesize``). The
+    frames ``synthesize`` would ground, without its checks of the recipe
+    (this runs a dozen times per candidate on recipes the search made)."""
     from gaitforge.motion.metrics import root_positions
     from gaitforge.motion.synthesis import synthesize
 
@@ -178,9 +180,9 @@ class SpeedCheck(NamedTuple):
     [rad], peak joint rotation [rad], footfall: the gait's footfall-check
     error alone (:func:`~gaitforge.motion.footfall_check.clip_error`: landing
     phases, class, duty factors, flight), force: the stance force
-    (:func:`stance_force`, body weights) and paired: whether it counts (a
-    flying clip held the smooth way, ``synthesis.SMOOTH_GAITS``: the paired
-    gaits and the gallop)."""
+    (:func:`stance_force`, body weights) and force_counts: whether it counts
+    (a flying clip held the paired gaits' way, ``synthesis.PAIRED_GAITS``,
+    or a walk held by :func:`~gaitforge.motion.holding.held_walk`)."""
 
     error: float
     speed: float
@@ -193,7 +195,7 @@ class SpeedCheck(NamedTuple):
     rotation: float
     footfall: float = 0.0
     force: float = 0.0
-    paired: bool = False
+    force_counts: bool = False
 
 
 def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, *,
@@ -221,10 +223,11 @@ def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind:
     err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
     force = stance_force(character, clip)
     paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
-    if paired and recipe.flight:  # a holding that keeps the force bounded: it counts
+    counts = (paired and recipe.flight) or (pinned and not recipe.flight)
+    if counts:  # a holding that keeps the force bounded (paired gaits, held walks): it counts
         err += _force_error(force)
     return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
-                      skate, lim, rot, footfall, force, paired and recipe.flight)
+                      skate, lim, rot, footfall, force, counts)
 
 
 def _force_error(force: float) -> float:
@@ -253,8 +256,8 @@ def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
     """What ``check`` misses of the issue's targets for ``plan`` (empty: it
     meets them all): "speed" (not within :data:`SPEED_TOL`), "λ/h" (not
     within :data:`STRIDE_TOL` of 2.3·Fr^0.3), "class …" (another gait
-    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "force" (a
-    paired gait's stance force above 4 g), "duty" (a
+    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "force" (the
+    stance force above 4 g where it counts: a paired gait, a held walk), "duty" (a
     walk's duty factor at most 0.5, another gait's at least 0.5). Unlike
     ``check.error`` it has no safety margins: a landing phase just outside
     the suggestion's own stricter tolerance is no miss."""
@@ -269,7 +272,7 @@ def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
         out.append("skate")
     if check.limit_excess > 0:
         out.append("joint limit")
-    if check.paired and not check.force <= STANCE_FORCE:
+    if check.force_counts and not check.force <= STANCE_FORCE:
         out.append("force")
     duty = list(check.duty.values())
     if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
@@ -366,12 +369,12 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
     for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
         recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap, paired)
-        # pinning costs: only for candidates close already on the unpinned clip (walks are always planted:
-        # unplanted, their stance ripple fails the check whatever the recipe, so they skip that check)
+        # pinning costs: only for candidates close already on the unpinned clip (walks are always held:
+        # unheld, their stance ripple fails the check whatever the recipe, so they skip that check)
         walk = pinned and not recipe.flight
         check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk, paired=paired)
         # the unpinned clip is not held: its stance force says nothing of the pinned clip's
-        if pinned and (walk or check.error - check.paired * _force_error(check.force) < QUICK_REJECT):
+        if pinned and (walk or check.error - check.force_counts * _force_error(check.force) < QUICK_REJECT):
             if not walk:
                 check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True, paired=paired)
             for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
@@ -387,7 +390,7 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                 second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, paired=paired)
                 if not second.error < check.error - ERROR_MARGIN and second.speed > 0 \
                         and (second.speed - plan.speed) * (check.speed - plan.speed) < 0:
-                    # past the speed (a planted clip speeds up faster than its amplitude): a secant
+                    # past the speed (a held walk may speed up faster than its amplitude): a secant
                     # step between the two
                     step = 1.0 + (step - 1.0) * (plan.speed - check.speed) / (second.speed - check.speed)
                     again = scaled(recipe, step)

@@ -35,7 +35,7 @@ from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, ground, 
                                         touch_ground, translate_root)
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
-__all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "soft_limit_excess", "synthesize"]
+__all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "poses", "soft_limit_excess", "synthesize"]
 
 _SMALL_ANGLE = 1e-6  # below this rotation angle [rad], sin(θ/2)/θ comes from its Taylor series
 
@@ -184,6 +184,18 @@ def _positive(name: str, value, *, allow_zero: bool = False) -> float:
     return float(value)
 
 
+def poses(character, basis, recipe: GaitRecipe, times: np.ndarray, soft_limit: float = np.radians(10),
+          soft_limit_slide: float = 0.01) -> np.ndarray:
+    """Body-relative poses (T, nq) of ``recipe`` on ``basis`` at ``times``
+    (T,) [s]: Eq. 4 integrated from the rest pose, with the soft limits
+    (soft_limit [rad], soft_limit_slide [m]; see :func:`synthesize`)."""
+    lay = layout(character)
+    coords = modal_coordinates(recipe, times)                              # (T, n_terms)
+    phi = basis.shapes[:, [t.mode for t in recipe.terms]]                 # (nv, n_terms)
+    qpos = lay.integrate(basis.rest_qpos, coords @ phi.T)                  # (T, nq)
+    return lay.soft_limits(qpos, soft_limit, soft_limit_slide)
+
+
 def margin_frames(recipe: GaitRecipe, fps: float, limit_seconds: float = 10.0) -> int:
     """Frames synthesized beyond each end of a grounded clip: one period of
     the slowest term (at most ``limit_seconds``), so that the grounding sees
@@ -262,11 +274,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     soft_limit_slide = _positive("soft_limit_slide", soft_limit_slide, allow_zero=True)
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps) if grounded else 0
-    lay = layout(character)
-    coords = modal_coordinates(recipe, np.arange(-pad, n + pad) / fps)      # (T, n_terms)
-    phi = basis.shapes[:, [t.mode for t in recipe.terms]]                 # (nv, n_terms)
-    qpos = lay.integrate(basis.rest_qpos, coords @ phi.T)                  # (T, nq)
-    lay.soft_limits(qpos, soft_limit, soft_limit_slide)
+    qpos = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps, soft_limit, soft_limit_slide)
     airborne = blend = None
     smooth = pin_feet and _feet_have_contacts(character)
     paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
