@@ -329,9 +329,10 @@ def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
     stance force counted (≤ 4 g), and its centre of mass is ballistic in
     every flight frame (its flights last two frames: the accelerations
     centred on them reach the take-off and touchdown frames, which the arcs
-    pass through). The same recipe under another name, held the plain way
-    or the paired way without the loose variant, breaks the force bound
-    (measured 43 g and 8.3 g)."""
+    pass through). The same recipe under another name, held the plain way,
+    breaks the force bound (measured 43 g with the pairs split by 0.15
+    cycle; the paired way without the loose variant took 8.3 g then, 3.7 g
+    with the split of 0.1, which the loose holding brings to 1.4 g)."""
     import dataclasses
 
     from gaitforge.motion.speed import misses
@@ -339,7 +340,7 @@ def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
 
     assert "gallop" in LOOSE_GAITS and "gallop" in SMOOTH_GAITS
     ch, basis, r, plan, check, clip = gallop_at_speed
-    assert check.paired and check.gait_class == "gallop"
+    assert check.force_counts and check.gait_class == "gallop"
     assert misses(plan, check, "gallop") == []
     com = centres_of_mass(ch, clip.qpos)
     assert reaction(com).max() <= STANCE_FORCE
@@ -352,8 +353,6 @@ def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
     custom = dataclasses.replace(r, name="custom")
     plain = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True)
     assert reaction(centres_of_mass(ch, plain.qpos)).max() > 1.2 * STANCE_FORCE
-    paired = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True, paired=True)
-    assert reaction(centres_of_mass(ch, paired.qpos)).max() > STANCE_FORCE
 
 
 def test_the_loose_holding_moves_more_modes_of_the_same_analysis(dog):

@@ -104,7 +104,7 @@ def test_switches_near_the_froude_thresholds(dog_ramp):
     assert 2.5 <= r.froude[int(round(t2 * FPS))] <= 2.9
 
 
-# skate per stretch [share of stride]: the levels reached (walk 0.000, trot 0.000, gallop 0.003; with
+# skate per stretch [share of stride]: the levels reached (walk 0.000, trot 0.000, gallop 0.000; with
 # 20 modes in the holding and the root alone held: 0.001, 0.002, 0.026)
 SKATE = {"walk": 0.005, "trot": 0.005, "gallop": 0.005}
 
@@ -135,10 +135,12 @@ def test_centre_of_mass_is_ballistic_in_flight_and_feet_on_the_ground(dog, dog_r
 
 
 # largest |a + g ẑ| / g per stretch (the levels reached, rounded up): root, centre of mass. The centre
-# of mass is within the steady gaits' 4 g (1.1, 1.6, 2.8), the root too (2.0, 2.1, 2.4). Before
-# (20 modes, the root alone held on the centre of mass's smoothing, flights on fixed arcs, 3 Hz):
-# root 3.3, 6.6, 8.2; centre of mass 7.9, 11.7, 17.9.
-REACTION = {"walk": (2.5, 1.5), "trot": (2.5, 2.0), "gallop": (3.0, 3.0)}
+# of mass is within the steady gaits' 4 g (1.1, 1.6, 1.6), the root too (2.0, 2.1, 3.8: the gallop's
+# recipe, suggested under its own loose holding since its pairs split by 0.1 cycle, pitches the trunk
+# 40-50 degrees and rolls and yaws it by 5; the previous recipe, split 0.15: centre of mass 2.8, root
+# 2.4, roll and yaw 30-80). Before (20 modes, the root alone held on the centre of mass's smoothing,
+# flights on fixed arcs, 3 Hz): root 3.3, 6.6, 8.2; centre of mass 7.9, 11.7, 17.9.
+REACTION = {"walk": (2.5, 1.5), "trot": (2.5, 2.0), "gallop": (4.0, 2.0)}
 
 
 def test_velocity_changes_between_frames_are_bounded(dog, dog_ramp):
@@ -151,7 +153,8 @@ def test_velocity_changes_between_frames_are_bounded(dog, dog_ramp):
         assert root[gait == g].max() <= bound_root, g
         assert com[gait == g].max() <= bound_com, g
     assert com.max() <= 4.0                                 # the steady gaits' bound (tests/test_flight.py)
-    assert np.percentile(root, 99) <= 2.5                   # most frames (2.1; before 5.8)
+    assert np.percentile(root, 99) <= 3.5                   # most frames (3.2: the gallop's pitching root; 2.1 with
+    #                                                          the split-0.15 gallop; before the 40-mode holding 5.8)
     # the forward root velocity: no jump larger than 0.4 m/s between frames (0.32; before: 1.5, 3.2,
     # 6.5 m/s, then 0.98)
     assert np.abs(np.diff(q[:, 0], 2)).max() * FPS <= 0.4

@@ -20,7 +20,7 @@ FOOTFALLS: dict[str, dict[str, dict[Any, float]]] = {  # lateral-sequence walk a
               "jump": {"left": 0.0, "right": 0.0}, "jumping_jacks": {"left": 0.0, "right": 0.0}},
     "quadruped": {g: dict(zip(_Q, p)) for g, p in {
         "walk": (0.25, 0.75, 0.0, 0.5), "trot": (0.5, 0.0, 0.0, 0.5), "pace": (0.0, 0.5, 0.0, 0.5),
-        "amble": (0.25, 0.75, 0.0, 0.5), "bound": (0.5, 0.5, 0.0, 0.0), "gallop": (0.5, 0.65, 0.0, 0.15)}.items()},
+        "amble": (0.25, 0.75, 0.0, 0.5), "bound": (0.5, 0.5, 0.0, 0.0), "gallop": (0.5, 0.6, 0.0, 0.1)}.items()},
 }
 GAITS = {kind: tuple(table) for kind, table in FOOTFALLS.items()}
 CLASS = {"walk": "walk", "trot": "trot", "pace": "pace", "bound": "bound", "gallop": "gallop", "run": "run",

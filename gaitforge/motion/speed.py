@@ -124,13 +124,17 @@ def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int 
     :data:`SAMPLES` frames per stride (``paired``: as ``synthesize``). The
     frames ``synthesize`` would ground, without its checks of the recipe
     (this runs a dozen times per candidate on recipes the search made)."""
+    from gaitforge.motion.grounding import ground
     from gaitforge.motion.metrics import root_positions
-    from gaitforge.motion.synthesis import synthesize
+    from gaitforge.motion.synthesis import margin_frames, poses
 
     fps = SAMPLES * f
-    clip = synthesize(character, basis, recipe, (strides * SAMPLES + 1) / fps, fps, contact_tol=_contact_tol(character),
-                      paired=paired)
-    x = root_positions(character, clip.qpos[[0, -1]])[:, 0]
+    n, pad = strides * SAMPLES + 1, margin_frames(recipe, fps)
+    paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
+    q = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps)
+    g = ground(character, q, fps, speed=recipe.speed, contact_tol=_contact_tol(character), flight=recipe.flight,
+               stride=1.0 / recipe.base_frequency if paired else None)
+    x = root_positions(character, g.qpos[[pad, pad + n - 1]])[:, 0]
     return float((x[1] - x[0]) * f / strides)
 
 
