@@ -139,16 +139,13 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     walk's mm ripple would lift it and break double support). Then the
     lowest contact point is put back on the ground in stance and the centre
     of mass on its arcs in flight."""
-    from gaitforge.modal import compute_modes
     from gaitforge.motion.footfall import detect_footfalls, feet_of
     from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, smooth_stance, touch_ground,
                                             translate_root)
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
-    from gaitforge.motion.synthesis import _true_runs, hold_targets
+    from gaitforge.motion.synthesis import _true_runs, hold_targets, holding_basis
 
-    if basis.count < HOLD_MODES:   # the same analysis, more modes
-        basis = compute_modes(character, count=HOLD_MODES, constraints=basis.constraints[len(character.constraints):],
-                              stiffness_scale=basis.stiffness_scale)
+    basis = holding_basis(character, basis, HOLD_MODES)   # the same analysis, more modes
     clip = MotionClip(fps, g.qpos, character.name)
     feet = feet_of(character)
     k = max(1, int(round(RELEASE * fps)))

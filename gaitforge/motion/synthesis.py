@@ -302,14 +302,14 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
 PAIRED_GAITS = ("trot", "pace", "bound", "run")
 
 #: Gaits held like the paired ones but with the root loose (:func:`_pin`
-#: with ``loose``): the gallop. Its fitted recipes roll, pitch and yaw the
-#: trunk by 50–75° and sweep the paws sideways by 0.3–0.5 m at Fr ≥ 3,
+#: with ``loose``): the gallop, whose four feet land one by one. With its
+#: pairs split by 0.15 cycle its fitted recipes rolled, pitched and yawed
+#: the trunk by 50–75° and swept the paws sideways by 0.3–0.5 m at Fr ≥ 3,
 #: and holding root, centre of mass and fading feet together on them
-#: diverged (skate 0.25–0.72, class unknown). Held loose, the dog's
-#: gallops suggested at Fr 1.5, 2 and 3 meet every target of the speed
-#: check within 1.3–1.7 g; at Fr 2.5, 3.25–4 no candidate does (the
-#: closest miss the force bound, the class or, capped at 100° of joint
-#: rotation, the speed).
+#: diverged (skate 0.25–0.72, class unknown); held loose, only Fr 1.5, 2
+#: and 3 met every target. Split by 0.1 (gait_patterns.FOOTFALLS), the
+#: dog's gallops held loose meet every target at Fr 2, 3, 4 and 5 within
+#: 1.4–1.5 g, rolling and yawing the trunk by ~5° (docs/gait_speeds.md).
 LOOSE_GAITS = ("gallop",)
 
 #: Every gait held smoothly in flight (the speed check bounds their stance
@@ -472,16 +472,16 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
 _HOLDING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def holding_basis(character, basis):
-    """The basis a loose gait's holding moves (:data:`LOOSE_MODES` elastic
-    modes of the same analysis as ``basis``: its constraints, stiffness
-    scale and gravity; ``basis`` itself if it has as many, or if the
-    creature has no more). Built once per basis."""
-    count = min(LOOSE_MODES, character.nv - basis.n_rigid)
+def holding_basis(character, basis, modes: int = LOOSE_MODES):
+    """The basis a holding moves: ``modes`` elastic modes (default
+    :data:`LOOSE_MODES`) of the same analysis as ``basis`` (its constraints,
+    stiffness scale and gravity); ``basis`` itself if it has as many, or if
+    the creature has no more. Built once per basis and count."""
+    count = min(modes, character.nv - basis.n_rigid)
     if basis.count >= count:
         return basis
     held = _HOLDING.get(basis)
-    if held is None:
+    if held is None or held.count != count:
         from gaitforge.modal import compute_modes
 
         own = len(character.constraints)
