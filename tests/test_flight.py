@@ -356,13 +356,14 @@ def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
 
 
 def test_the_loose_holding_moves_more_modes_of_the_same_analysis(dog):
-    """synthesis.holding_basis: LOOSE_MODES elastic modes whose leading ones
+    """synthesis.holding_basis: HOLD_MODES elastic modes whose leading ones
     are the recipe basis' own (built once per basis); a basis as large is used as it is."""
-    from gaitforge.motion.synthesis import LOOSE_MODES, holding_basis
+    from gaitforge.motion.holding import HOLD_MODES
+    from gaitforge.motion.synthesis import holding_basis
 
     ch, basis = dog
     held = holding_basis(ch, basis)
-    assert held.count == LOOSE_MODES and holding_basis(ch, basis) is held
+    assert held.count == HOLD_MODES and holding_basis(ch, basis) is held
     np.testing.assert_allclose(held.shapes[:, :basis.count], basis.shapes, atol=1e-12)
     assert holding_basis(ch, held) is held
 

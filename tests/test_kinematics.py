@@ -72,3 +72,15 @@ def test_a_model_with_mocap_bodies_falls_back_to_mujoco():
     pos, mat = Character.body_frames(c, q)
     np.testing.assert_array_equal(pos, want_pos)
     np.testing.assert_array_equal(mat, want_mat)
+
+
+def test_poses_of_the_wrong_size_are_refused():
+    """The compiled pass reads qpos without bounds checks: a wrong shape is an error, not garbage."""
+    from gaitforge.errors import GaitforgeError
+
+    c = Character.from_spec(registry.build("dog"))
+    with pytest.raises(GaitforgeError, match=rf"^body frames: qpos must have shape \(frames, {c.nq}\) and nbody "
+                                             rf"be 1 to {c.model.nbody}, got \(2, 5\) and {c.model.nbody}$"):
+        body_frames(c.model, np.zeros((2, 5)))
+    with pytest.raises(GaitforgeError, match="got \\(1, 103\\) and 99"):
+        body_frames(c.model, c.rest_qpos[None], 99)

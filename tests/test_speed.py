@@ -151,6 +151,11 @@ def test_a_held_walk_moves_its_body_smoothly_and_keeps_its_feet(dog):
     m = _measure(c, clip)
     assert classify_gait(m) == "walk" and m.foot_skate <= 0.005 and m.flight_fraction == 0.0
     assert abs(m.speed / plan.speed - 1) <= speed.SPEED_TOL
+    with pytest.raises(GaitforgeError, match=r"^seconds must be a positive finite number, got -1$"):
+        speed.held_walk(c, basis, recipe, -1, 60.0)
+    with pytest.raises(GaitforgeError, match="names mode 19 but only 5 elastic modes were computed"):
+        speed.held_walk(c, compute_modes(c, count=5), dataclasses.replace(recipe, terms=recipe.terms[:1] + (
+            dataclasses.replace(recipe.terms[0], mode=19),)), 1.0, 60.0)
 
 
 @pytest.mark.parametrize("froude", [0.45, 0.25, pytest.param(0.1, marks=pytest.mark.slow)])

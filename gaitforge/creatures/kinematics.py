@@ -26,6 +26,8 @@ import weakref
 import mujoco
 import numpy as np
 
+from gaitforge.errors import GaitforgeError
+
 __all__ = ["body_frames", "supported"]
 
 _TREES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -137,6 +139,9 @@ def body_frames(model: mujoco.MjModel, qpos: np.ndarray, nbody: int | None = Non
         _KERNEL = _compile()
     q = np.ascontiguousarray(qpos, dtype=float)
     nb = int(model.nbody) if nbody is None else int(nbody)
+    if q.ndim != 2 or q.shape[1] != model.nq or not 1 <= nb <= model.nbody:  # the kernel does not bound-check
+        raise GaitforgeError(f"body frames: qpos must have shape (frames, {model.nq}) and nbody be 1 to "
+                             f"{model.nbody}, got {q.shape} and {nb}")
     xpos = np.empty((len(q), nb, 3))
     xquat = np.empty((len(q), nb, 4))
     xmat = np.empty((len(q), nb, 9))

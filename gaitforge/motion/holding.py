@@ -19,7 +19,7 @@ the feet down do not slide (:func:`ground_smoothly`, then :func:`hold`):
   which do not fly, jerked by up to 6.5 m/s between frames before; arcs
   held fixed at the stance rule's take-off and touchdown left a trot's
   centre of mass 6.3 g at touchdown, free ones 2.4 g, at 3 Hz). The
-  cutoff :data:`SMOOTH_HZ` is 2 Hz, below the stride frequencies: with the
+  cutoff :data:`HOLD_SMOOTH_HZ` is 2 Hz, below the stride frequencies: with the
   centre of mass held by the IK (below) the legs make up the larger offsets
   from the stance rule, and in the dog's and human's ramps the centre of
   mass then stays within 2.8 g and 4.4 g, against 2.7 and 6.0 g at 3 Hz.
@@ -56,14 +56,14 @@ import numpy as np
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.grounding import smoothstep
 
-__all__ = ["HOLD_MODES", "RELEASE", "ROOT_SMOOTH_HZ", "SMOOTH_HZ", "SmoothGround", "ground_smoothly",
+__all__ = ["HOLD_MODES", "HOLD_SMOOTH_HZ", "RELEASE", "ROOT_SMOOTH_HZ", "SmoothGround", "ground_smoothly",
            "held_walk", "hold", "stance_feet",
            "synthesize_at_speed"]
 
 RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held to its own path over this
 ROOT_SMOOTH_HZ = 4.0  # [Hz] cutoff of the smoothing of the root's held path
 HOLD_MODES = 40       # the feet's holding moves this many elastic modes (the gait recipes use fewer)
-SMOOTH_HZ = 2.0       # [Hz] cutoff of the stance smoothing (grounding.smooth_ballistic) along the whole clip
+HOLD_SMOOTH_HZ = 2.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_ballistic) along the whole clip
 
 
 class SmoothGround(NamedTuple):
@@ -124,7 +124,7 @@ def ground_smoothly(character, q: np.ndarray, psi: np.ndarray, fps: float, walki
     down[walking] = back[walking]
     offset[:, :2] = flight_offsets(stance_velocity_offsets(P, down), com[:, :2], flight_runs(airborne))
     # the stance path smoothed all along (a walk and a flightless gallop jerk where the feet down change)
-    blend = smooth_ballistic(com + offset, airborne, 1.0 / fps, SMOOTH_HZ) - (com + offset)
+    blend = smooth_ballistic(com + offset, airborne, 1.0 / fps, HOLD_SMOOTH_HZ) - (com + offset)
     return SmoothGround(translate_root(character, q, offset + blend), down, airborne, blend)
 
 
@@ -145,7 +145,7 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
     from gaitforge.motion.synthesis import _true_runs, hold_targets, holding_basis
 
-    basis = holding_basis(character, basis, HOLD_MODES)   # the same analysis, more modes
+    basis = holding_basis(character, basis)   # the same analysis, HOLD_MODES modes
     clip = MotionClip(fps, g.qpos, character.name)
     feet = feet_of(character)
     k = max(1, int(round(RELEASE * fps)))
@@ -223,9 +223,15 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
     frequency times time; :func:`~gaitforge.motion.synthesis.margin_frames`
     extra frames on both sides are grounded with it, so that the smoothing
     sees whole strides at the clip's ends, and dropped before the holding.
-    Returns a :class:`MotionClip` (round(seconds·fps), nq)."""
-    from gaitforge.motion.synthesis import margin_frames, poses
+    Returns a :class:`MotionClip` (round(seconds·fps), nq). The recipe, basis,
+    seconds and fps are checked as :func:`~gaitforge.motion.synthesis.synthesize`
+    checks them."""
+    from gaitforge.motion.recipe import check_basis
+    from gaitforge.motion.synthesis import _positive, check_drive, margin_frames, poses
 
+    check_basis(recipe, basis, character)
+    seconds, fps = _positive("seconds", seconds), _positive("fps", fps)
+    check_drive(character, basis, recipe, fps)
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps)
     t = np.arange(-pad, n + pad) / fps

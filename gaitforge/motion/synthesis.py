@@ -33,6 +33,7 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, ground, smooth_ballistic, smoothstep,
                                         touch_ground, translate_root)
+from gaitforge.motion.holding import HOLD_MODES, HOLD_SMOOTH_HZ
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 
 __all__ = ["JointLayout", "layout", "margin_frames", "modal_coordinates", "poses", "soft_limit_excess", "synthesize"]
@@ -316,8 +317,6 @@ LOOSE_GAITS = ("gallop",)
 #: force); recipes of other names keep the plain holding.
 SMOOTH_GAITS = PAIRED_GAITS + LOOSE_GAITS
 
-LOOSE_SMOOTH_HZ = 2.0  # [Hz] a loose gait's centre of mass: stance smoothing with free ballistic flights
-LOOSE_MODES = 40       # a loose gait's holding moves this many elastic modes (the recipes use fewer)
 
 
 LANDING_BAND = 0.01  # [m] a foot within this of its lowest height and not down is landing or lifting
@@ -357,7 +356,7 @@ def _pin(character, basis, clip: MotionClip, airborne: np.ndarray | None, blend:
     smoothed again with free ballistic flights, every swinging foot has a
     goal of lower priority on its own path, and a lifting foot stays on its
     anchor while it is still on the ground — and the IK moves
-    :data:`LOOSE_MODES` elastic modes (:func:`holding_basis`); a loose
+    :data:`~gaitforge.motion.holding.HOLD_MODES` elastic modes (:func:`holding_basis`); a loose
     gait's clip is held so even where it does not fly (some gallop recipes
     keep a foot down throughout: their whole centre-of-mass path is
     smoothed).
@@ -418,13 +417,13 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
     loose (:data:`LOOSE_GAITS`): the root is not held; the centre of mass is
     held on its path in the clip smoothed again, the flights free
     (:func:`~gaitforge.motion.grounding.smooth_ballistic` at
-    :data:`LOOSE_SMOOTH_HZ`: the fixed arcs of a gallop's short flights
-    leave 9 g corners at touchdown); a lifting foot keeps its anchor as a
-    hard goal while it is still within :data:`LANDING_BAND` of its lowest
-    height (its soft goal alone let it slip 1.2 m/s on the ground) and
-    eases off it after; a foot with no other horizontal goal has a soft one
-    on its own path in the clip (left free, the IK swung a gallop's hind
-    paw 0.5 m in one frame)."""
+    :data:`~gaitforge.motion.holding.HOLD_SMOOTH_HZ`, as the ramps and held
+    walks: the fixed arcs of a gallop's short flights leave 9 g corners at
+    touchdown); a lifting foot keeps its anchor as a hard goal while it is
+    still within :data:`LANDING_BAND` of its lowest height (its soft goal
+    alone let it slip 1.2 m/s on the ground) and eases off it after; a foot
+    with no other horizontal goal has a soft one on its own path in the clip
+    (left free, the IK swung a gallop's hind paw 0.5 m in one frame)."""
     from gaitforge.motion.modal_ik import CENTRE_OF_MASS  # imports this module: not at the top
 
     ff, names, X, keep, xy, down = _stance_targets(character, clip, airborne, blend, None)
@@ -462,7 +461,7 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
     hold = dict(zip(names, X.transpose(1, 0, 2)))
     com = centres_of_mass(character, clip.qpos)
     if loose:
-        com = smooth_ballistic(com, airborne, 1.0 / clip.fps, LOOSE_SMOOTH_HZ)
+        com = smooth_ballistic(com, airborne, 1.0 / clip.fps, HOLD_SMOOTH_HZ)
     else:
         hold[character.bodies[0]] = character.world_points(clip.qpos, [character.bodies[0]], np.zeros((1, 3)))[:, 0]
     hold[CENTRE_OF_MASS] = com
@@ -472,9 +471,9 @@ def fading_targets(character, clip: MotionClip, airborne: np.ndarray, blend: np.
 _HOLDING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def holding_basis(character, basis, modes: int = LOOSE_MODES):
+def holding_basis(character, basis, modes: int = HOLD_MODES):
     """The basis a holding moves: ``modes`` elastic modes (default
-    :data:`LOOSE_MODES`) of the same analysis as ``basis`` (its constraints,
+    :data:`~gaitforge.motion.holding.HOLD_MODES`) of the same analysis as ``basis`` (its constraints,
     stiffness scale and gravity); ``basis`` itself if it has as many, or if
     the creature has no more. Built once per basis and count."""
     count = min(modes, character.nv - basis.n_rigid)
