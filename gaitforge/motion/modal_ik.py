@@ -314,6 +314,61 @@ def _min_norm_step(A: np.ndarray, rows: np.ndarray, goal: np.ndarray, x: np.ndar
     return True
 
 
+def _dof_chains(m, bodies: np.ndarray) -> np.ndarray:
+    """(P, depth) int64: for each body of ``bodies`` (P,), the degrees of
+    freedom that move it (its own and its ancestors', from the body
+    outwards, as ``mj_jac`` walks them), padded with −1."""
+    chains = []
+    for b in bodies:
+        b = int(b)
+        while b and not m.body_dofnum[b]:  # a welded body moves with its parent
+            b = int(m.body_parentid[b])
+        dofs = []
+        i = int(m.body_dofadr[b] + m.body_dofnum[b] - 1) if b else -1
+        while i >= 0:
+            dofs.append(i)
+            i = int(m.dof_parentid[i])
+        chains.append(dofs)
+    out = np.full((len(chains), max((len(c) for c in chains), default=0)), -1, np.int64)
+    for r, dofs in enumerate(chains):
+        out[r, :len(dofs)] = dofs
+    return out
+
+
+@kernel
+def _point_jacobians(cdof: np.ndarray, subtree_com: np.ndarray, x: np.ndarray, rows: np.ndarray,
+                     chains: np.ndarray, roots: np.ndarray, eff: np.ndarray, out: np.ndarray) -> None:
+    """Rows 3·rows[p] … 3·rows[p] + 2 of ``out`` (3F, k): ∂x/∂c of the world
+    points x[rows[p]] (3,) [m], i.e. J eff with J the positional Jacobian
+    (3, nv) ``mj_jac`` computes from MuJoCo's motion subspaces ``cdof`` (nv,
+    6: rotation, then translation, about the root subtree's centre of mass
+    ``subtree_com[roots[p]]``) and ``eff`` (nv, k) the coordinates' effect on
+    the velocities. Column j of J, for a degree of freedom in the point's
+    chain (``chains[p]``, −1 padded), is cdof_lin + cdof_rot × (x − com); the
+    others are 0, so only the chain's rows of ``eff`` are summed."""
+    k = eff.shape[1]
+    for p in range(rows.shape[0]):
+        i = rows[p]
+        for r in range(3):
+            for col in range(k):
+                out[3 * i + r, col] = 0.0
+        o0 = x[i, 0] - subtree_com[roots[p], 0]
+        o1 = x[i, 1] - subtree_com[roots[p], 1]
+        o2 = x[i, 2] - subtree_com[roots[p], 2]
+        for n in range(chains.shape[1]):
+            j = chains[p, n]
+            if j < 0:
+                break
+            j0 = cdof[j, 3] + (cdof[j, 1] * o2 - cdof[j, 2] * o1)
+            j1 = cdof[j, 4] + (cdof[j, 2] * o0 - cdof[j, 0] * o2)
+            j2 = cdof[j, 5] + (cdof[j, 0] * o1 - cdof[j, 1] * o0)
+            for col in range(k):
+                e = eff[j, col]
+                out[3 * i, col] += j0 * e
+                out[3 * i + 1, col] += j1 * e
+                out[3 * i + 2, col] += j2 * e
+
+
 class _Problem:
     """Target points and basis for one character; evaluates x(c) and ∂x/∂c.
     A point of body −1 is the centre of mass (:data:`CENTRE_OF_MASS`);
@@ -327,11 +382,17 @@ class _Problem:
         self.qv, self.phi, self.points = layout(character).quat_v, phi, points
         self.bodies = np.array([max(b, 0) for b, _ in points], np.int64)   # the kernel's rows; COM rows overwritten
         self.local = np.array([p for _, p in points], float).reshape(-1, 3)
-        self.jac = np.zeros((len(self.bodies), 3, self.m.nv))
+        self.jac = np.zeros((len(self.bodies), 3, self.m.nv))   # rows of the centre of mass and orientations
+        self.eff = np.array(phi, dtype=float, order="C")  # a copy: its ball rows are rewritten per evaluation
         self.ids = [int(b) for b, _ in points]
         self.rot = np.zeros(len(points), bool) if rotations is None else np.asarray(rotations, bool)
         self.phi_balls = np.ascontiguousarray(self.phi[self.qv])  # (balls, 3, k) rows of the balls' rotation vectors
         self.qv = np.ascontiguousarray(self.qv, dtype=np.int64)
+        # plain points (not the centre of mass, not an orientation) get their Jacobians from one compiled pass
+        self.plain = np.array([i for i, b in enumerate(self.ids) if b >= 0 and not self.rot[i]], np.int64)
+        self.special = [i for i in range(len(self.ids)) if i not in set(self.plain.tolist())]
+        self.chains = _dof_chains(self.m, self.bodies[self.plain])
+        self.roots = np.ascontiguousarray(self.m.body_rootid[self.bodies[self.plain]], dtype=np.int64)
 
     def evaluate(self, q0: np.ndarray, c: np.ndarray):
         """Pose q (nq,), points x (F, 3) and Jacobian (3F, k) at coordinates c (k,)."""
@@ -344,22 +405,23 @@ class _Problem:
         mujoco.mj_comPos(m, d)  # mj_jac needs cdof and subtree_com
         x = np.empty((len(self.ids), 3))
         _body_points(d.xpos, d.xmat, self.bodies, self.local, x)
-        jac, J = mujoco.mj_jac, self.jac
-        for i, b in enumerate(self.ids):
+        eff = self.eff  # Φ with its ball rows through the right Jacobians (the other rows never change)
+        if len(self.qv):
+            _ball_columns(dv, self.qv, self.phi_balls, eff)
+        out = np.empty((3 * len(self.ids), eff.shape[1]))
+        _point_jacobians(d.cdof, d.subtree_com, x, self.plain, self.chains, self.roots, eff, out)
+        J = self.jac
+        for i in self.special:
+            b = self.ids[i]
             if self.rot[i]:  # the body's orientation: its rotation vector, v̇ = J_l(v)⁻¹ ω
                 x[i] = rotation_vectors(d.xquat[b])
                 mujoco.mj_jacBody(m, d, None, J[i], b)
                 J[i] = np.linalg.solve(_right_jacobians(x[i][None])[0].T, J[i])  # J_l(v) = J_r(v)ᵀ
-            elif b < 0:  # the whole creature's centre of mass: the world body's subtree
+            else:  # the whole creature's centre of mass: the world body's subtree
                 x[i] = d.subtree_com[0]
                 mujoco.mj_jacSubtreeCom(m, d, J[i], 0)
-            else:
-                jac(m, d, J[i], None, x[i], b)
-        J = J.reshape(3 * len(self.ids), m.nv)
-        eff = self.phi.copy()
-        if len(self.qv):
-            _ball_columns(dv, self.qv, self.phi_balls, eff)
-        return q.copy(), x, J @ eff
+            out[3 * i:3 * i + 3] = J[i] @ eff
+        return q.copy(), x, out
 
 
 def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, modes=None, rigid=False):
@@ -443,30 +505,132 @@ def _solve_soft(prob: _Problem, goal: np.ndarray, soft: np.ndarray, q0: np.ndarr
     """Gauss–Newton with two priorities: the rows of ``goal`` as in :func:`_solve`
     (least weighted norm, least squares where they conflict), then the rows of
     ``soft`` (3F,) met as well as the null space of the first allows (damped
-    least squares there): a soft goal never pulls a hard one off."""
-    hard, want = np.isfinite(goal), np.isfinite(soft)
+    least squares there): a soft goal never pulls a hard one off. Each step:
+    :func:`_soft_step`."""
+    hard, want = np.flatnonzero(np.isfinite(goal)), np.flatnonzero(np.isfinite(soft))
     scale = 1.0 / np.sqrt(w)
     err = math.inf
     q, x, A = prob.evaluate(q0, c)
+    moved = np.empty_like(c)
     for it in range(1, max_iter + 1):
-        xf = x.reshape(-1)
-        B1 = A[hard] * scale
-        r1 = (goal - xf)[hard] + A[hard] @ c
-        P1 = np.linalg.pinv(B1, rcond=1e-10)
-        y = P1 @ r1
-        if want.any():
-            N = np.eye(len(c)) - P1 @ B1
-            B2 = A[want] * scale @ N
-            r2 = (soft - xf)[want] + A[want] @ c - (A[want] * scale) @ y
-            z = np.linalg.solve(B2.T @ B2 + damping * np.eye(len(c)), B2.T @ r2)
-            y = y + N @ z
-        moved = scale * y - c
+        _soft_step(A, x.reshape(-1), goal, soft, hard, want, c, scale, damping, moved)
         c = c + moved
         q, x, A = prob.evaluate(q0, c)
-        err = _largest_miss(goal, x.reshape(-1), np.flatnonzero(hard))
+        err = _largest_miss(goal, x.reshape(-1), hard)
         if _settled(moved, c, step_tol):
             break
     return ModalIK(q, c, float(err), it, bool(err <= tol))
+
+
+SOFT_RCOND = 1e-10   # singular values of the held rows below this share of the largest count as zero
+
+
+@kernel
+def _row_space(B: np.ndarray, r: np.ndarray, V: np.ndarray, y: np.ndarray) -> bool:
+    """For independent rows of B (m, k), m ≤ k: an orthonormal basis V (m, k)
+    of their span (Gram–Schmidt, each row orthogonalized twice, so B = L V
+    with L lower triangular) and the least-norm y (k,) of B y = r (L u = r,
+    y = Vᵀ u). Returns False, V and y unfinished, when some |L_ii| is at most
+    :data:`FULL_RANK` of the largest (dependent rows): the caller then
+    takes the singular value decomposition instead."""
+    m, k = B.shape
+    if m > k:
+        return False
+    L = np.zeros((m, m))
+    for i in range(m):
+        for j in range(k):
+            V[i, j] = B[i, j]
+        for _ in range(2):
+            for p in range(i):
+                d = 0.0
+                for j in range(k):
+                    d += V[p, j] * V[i, j]
+                L[i, p] += d
+                for j in range(k):
+                    V[i, j] -= d * V[p, j]
+        norm = 0.0
+        for j in range(k):
+            norm += V[i, j] * V[i, j]
+        norm = math.sqrt(norm)
+        if norm == 0.0:
+            return False
+        L[i, i] = norm
+        for j in range(k):
+            V[i, j] /= norm
+    big = 0.0
+    for i in range(m):
+        big = max(big, L[i, i])
+    for i in range(m):
+        if not L[i, i] > FULL_RANK * big:
+            return False
+    u = np.empty(m)
+    for i in range(m):              # L u = r, forward
+        s = r[i]
+        for p in range(i):
+            s -= L[i, p] * u[p]
+        u[i] = s / L[i, i]
+    for j in range(k):
+        s = 0.0
+        for i in range(m):
+            s += V[i, j] * u[i]
+        y[j] = s
+    return True
+
+
+@kernel
+def _soft_step(A: np.ndarray, x: np.ndarray, goal: np.ndarray, soft: np.ndarray, hard: np.ndarray,
+               want: np.ndarray, c: np.ndarray, scale: np.ndarray, damping: float, moved: np.ndarray) -> None:
+    """One linearized step of :func:`_solve_soft`, compiled, written into
+    ``moved`` (k,) as c' − c. In y = c' / scale (so Σ w c'² = |y|²), with
+    B₁ = A_h diag(scale) (the held rows ``hard``) and r₁ their linearized
+    goal: y₁ the least-norm solution of B₁ y = r₁ and V an orthonormal basis
+    of B₁'s row space (:func:`_row_space`; where the rows are dependent,
+    B₁ = U S Vᵀ, y₁ = V S⁺ Uᵀ r₁ with singular values under
+    :data:`SOFT_RCOND` of the largest dropped: least squares where the rows
+    conflict); N = I − VᵀV projects onto their null space; the soft rows
+    ``want`` (B₂ = A_s diag(scale), goal r₂ less B₂ y₁) then add N z with
+    z = (NᵀB₂ᵀB₂N + damping I)⁻¹ NᵀB₂ᵀ r₂ (damped least squares in N's range)."""
+    k = c.shape[0]
+    m1, m2 = hard.shape[0], want.shape[0]
+    B1, r1 = np.empty((m1, k)), np.empty(m1)
+    for r in range(m1):
+        i, s = hard[r], 0.0
+        for j in range(k):
+            B1[r, j] = A[i, j] * scale[j]
+            s += A[i, j] * c[j]
+        r1[r] = goal[i] - x[i] + s
+    V, y = np.empty((m1, k)), np.zeros(k)
+    if m1 and not _row_space(B1, r1, V, y):
+        U, sv, Vt = np.linalg.svd(B1, full_matrices=False)
+        cut = SOFT_RCOND * sv.max()
+        keep = 0
+        y[:] = 0.0
+        for n in range(sv.shape[0]):
+            if sv[n] > cut:
+                u = 0.0
+                for r in range(m1):
+                    u += U[r, n] * r1[r]
+                u /= sv[n]
+                for j in range(k):
+                    y[j] += Vt[n, j] * u
+                    V[keep, j] = Vt[n, j]
+                keep += 1
+        V = V[:keep]
+    if m2:
+        B2, r2 = np.empty((m2, k)), np.empty(m2)
+        for r in range(m2):
+            i, s, t = want[r], 0.0, 0.0
+            for j in range(k):
+                B2[r, j] = A[i, j] * scale[j]
+                s += A[i, j] * c[j]
+                t += B2[r, j] * y[j]
+            r2[r] = soft[i] - x[i] + s - t
+        B2 = B2 - (B2 @ V.T) @ V    # B₂ N
+        # (NᵀB₂ᵀB₂N + d I)⁻¹ NᵀB₂ᵀ = NᵀB₂ᵀ (B₂N NᵀB₂ᵀ + d I)⁻¹: an m₂ × m₂ system instead of k × k
+        z = B2.T @ np.linalg.solve(B2 @ B2.T + damping * np.eye(m2), r2)
+        y += z - V.T @ (V @ z)      # + N z (z is in N's range already, up to rounding)
+    for j in range(k):
+        moved[j] = scale[j] * y[j] - c[j]
 
 
 def solve_modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=None,
