@@ -310,3 +310,68 @@ def test_ground_argument_errors(dog):
     with pytest.raises(GaitforgeError) as err:
         touch_ground(dog, np.tile(dog.rest_qpos, (2, 1)), airborne=np.array([False, True]))
     assert str(err.value) == "touch_ground: airborne frames need fps to time their flight"
+
+
+def _runs_reference(a):
+    edges = np.flatnonzero(np.diff(np.r_[0, a.astype(np.int8), 0]))
+    return [(int(s), int(e) - 1) for s, e in zip(edges[::2], edges[1::2]) if s >= 2 and e <= len(a) - 1]
+
+
+def test_compiled_grounding_steps_match_their_array_formulations():
+    """The compiled flight runs, parabolas, stance steps and flight steps equal
+    the array formulations they replaced (run edges from a difference of the
+    mask; parabolas and weighted means as whole-array arithmetic) on random
+    masks and paths, to rounding."""
+    from gaitforge.motion.grounding import flight_offsets, stance_velocity_offsets, stride_window
+
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        T, F, dt = int(rng.integers(3, 120)), int(rng.integers(1, 5)), 1 / 60
+        air = rng.random(T) < 0.4
+        assert flight_runs(air) == _runs_reference(air)
+        lowest, root_z = rng.uniform(-0.1, 0.1, T), rng.uniform(0.3, 0.5, T)
+        base, want, kept = -lowest, None, air.copy()
+        while True:  # the parabolas, whole-array
+            off, flying = base.copy(), np.zeros(T, bool)
+            for a, b in _runs_reference(kept):
+                t0, t1 = a - 1, b + 1
+                tau = (t1 - t0) * dt
+                z0, z1 = root_z[t0] + base[t0], root_z[t1] + base[t1]
+                s = np.arange(1, b - a + 2) * dt
+                v0 = (z1 - z0) / tau + 0.5 * GRAVITY * tau
+                off[a:b + 1] = z0 + v0 * s - 0.5 * GRAVITY * s * s - root_z[a:b + 1]
+                flying[a:b + 1] = True
+            clash = flying & (lowest + off <= 0.0)
+            if not clash.any():
+                want = (off, flying)
+                break
+            kept = flying & ~clash
+        got = ballistic_heights(lowest, root_z, air, dt)
+        np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(got[1], want[1])
+        P, down = rng.normal(size=(T, F, 3)), rng.random((T, F)) < 0.5
+        step = np.diff(P[..., :2], axis=0)
+        w = (down[1:] & down[:-1]).astype(float)
+        lonely = w.sum(axis=1) == 0
+        w[lonely] = down[1:][lonely]
+        total = w.sum(axis=1, keepdims=True)
+        w = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+        np.testing.assert_allclose(stance_velocity_offsets(P, down), np.vstack(
+            [np.zeros((1, 2)), np.cumsum(-np.einsum("tf,tfk->tk", w, step), axis=0)]), rtol=0, atol=1e-12)
+        offset, root = rng.normal(size=(T, 2)), rng.normal(size=(T, 2))
+        runs = _runs_reference(air)
+        windows = [stride_window(0.5 * (a + b), 20) for a, b in runs] if trial % 2 else None
+        move, raw = np.diff(offset, axis=0), np.diff(root, axis=0)
+        fly = np.zeros(T, bool)
+        for a, b in runs:
+            fly[a:b + 1] = True
+        on = ~fly[1:] & ~fly[:-1]
+        for k, (a, b) in enumerate(runs):
+            s = raw[a - 2] + move[a - 2]
+            if windows is not None:
+                lo, hi = max(windows[k][0], 0), min(windows[k][1], T - 1)
+                if on[lo:hi].any():
+                    s = (raw + move)[lo:hi][on[lo:hi]].mean(axis=0)
+            move[a - 1:b + 1] = s - raw[a - 1:b + 1]
+        np.testing.assert_allclose(flight_offsets(offset, root, runs, windows),
+                                   np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)]), rtol=0, atol=1e-12)

@@ -75,6 +75,7 @@ import mujoco
 import numpy as np
 
 from gaitforge.creatures.character import kinematics_data
+from gaitforge.control.jit import kernel
 from gaitforge.creatures.compile import vertical_extent
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.footfall import Foot, feet_of, foot_positions
@@ -241,13 +242,39 @@ def stance_velocity_offsets(P: np.ndarray, down: np.ndarray) -> np.ndarray:
     frames (if none is, of those down in frame t+1, the ones carrying the
     weight next; if none is either, it stays). The first frame's offset is 0.
     """
-    step = np.diff(P[..., :2], axis=0)                     # (T-1, F, 2)
-    w = (down[1:] & down[:-1]).astype(float)
-    lonely = w.sum(axis=1) == 0
-    w[lonely] = down[1:][lonely]
-    total = w.sum(axis=1, keepdims=True)
-    w = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
-    return np.vstack([np.zeros((1, 2)), np.cumsum(-np.einsum("tf,tfk->tk", w, step), axis=0)])
+    P, down = np.asarray(P, float), np.asarray(down, np.bool_)
+    if P.ndim != 3 or P.shape[2] < 2 or down.shape != P.shape[:2]:
+        raise GaitforgeError(f"stance_velocity_offsets: P must be (T, F, 3) and down (T, F), "
+                             f"got {P.shape} and {down.shape}")
+    out = np.zeros((len(P), 2))
+    _stance_steps(P, down, out)
+    return out
+
+
+@kernel
+def _stance_steps(P: np.ndarray, down: np.ndarray, out: np.ndarray) -> None:
+    """:func:`stance_velocity_offsets`, compiled: out (T, 2), row 0 left as given."""
+    T, F = down.shape
+    w = np.empty(F)
+    acc0, acc1 = out[0, 0], out[0, 1]
+    for t in range(T - 1):
+        total = 0.0
+        for f in range(F):
+            w[f] = 1.0 if (down[t + 1, f] and down[t, f]) else 0.0
+            total += w[f]
+        if total == 0.0:  # nobody down in both frames: the feet carrying the weight next
+            for f in range(F):
+                w[f] = 1.0 if down[t + 1, f] else 0.0
+                total += w[f]
+        s0, s1 = 0.0, 0.0
+        if total > 0.0:
+            for f in range(F):
+                wf = w[f] / total
+                s0 += wf * (P[t + 1, f, 0] - P[t, f, 0])
+                s1 += wf * (P[t + 1, f, 1] - P[t, f, 1])
+        acc0 -= s0
+        acc1 -= s1
+        out[t + 1, 0], out[t + 1, 1] = acc0, acc1
 
 
 def stance_candidates(heights: np.ndarray, share: float = STANCE_SHARE) -> np.ndarray:
@@ -268,9 +295,26 @@ def flight_runs(airborne: np.ndarray) -> list[tuple[int, int]]:
     a take-off frame with a frame before it and a touchdown frame in the
     clip: runs touching either end of the clip, or starting at frame 1, are
     left out."""
-    a = np.asarray(airborne, bool)
-    edges = np.flatnonzero(np.diff(np.r_[0, a.astype(np.int8), 0]))
-    return [(int(s), int(e) - 1) for s, e in zip(edges[::2], edges[1::2]) if s >= 2 and e <= len(a) - 1]
+    return [(int(a), int(b)) for a, b in _run_bounds(np.asarray(airborne, np.bool_).reshape(-1))]
+
+
+@kernel
+def _run_bounds(air: np.ndarray) -> np.ndarray:
+    """(n, 2) int64: first and last frame of each flight :func:`flight_runs` keeps."""
+    T = air.shape[0]
+    out = np.empty((T // 2 + 1, 2), np.int64)
+    n, t = 0, 0
+    while t < T:
+        if not air[t]:
+            t += 1
+            continue
+        start = t
+        while t < T and air[t]:
+            t += 1
+        if start >= 2 and t <= T - 1:  # a frame before take-off and a touchdown frame in the clip
+            out[n, 0], out[n, 1] = start, t - 1
+            n += 1
+    return out[:n]
 
 
 def ballistic_heights(lowest: np.ndarray, root_z: np.ndarray, airborne: np.ndarray, dt: float,
@@ -285,22 +329,43 @@ def ballistic_heights(lowest: np.ndarray, root_z: np.ndarray, airborne: np.ndarr
     height to its touchdown height. Frames where that sinks a contact point
     to z ≤ 0 become stance, and the parabolas are drawn again.
     """
-    base = -np.asarray(lowest, float)
-    air = np.asarray(airborne, bool).copy()
+    lowest, root_z = np.asarray(lowest, float), np.asarray(root_z, float)
+    air = np.asarray(airborne, np.bool_)
+    if not lowest.shape == root_z.shape == air.shape or lowest.ndim != 1:
+        raise GaitforgeError(f"ballistic_heights: lowest, root_z and airborne must be (T,) alike, "
+                             f"got {lowest.shape}, {root_z.shape}, {air.shape}")
+    off, flying = np.empty(len(lowest)), np.zeros(len(lowest), np.bool_)
+    _parabolas(lowest, root_z, air.copy(), float(dt), float(g), off, flying)
+    return off, flying
+
+
+@kernel
+def _parabolas(lowest: np.ndarray, root_z: np.ndarray, air: np.ndarray, dt: float, g: float,
+               off: np.ndarray, flying: np.ndarray) -> None:
+    """:func:`ballistic_heights`, compiled, into ``off`` and ``flying`` (``air`` is consumed)."""
+    T = lowest.shape[0]
     while True:
-        off, flying = base.copy(), np.zeros(len(base), bool)
-        for a, b in flight_runs(air):
+        for i in range(T):
+            off[i], flying[i] = -lowest[i], False
+        runs = _run_bounds(air)
+        for r in range(runs.shape[0]):
+            a, b = runs[r, 0], runs[r, 1]
             t0, t1 = a - 1, b + 1
             tau = (t1 - t0) * dt
-            z0, z1 = root_z[t0] + base[t0], root_z[t1] + base[t1]
-            s = np.arange(1, b - a + 2) * dt
+            z0, z1 = root_z[t0] - lowest[t0], root_z[t1] - lowest[t1]
             v0 = (z1 - z0) / tau + 0.5 * g * tau
-            off[a:b + 1] = z0 + v0 * s - 0.5 * g * s * s - root_z[a:b + 1]
-            flying[a:b + 1] = True
-        clash = flying & (lowest + off <= 0.0)
-        if not clash.any():
-            return off, flying
-        air = flying & ~clash
+            for i in range(a, b + 1):
+                s = (i - a + 1) * dt
+                off[i] = z0 + v0 * s - 0.5 * g * s * s - root_z[i]
+                flying[i] = True
+        clash = False
+        for i in range(T):
+            if flying[i] and lowest[i] + off[i] <= 0.0:
+                clash = True
+        if not clash:
+            return
+        for i in range(T):  # frames that would sink a contact point are stance after all
+            air[i] = flying[i] and not lowest[i] + off[i] <= 0.0
 
 
 def flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs, windows=None) -> np.ndarray:
@@ -317,20 +382,54 @@ def flight_offsets(offset: np.ndarray, root_xy: np.ndarray, runs, windows=None) 
     in a few frames, up to 25 g horizontally in a fast gallop). None: the
     step into the take-off frame (a run without stance steps in its window
     keeps that too)."""
-    move, raw = np.diff(offset, axis=0), np.diff(root_xy, axis=0)
-    runs, T = list(runs), len(offset)
-    flying = np.zeros(T, bool)
-    for a, b in runs:
-        flying[a:b + 1] = True
-    on = ~flying[1:] & ~flying[:-1]    # steps taken wholly in stance (a run's rewrite below never touches one)
-    for k, (a, b) in enumerate(runs):
-        step = raw[a - 2] + move[a - 2]
-        if windows is not None:
-            lo, hi = max(int(windows[k][0]), 0), min(int(windows[k][1]), T - 1)
-            if on[lo:hi].any():
-                step = (raw + move)[lo:hi][on[lo:hi]].mean(axis=0)
-        move[a - 1:b + 1] = step - raw[a - 1:b + 1]
-    return np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)])
+    offset, root_xy = np.asarray(offset, float), np.asarray(root_xy, float)
+    bounds = np.array(list(runs), np.int64).reshape(-1, 2)
+    wins = np.zeros((len(bounds), 2), np.int64) if windows is None else np.array(windows, np.int64).reshape(-1, 2)
+    if offset.shape != root_xy.shape or offset.ndim != 2 or offset.shape[1] != 2 or len(wins) != len(bounds):
+        raise GaitforgeError(f"flight_offsets: offset and root_xy must be (T, 2) alike and windows one per run, "
+                             f"got {offset.shape}, {root_xy.shape}, {len(wins)} windows for {len(bounds)} runs")
+    out = np.empty_like(offset)
+    _flight_steps(offset, root_xy, bounds, wins, windows is not None, out)
+    return out
+
+
+@kernel
+def _flight_steps(offset: np.ndarray, root_xy: np.ndarray, runs: np.ndarray, windows: np.ndarray, windowed: bool,
+                  out: np.ndarray) -> None:
+    """:func:`flight_offsets`, compiled, into ``out`` (T, 2)."""
+    T = offset.shape[0]
+    move = np.empty((max(T - 1, 0), 2))
+    raw = np.empty((max(T - 1, 0), 2))
+    for t in range(T - 1):
+        for j in range(2):
+            move[t, j] = offset[t + 1, j] - offset[t, j]
+            raw[t, j] = root_xy[t + 1, j] - root_xy[t, j]
+    flying = np.zeros(T, np.bool_)
+    for r in range(runs.shape[0]):
+        for t in range(runs[r, 0], runs[r, 1] + 1):
+            flying[t] = True
+    for r in range(runs.shape[0]):
+        a, b = runs[r, 0], runs[r, 1]
+        s0, s1 = raw[a - 2, 0] + move[a - 2, 0], raw[a - 2, 1] + move[a - 2, 1]
+        if windowed:  # the mean of the steps taken wholly in stance in the run's stride (never rewritten here)
+            lo, hi = max(windows[r, 0], 0), min(windows[r, 1], T - 1)
+            n, m0, m1 = 0, 0.0, 0.0
+            for t in range(lo, hi):
+                if not flying[t] and not flying[t + 1]:
+                    m0 += raw[t, 0] + move[t, 0]
+                    m1 += raw[t, 1] + move[t, 1]
+                    n += 1
+            if n:
+                s0, s1 = m0 / n, m1 / n
+        for t in range(a - 1, b + 1):
+            move[t, 0], move[t, 1] = s0 - raw[t, 0], s1 - raw[t, 1]
+    if T:
+        out[0, 0], out[0, 1] = offset[0, 0], offset[0, 1]
+    acc0, acc1 = 0.0, 0.0
+    for t in range(T - 1):
+        acc0 += move[t, 0]
+        acc1 += move[t, 1]
+        out[t + 1, 0], out[t + 1, 1] = offset[0, 0] + acc0, offset[0, 1] + acc1
 
 
 def smoothstep(s):
