@@ -200,6 +200,37 @@ def test_the_gallop_at_the_top_of_its_range_meets_every_check(dog):
     assert np.ptp(roll) < math.radians(15) and np.ptp(yaw) < math.radians(15)   # 6 and 5 degrees measured
 
 
+def test_deferring_candidates_short_at_the_cap_changes_no_suggestion(dog, monkeypatch):
+    """Two searches agree: the gallop at Fr 4, where 8 of 18 candidates stall at
+    the rotation cap short of the speed after their first fit and are not
+    refitted, gives the same recipe and check as the search that refits
+    every candidate; and when nothing meets every target (a gallop asked at
+    Fr 12, past any reach) the deferred candidates are built in full too."""
+    c, basis = dog
+    built, original = [], speed._candidate
+
+    def counting(*args, **kwargs):
+        out = original(*args, **kwargs)
+        built.append(out is not None)
+        return out
+
+    monkeypatch.setattr(speed, "_candidate", counting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = speed.suggest_at_speed(c, "gallop", basis, froude=4.0)
+        assert built.count(False) > 0 and len(built) == 18
+        monkeypatch.setattr(speed, "_short_at_cap", lambda *a: False)
+        full = speed.suggest_at_speed(c, "gallop", basis, froude=4.0)
+    assert fast[0] == full[0] and fast[2] == full[2]
+    monkeypatch.undo()
+    monkeypatch.setattr(speed, "_candidate", counting)
+    built.clear()
+    with pytest.warns(UserWarning, match="no gallop recipe meets"):
+        speed.suggest_at_speed(c, "gallop", basis, froude=12.0)
+    deferred = built.count(False)                       # the first pass: len(built) − deferred calls
+    assert deferred > 0 and built.count(True) == len(built) - deferred  # each deferred one built later
+
+
 def test_pool_is_the_lowest_20_modes_unless_the_feet_have_soles(dog):
     assert mode_selection.pool_size(dog[0]) == 20       # paws: one contact point each, nothing to keep level
     human = Character.from_spec(registry.build("human"))
