@@ -18,7 +18,9 @@ cases of benchmarks/gait_speeds.py) times ``speed.suggest_at_speed``
 instead (issue 9 item 6: under 1 s for the dog): per case the shortest
 wall and CPU (``time.process_time``) time of ``--repeats`` calls, after one
 warm-up suggestion per creature that pays the compiled kernels' loading,
-and the load average, since the machine may be shared.
+the shortest of the baseline (:data:`BASELINE_STEPS` raw ``mj_step`` calls,
+timed before each call) and the ratio, and the load average, since the
+machine may be shared and its speed drifts.
 
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set.
 """
@@ -65,6 +67,23 @@ def _tries(character, basis, gait) -> tuple[int, bool]:
 DOG_AT_SPEED = "dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,4,5"
 
 
+BASELINE_STEPS = 500    # raw mj_step calls of the creature's model, from Python: the in-run baseline
+
+
+def _baseline(character) -> float:
+    """Seconds of :data:`BASELINE_STEPS` raw ``mj_step`` calls (a Python loop
+    over MuJoCo's C, as much of a suggestion is): timed beside each case, so
+    a machine that runs slower for a while shows in both."""
+    import time
+
+    d = mujoco.MjData(character.model)
+    d.qpos[:] = character.rest_qpos
+    t0 = time.perf_counter()
+    for _ in range(BASELINE_STEPS):
+        mujoco.mj_step(character.model, d)
+    return time.perf_counter() - t0
+
+
 def at_speed(cases: str, repeats: int) -> None:
     """Time ``suggest_at_speed`` per case (module docstring)."""
     import time
@@ -73,8 +92,9 @@ def at_speed(cases: str, repeats: int) -> None:
     from gaitforge.motion.mode_selection import pool_size
 
     print(f"python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} at the start")
-    print("| creature | gait | Fr | wall [s] | CPU [s] | meets all | load |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"baseline: {BASELINE_STEPS} raw mj_step calls of the creature, timed before each suggestion (shortest)")
+    print("| creature | gait | Fr | wall [s] | CPU [s] | baseline [ms] | wall / baseline | meets all | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
     chars: dict = {}
     for case in (DOG_AT_SPEED if cases == "dog" else cases).split(";"):
         name, gait, froudes = case.split(":")
@@ -86,8 +106,9 @@ def at_speed(cases: str, repeats: int) -> None:
                 speed.suggest_at_speed(chars[name][0], gait, chars[name][1])  # warm-up: loads the kernels
         c, basis = chars[name]
         for fr in (float(x) for x in froudes.split(",")):
-            wall, cpu = [], []
+            wall, cpu, base = [], [], []
             for _ in range(repeats):
+                base.append(_baseline(c))
                 t0, p0 = time.perf_counter(), time.process_time()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -95,8 +116,8 @@ def at_speed(cases: str, repeats: int) -> None:
                 wall.append(time.perf_counter() - t0)
                 cpu.append(time.process_time() - p0)
             ok = "no" if speed.misses(plan, check, gait) else "yes"
-            print(f"| {name} | {gait} | {fr:g} | {min(wall):.2f} | {min(cpu):.2f} | {ok} | "
-                  f"{os.getloadavg()[0]:.2f} |", flush=True)
+            print(f"| {name} | {gait} | {fr:g} | {min(wall):.2f} | {min(cpu):.2f} | {1e3 * min(base):.1f} | "
+                  f"{min(wall) / min(base):.1f} | {ok} | {os.getloadavg()[0]:.2f} |", flush=True)
 
 
 def main() -> None:
