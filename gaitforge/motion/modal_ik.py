@@ -20,9 +20,12 @@ convention), D the right Jacobian of the exponential map for each ball joint
 (and the free root's rotation), since a modal coordinate moves the rotation
 vector, not the angular velocity. The small arithmetic of each iteration
 runs as numba kernels (:mod:`gaitforge.control.jit`): the target points,
-the right Jacobians applied to Φ's ball rows, the least-norm step
-(Householder QR; numpy's SVD least squares where the goal rows are
-dependent or outnumber the modes) and the stopping tests. Pinning a clip
+their Jacobians (MuJoCo's motion subspaces along each point's chain, as
+``mj_jac`` forms them) times Φ, the right Jacobians applied to Φ's ball
+rows, the least-norm step (Householder QR; numpy's SVD least squares where
+the goal rows are dependent or outnumber the modes), the two-priority step
+of soft goals (Gram–Schmidt on the held rows; an SVD where they are
+dependent) and the stopping tests. Pinning a clip
 takes thousands of iterations, and in numpy each of those steps cost more
 than MuJoCo's kinematics and Jacobians. The first call in a process loads them
 (numba's start-up, a fraction of a second; compiled once per machine).
@@ -389,8 +392,9 @@ class _Problem:
         self.phi_balls = np.ascontiguousarray(self.phi[self.qv])  # (balls, 3, k) rows of the balls' rotation vectors
         self.qv = np.ascontiguousarray(self.qv, dtype=np.int64)
         # plain points (not the centre of mass, not an orientation) get their Jacobians from one compiled pass
-        self.plain = np.array([i for i, b in enumerate(self.ids) if b >= 0 and not self.rot[i]], np.int64)
-        self.special = [i for i in range(len(self.ids)) if i not in set(self.plain.tolist())]
+        plain = [i for i, b in enumerate(self.ids) if b >= 0 and not self.rot[i]]
+        self.plain = np.array(plain, np.int64)
+        self.special = sorted(set(range(len(self.ids))) - set(plain))
         self.chains = _dof_chains(self.m, self.bodies[self.plain])
         self.roots = np.ascontiguousarray(self.m.body_rootid[self.bodies[self.plain]], dtype=np.int64)
 

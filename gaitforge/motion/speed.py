@@ -41,7 +41,7 @@ import itertools
 import math
 import warnings
 import weakref
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 import numpy as np
 
@@ -430,27 +430,29 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     else:
         options = [(round(plan.duty, 3), 0.0)]
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
-    deferred = []
-    for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
-        recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap, paired,
-                            defer=True)
-        if recipe is None:
-            deferred.append((beta, bounce, lift, snap))
-            continue
-        recipe, check = _checked(character, basis, recipe, plan, kind, gait, pinned, paired)
+
+    def candidates() -> Iterator[GaitRecipe]:
+        """The candidates in order; those set aside (:func:`_short_at_cap`) last, if still needed."""
+        deferred = []
+        for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
+            recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap,
+                                paired, defer=True)
+            if recipe is None:
+                deferred.append((beta, bounce, lift, snap))
+            else:
+                yield recipe
+        if best is None or misses(plan, best[2], gait):  # nothing meets every target: refit those too
+            for beta, bounce, lift, snap in deferred:
+                refit = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap, paired)
+                assert refit is not None  # only a deferring call sets a candidate aside
+                yield refit
+
+    for candidate in candidates():
+        recipe, check = _checked(character, basis, candidate, plan, kind, gait, pinned, paired)
         if best is None or check.error < best[0] - ERROR_MARGIN:
             best = (check.error, recipe, check)
         if best[0] < ERROR_MARGIN:  # no later candidate can beat it by the margin (errors are ≥ 0)
             break
-    if best is None or (best[0] >= ERROR_MARGIN and misses(plan, best[2], gait)):
-        # nothing meets every target: the candidates held at the cap short of the speed get their refits too
-        for beta, bounce, lift, snap in deferred:
-            recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap, paired)
-            recipe, check = _checked(character, basis, recipe, plan, kind, gait, pinned, paired)
-            if best is None or check.error < best[0] - ERROR_MARGIN:
-                best = (check.error, recipe, check)
-            if best[0] < ERROR_MARGIN:
-                break
     assert best is not None
     err, recipe, check = best
     recipe = dataclasses.replace(recipe, description=(
