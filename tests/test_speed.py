@@ -190,8 +190,8 @@ def test_the_gallop_at_the_top_of_its_range_meets_every_check(dog):
     c, basis = dog
     top = SPEED_RANGES["dog"]["gallop"][1]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                 # a landing phase may sit outside the suggestion's margin
-        recipe, plan, check = speed.suggest_at_speed(c, "gallop", basis, speed=top)
+        warnings.simplefilter("error")                  # it meets every target: no warning
+        recipe, plan, check = speed.suggest_at_speed(c, "gallop", basis, speed=top, strict=True)
     assert speed.misses(plan, check, "gallop") == [] and check.force_counts
     clip = speed.synthesize_at_speed(c, basis, recipe, 4 / plan.frequency)
     _, R = c.body_frames(clip.qpos, c.body_id(c.bodies[0]) + 1)
@@ -204,8 +204,10 @@ def test_deferring_candidates_short_at_the_cap_changes_no_suggestion(dog, monkey
     """Two searches agree: the gallop at Fr 4, where 8 of 18 candidates stall at
     the rotation cap short of the speed after their first fit and are not
     refitted, gives the same recipe and check as the search that refits
-    every candidate; and when nothing meets every target (a gallop asked at
-    Fr 12, past any reach) the deferred candidates are built in full too."""
+    every candidate (and, meeting every target with a landing phase just
+    outside the search's own margin, no warning even when strict); and when
+    nothing meets every target (a gallop asked at Fr 12, past any reach) the
+    deferred candidates are built in full too."""
     c, basis = dog
     built, original = [], speed._candidate
 
@@ -216,16 +218,19 @@ def test_deferring_candidates_short_at_the_cap_changes_no_suggestion(dog, monkey
 
     monkeypatch.setattr(speed, "_candidate", counting)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fast = speed.suggest_at_speed(c, "gallop", basis, froude=4.0)
+        # every target met, a landing phase just outside the search's own margin: no warning, even strict
+        warnings.simplefilter("error")
+        fast = speed.suggest_at_speed(c, "gallop", basis, froude=4.0, strict=True)
         assert built.count(False) > 0 and len(built) == 18
+        assert fast[2].error > 0 and speed.misses(fast[1], fast[2], "gallop") == []
         monkeypatch.setattr(speed, "_short_at_cap", lambda *a: False)
         full = speed.suggest_at_speed(c, "gallop", basis, froude=4.0)
     assert fast[0] == full[0] and fast[2] == full[2]
     monkeypatch.undo()
     monkeypatch.setattr(speed, "_candidate", counting)
     built.clear()
-    with pytest.warns(UserWarning, match="no gallop recipe meets"):
+    with pytest.warns(UserWarning, match=r"^dog: no gallop recipe meets 7.32 m/s \(Froude 12\); the closest misses "
+                                         r"skate, force: it moves at"):
         speed.suggest_at_speed(c, "gallop", basis, froude=12.0)
     deferred = built.count(False)                       # the first pass: len(built) − deferred calls
     assert deferred > 0 and built.count(True) == len(built) - deferred  # each deferred one built later

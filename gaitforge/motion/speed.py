@@ -410,8 +410,9 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     if no other meets every target. (The quick check on the unpinned clip leaves its stance
     force out: nothing holds that clip, and a gallop's reaches 40–240 g
     there whatever the holding makes of it.) No choice depends on the signs of the modes or on
-    last-bit differences. If none meets everything a warning names what the
-    closest misses; ``strict`` raises :class:`NotMetError` instead.
+    last-bit differences. If none meets every target (:func:`misses`: the
+    search's own margins aside) a warning names what the closest misses;
+    ``strict`` raises :class:`NotMetError` instead.
     paired: the clips are grounded and held as ``synthesize(paired=)`` does
     (None: by the gait, :data:`~gaitforge.motion.synthesis.SMOOTH_GAITS`;
     a speed ramp, which grounds and holds its clip its own way, asks for
@@ -460,9 +461,11 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
         f"{plan.stride_length:.3f} m at {plan.frequency:.3f} Hz (λ/h = 2.3·Fr^0.3 = "
         f"{plan.stride_length / plan.hip_height:.2f}), target duty factor {plan.duty:.2f}; Kry09 heuristics, "
         f"amplitude solved for the speed (peak joint rotation {math.degrees(check.rotation):.0f}°)"))
-    if err > 0.0:
+    missed = misses(plan, check, gait) if err > 0.0 else []
+    if missed:  # within the targets but not the search's own margins (a landing phase) is no miss
         message = (f"{character.name}: no {gait} recipe meets {plan.speed:.3g} m/s (Froude {plan.froude:.3g}); "
-                   f"the closest moves at {check.speed:.3g} m/s, λ/h {check.relative_stride_length:.2f} "
+                   f"the closest misses {', '.join(missed)}: "
+                   f"it moves at {check.speed:.3g} m/s, λ/h {check.relative_stride_length:.2f} "
                    f"(want {plan.stride_length / plan.hip_height:.2f}), classified {check.gait_class}, "
                    f"skate {check.skate:.3f}, {math.degrees(check.limit_excess):.1f}° past a joint limit, "
                    f"footfall-check error {check.footfall:.3g} (landing phases, duty factors, flight)")
