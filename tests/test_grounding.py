@@ -375,3 +375,19 @@ def test_compiled_grounding_steps_match_their_array_formulations():
             move[a - 1:b + 1] = s - raw[a - 1:b + 1]
         np.testing.assert_allclose(flight_offsets(offset, root, runs, windows),
                                    np.vstack([offset[:1], offset[0] + np.cumsum(move, axis=0)]), rtol=0, atol=1e-12)
+
+
+def test_grounding_steps_refuse_mis_shaped_input_in_one_line():
+    """The compiled loops do not bound-check: their public functions refuse
+    arrays of the wrong shapes first, with one exact line."""
+    from gaitforge.motion.grounding import flight_offsets, stance_velocity_offsets
+
+    with pytest.raises(GaitforgeError, match=r"^stance_velocity_offsets: P must be \(T, F, 2 or 3\) and down "
+                                             r"\(T, F\), got \(5, 2, 3\) and \(4, 2\)$"):
+        stance_velocity_offsets(np.zeros((5, 2, 3)), np.zeros((4, 2), bool))
+    with pytest.raises(GaitforgeError, match=r"^ballistic_heights: lowest, root_z and airborne must be \(T,\) alike, "
+                                             r"got \(5,\), \(4,\), \(5,\)$"):
+        ballistic_heights(np.zeros(5), np.zeros(4), np.zeros(5, bool), 0.1)
+    with pytest.raises(GaitforgeError, match=r"^flight_offsets: offset and root_xy must be \(T, 2\) alike and windows "
+                                             r"one per run, got \(6, 2\), \(6, 2\), 2 windows for 1 runs$"):
+        flight_offsets(np.zeros((6, 2)), np.zeros((6, 2)), [(2, 3)], [(0, 6), (0, 6)])

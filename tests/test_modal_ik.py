@@ -398,7 +398,8 @@ def test_compiled_jacobian_equals_mujocos(name):
     subspaces walked along each point's chain, times the coordinates' effect)
     equal ``mj_jac`` / ``mj_jacSubtreeCom`` times the same effect, to rounding, for
     every creature at random poses (points on every body, the centre of mass)."""
-    from gaitforge.motion.modal_ik import _ball_columns, _Problem
+    from gaitforge.motion.ik_kernels import ball_columns
+    from gaitforge.motion.modal_ik import _Problem
 
     c = Character.from_spec(registry.build(name))
     b = compute_modes(c, count=12)
@@ -410,7 +411,7 @@ def test_compiled_jacobian_equals_mujocos(name):
         coords = rng.normal(size=phi.shape[1]) * 0.3
         _, x, A = prob.evaluate(b.rest_qpos, coords)
         eff = phi.copy()
-        _ball_columns(phi @ coords, prob.qv, prob.phi_balls, eff)
+        ball_columns(phi @ coords, prob.qv, prob.phi_balls, eff)
         for i, body in enumerate(prob.ids):
             J = np.zeros((3, c.model.nv))
             if body < 0:
@@ -439,7 +440,7 @@ def test_compiled_soft_step_matches_the_pseudo_inverse(case):
     """The compiled two-priority step (Gram–Schmidt on independent held rows, the
     singular value decomposition where they are dependent) equals the plain
     pseudo-inverse formulation it replaced, to 1e-9 of the step."""
-    from gaitforge.motion.modal_ik import _soft_step
+    from gaitforge.motion.ik_kernels import soft_step
 
     rng = np.random.default_rng({"independent": 0, "dependent": 1, "conflicting": 2}[case])
     k, rows = 43, 18
@@ -454,7 +455,7 @@ def test_compiled_soft_step_matches_the_pseudo_inverse(case):
     soft = np.full(rows, np.nan)
     soft[10:16] = rng.normal(size=6)
     moved = np.empty(k)
-    _soft_step(A, x, goal, soft, np.flatnonzero(np.isfinite(goal)), np.flatnonzero(np.isfinite(soft)), c, scale,
+    soft_step(A, x, goal, soft, np.flatnonzero(np.isfinite(goal)), np.flatnonzero(np.isfinite(soft)), c, scale,
                1e-4, moved)
     want = _soft_reference(A, x, goal, soft, c, scale, 1e-4)
     np.testing.assert_allclose(moved, want, rtol=0, atol=1e-9 * np.abs(want).max())

@@ -14,7 +14,7 @@ from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.modal import compute_modes
 from gaitforge.motion import gait_features as gfe
-from gaitforge.motion import speed
+from gaitforge.motion import ik_kernels, speed
 from gaitforge.motion.recipe import GaitTerm
 
 modal_ik = importlib.import_module("gaitforge.motion.modal_ik")  # the package re-exports a function of that name
@@ -115,7 +115,7 @@ def test_ball_kernel_matches_the_right_jacobians():
     for size in (1e-6, 1e-2, 1.0, 3.0):
         dv = size * rng.standard_normal(nv)
         eff = phi.copy()
-        modal_ik._ball_columns(dv, balls, np.ascontiguousarray(phi[balls]), eff)
+        ik_kernels.ball_columns(dv, balls, np.ascontiguousarray(phi[balls]), eff)
         want = phi.copy()
         want[balls] = np.einsum("nij,njk->nik", modal_ik._right_jacobians(dv[balls]), phi[balls])
         np.testing.assert_allclose(eff, want, rtol=0, atol=1e-14 * max(1.0, size))
@@ -135,17 +135,17 @@ def test_compiled_ik_step_is_the_least_norm_solution():
         x, c, scale = rng.standard_normal(n), rng.standard_normal(k), rng.uniform(0.01, 2.0, k)
         rows = np.isfinite(goal)
         step = np.empty(k)
-        ok = modal_ik._min_norm_step(A, np.flatnonzero(rows), goal, x, c, scale, step)
+        ok = ik_kernels.min_norm_step(A, np.flatnonzero(rows), goal, x, c, scale, step)
         want = scale * np.linalg.lstsq(A[rows] * scale, (goal - x)[rows] + A[rows] @ c, rcond=1e-10)[0] - c
         assert ok == bool(rows.any())
         if ok:
             np.testing.assert_allclose(step, want, rtol=0, atol=1e-12 * max(1.0, np.abs(want).max()))
     A = rng.standard_normal((4, k))
     A[1] = 2 * A[0]                                   # dependent rows
-    assert not modal_ik._min_norm_step(A, np.arange(4), np.zeros(4), np.zeros(4), np.zeros(k), np.ones(k),
+    assert not ik_kernels.min_norm_step(A, np.arange(4), np.zeros(4), np.zeros(4), np.zeros(k), np.ones(k),
                                        np.empty(k))
     tall = rng.standard_normal((k + 3, k))            # more goal rows than modes
-    assert not modal_ik._min_norm_step(tall, np.arange(k + 3), np.zeros(k + 3), np.zeros(k + 3), np.zeros(k),
+    assert not ik_kernels.min_norm_step(tall, np.arange(k + 3), np.zeros(k + 3), np.zeros(k + 3), np.zeros(k),
                                        np.ones(k), np.empty(k))
 
 
@@ -154,14 +154,14 @@ def test_compiled_ik_helpers_match_numpy():
     xpos, xmat = rng.standard_normal((9, 3)), rng.standard_normal((9, 9))
     bodies, local = np.array([2, 7, 2, 5], np.int64), rng.standard_normal((4, 3))
     out = np.empty((4, 3))
-    modal_ik._body_points(xpos, xmat, bodies, local, out)
+    ik_kernels.body_points(xpos, xmat, bodies, local, out)
     want = xpos[bodies] + np.einsum("nij,nj->ni", xmat[bodies].reshape(-1, 3, 3), local)
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-15)
     goal, x = rng.standard_normal(12), rng.standard_normal(12)
     goal[[1, 4]] = np.nan
     rows = np.isfinite(goal)
-    assert modal_ik._largest_miss(goal, x, np.flatnonzero(rows)) == np.abs(goal - x)[rows].max()
-    assert modal_ik._largest_miss(goal, x, np.zeros(0, np.int64)) == 0.0
+    assert ik_kernels.largest_miss(goal, x, np.flatnonzero(rows)) == np.abs(goal - x)[rows].max()
+    assert ik_kernels.largest_miss(goal, x, np.zeros(0, np.int64)) == 0.0
     moved, c = 1e-9 * rng.standard_normal(7), rng.standard_normal(7)
     for tol in (1e-12, 1e-8, 1e-6):
-        assert modal_ik._settled(moved, c, tol) == (np.abs(moved).max() <= tol * (1 + np.abs(c).max()))
+        assert ik_kernels.settled(moved, c, tol) == (np.abs(moved).max() <= tol * (1 + np.abs(c).max()))
