@@ -12,6 +12,7 @@ heuristics suggest (each ~10 min on one core)::
         -o examples/dog_bound_optimized.yaml
 """
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +49,12 @@ def test_the_optimized_dog_bound_runs_a_body_length_per_second(run):
 
 
 def test_the_recipe_replays_the_optimizers_own_rollout(run):
+    """The replay travels what the optimizer recorded, within 1 %: a 10 s
+    rollout is chaotic, so its last digits move with the CPU's arithmetic
+    (24.33 m under OpenBLAS' SkylakeX kernel, 24.35 m under Haswell's)."""
     _, recipe, r = run
-    assert f": {r.displacement[0]:.4g} m," in recipe.description  # travel along the heading (+x)
+    recorded = float(re.search(r"\): ([0-9.]+) m,", recipe.description).group(1))  # travel along +x
+    assert r.displacement[0] == pytest.approx(recorded, rel=0.01)
     assert len({t.frequency for t in recipe.terms}) == 2  # stride and bounce harmonic
 
 

@@ -103,23 +103,18 @@ def test_dog_fast_trot_roll_stays_bounded():
     assert np.median(w[-6:]) < 1.5 * np.median(w[:5])
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("end", [0, 1])
 @pytest.mark.parametrize("gait", ["walk", "trot", "pace", "canter", "gallop"])
 def test_dog_holds_both_ends_of_each_speed_range_from_perturbed_starts(gait, end, seed):
-    """The ends of the stated range are not lucky runs: the start pose moved
-    by 1e-6 rad per joint (seed 0: unmoved) still holds 60 s."""
-    from gaitforge.creatures import registry
-    from gaitforge.creatures.character import Character
-    from gaitforge.sim.runner import run
+    """The ends of the stated range are not lucky runs: a start perturbed as
+    the ranges were measured (joints ±0.01 rad, start speed ±5 %, friction
+    ×0.8–1.2; ``benchmarks/robustness.py``, where every one of 20 such
+    starts held) holds 60 s, at the speed, in the gait."""
+    from gaitforge.sim.ensemble import StartNoise, simulate_perturbed
 
     speed = catalog.SPEED_RANGES["dog"][gait][end]
-    character = Character.from_spec(registry.build("dog"))
-    if seed:
-        q = character.rest_qpos.copy()
-        q[7:] += np.random.default_rng(seed).normal(scale=1e-6, size=q.size - 7)
-        character.rest_qpos = q
-    rollout = run(character, catalog.RUNNERS["dog"].make(character, gait, speed), MINUTE)
+    character, rollout = simulate_perturbed("dog", gait, speed, MINUTE, StartNoise(), seed)
     assert rollout.fall is None, f"dog {gait} at {speed} m/s (seed {seed}): {rollout.fall}"
     _assert_dog_gait(character, rollout, gait, speed)
 

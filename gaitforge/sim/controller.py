@@ -50,12 +50,19 @@ class RunSettings(NamedTuple):
     fall_check: Callable[[mujoco.MjData], str | None] | None
 
 
-def run_settings(controller: Controller, model: mujoco.MjModel) -> RunSettings:
+def run_settings(controller: Controller, model: mujoco.MjModel, *, timestep: float | None = None) -> RunSettings:
     """The controller's own settings (``Controller`` lists them) for a run on
-    a copy of ``model`` (never changed)."""
+    a copy of ``model`` (never changed); ``timestep`` [s] replaces the
+    physics step the controller prepared (it must divide the control
+    interval: ``sim.physics.check_timestep``)."""
     m = copy.copy(model)
     prepare = getattr(controller, "prepare_model", None)
     if prepare is not None:
         prepare(m)
-    return RunSettings(float(getattr(controller, "control_dt", DEFAULT_CONTROL_DT)), m,
-                       getattr(controller, "fall_check", None))
+    control_dt = float(getattr(controller, "control_dt", DEFAULT_CONTROL_DT))
+    if timestep is not None:
+        from gaitforge.sim.physics import check_timestep
+
+        check_timestep(timestep, control_dt)
+        m.opt.timestep = float(timestep)
+    return RunSettings(control_dt, m, getattr(controller, "fall_check", None))

@@ -18,6 +18,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.sim.controller import Controller, run_settings
+from gaitforge.sim.physics import Physics
 
 _OWN: Any = object()  # the default of ``run``'s settings: the controller's own
 
@@ -42,7 +43,9 @@ class Rollout:
     contact (T, F) bool: foot touches the ground (the foot's body or a body
     below it, e.g. toes); grf (T, F, 3) [N] ground reaction force on each
     foot (with those bodies) in world axes; states: the controller's state
-    label at each record tick; fall: a FallEvent or None; wall_time [s].
+    label at each record tick; fall: a FallEvent or None; wall_time [s];
+    physics: what the run integrated with (``sim.physics.Physics``; None for
+    a rollout assembled by hand).
     """
 
     clip: MotionClip
@@ -52,6 +55,7 @@ class Rollout:
     states: tuple[str, ...]
     fall: FallEvent | None
     wall_time: float
+    physics: Physics | None = None
 
     @property
     def times(self) -> np.ndarray:
@@ -109,7 +113,8 @@ def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, 
 def run(character: Character, controller: Controller, seconds: float, *, control_dt: float | None = None,
         record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = _OWN,
         stop_on_fall: bool = True, perturb: Callable[[float, mujoco.MjData], None] | None = None,
-        model: mujoco.MjModel | None = None, progress: Callable[[float], None] | None = None) -> Rollout:
+        model: mujoco.MjModel | None = None, progress: Callable[[float], None] | None = None,
+        initial: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None) -> Rollout:
     """Simulate ``seconds`` of ``controller`` driving ``character``: the one
     run loop of the library.
 
@@ -123,7 +128,9 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     ``control_dt``, ``prepare_model``, ``fall_check``, else 0.002 s, none,
     none); a ``model`` given is used as it is. ``progress(t)`` is called
     with the simulated time [s] about once per simulated second (for
-    progress bars).
+    progress bars). ``initial(model, data)`` may move the start state after
+    the controller's reset (e.g. ``sim.ensemble``'s perturbed starts); it is
+    the last write to ``qpos``/``qvel`` before the run.
     """
     import time as _time
 
@@ -138,6 +145,8 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         raise GaitforgeError(f"control_dt {control_dt} s is not a multiple of the timestep {m.opt.timestep} s")
     record_every = max(1, int(round(1.0 / (record_fps * control_dt))))
     controller.reset(m, d)
+    if initial is not None:
+        initial(m, d)
     mujoco.mj_forward(m, d)
     feet = foot_bodies(character)
     body_to_foot = _foot_of_body(m, list(feet.values()))
@@ -178,4 +187,4 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     fps = 1.0 / (record_every * control_dt)
     return Rollout(MotionClip(fps, np.array(frames), character.name), tuple(feet),
                    np.array(contacts).reshape(len(frames), len(feet)),
-                   np.array(grfs).reshape(len(frames), len(feet), 3), tuple(states), fall, wall)
+                   np.array(grfs).reshape(len(frames), len(feet), 3), tuple(states), fall, wall, Physics.of(m))

@@ -20,7 +20,10 @@ from gaitforge.sim.catalog import Runner
 from gaitforge.sim.runner import Rollout, run
 
 PARAMS = {
-    "gorilla": SkillParams(gaits.GORILLA),
+    # Both at 2 ms under implicitfast: the speed and stride of every gait move by under 5 % at 1 and
+    # 0.5 ms (benchmarks/convergence.py). The gorilla's former 10 ms discrete step pushed its feet
+    # 44-57 mm into the ground and lost its waypoint path under another BLAS kernel.
+    "gorilla": SkillParams(gaits.GORILLA, timestep=0.002, integrator="implicitfast"),
     # The dog weighs a fifth of the gorilla: its speed force is scaled with its mass.
     # Its physics: under the discrete integrator its rear paws' stance (by their
     # contacts) shortened from 0.67 of the stride to 0.51-0.61, so it keeps

@@ -96,14 +96,11 @@ class SkillController:
         for b in self.spine:
             m.jnt_stiffness[m.body_jntadr[b]] *= p.spine_scale
         # The servos are joint springs as stiff as the creature's weight asks.
-        # MuJoCo's discrete integrator (the gorilla's) folds their stiffness
-        # and damping into the constraint solve's metric, M + hD + h²K,
-        # implicit in position, so one 10 ms step per control tick holds its
-        # gaits where implicitfast needed five of 2 ms (BENCHMARKS.md). Its
-        # backward Euler step damps a spring K by about h·K more: the dampers
-        # give that back, so a servo's damping stays kd_time × K, as the gains
-        # were tuned (without it the gorilla's walk fell when turning or
-        # following a path).
+        # Under MuJoCo's discrete integrator (no runner's any more: the
+        # gorilla ran one 10 ms step per tick until its contacts proved
+        # unconverged, docs/physics.md) the backward Euler step damps a spring
+        # K by about h·K more: the dampers give that back, so a servo's
+        # damping stays kd_time × K, as the gains were tuned.
         integrator = INTEGRATORS[p.integrator]
         extra = p.timestep if integrator == mujoco.mjtIntegrator.mjINT_DISCRETE else 0.0
         if not 0.0 <= extra < p.kd_time or p.timestep <= 0.0:

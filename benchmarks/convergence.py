@@ -1,0 +1,120 @@
+"""Is each runner's physics step converged? Every simulated runner and gait
+at the middle of its range, from the unperturbed start, at its own timestep
+dt and at dt/2 and dt/4 (the control interval unchanged), for ``--seconds``:
+the mean forward speed over the second half [m/s], the stride [s] (mean
+interval between one foot's touchdowns over the second half), when it fell,
+and the deepest penetration of any contact [mm] beside the smallest radius
+of a geom that touched the ground [mm]. A figure is converged when it moves
+by at most 5 % from dt to dt/2 (docs/physics.md).
+
+    .venv/bin/python benchmarks/convergence.py [--runners dog,gorilla,...] [--gaits trot] [--seconds 60]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+import mujoco
+import numpy as np
+
+from gaitforge.sim.ensemble import QUIET, simulate_perturbed
+
+RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
+
+
+class ContactProbe:
+    """``perturb``-shaped callback that pushes nothing and records, every
+    control tick, the deepest penetration [m] and the smallest radius [m] of
+    a geom in contact with the ground (world body)."""
+
+    def __init__(self, model: mujoco.MjModel):
+        self.model, self.depth, self.radius = model, 0.0, math.inf
+
+    def __call__(self, t: float, data: mujoco.MjData) -> None:
+        m = self.model
+        for i in range(data.ncon):
+            c = data.contact[i]
+            self.depth = max(self.depth, -float(c.dist))
+            for g, other in ((c.geom1, c.geom2), (c.geom2, c.geom1)):
+                if m.geom_bodyid[other] == 0 and m.geom_bodyid[g] != 0:
+                    self.radius = min(self.radius, float(m.geom_size[g][0]))
+
+
+def _stride(rollout) -> float:
+    """Mean interval [s] between the first foot's touchdowns over the second
+    half, the contacts debounced by 0.05 s (a foot that skips for a tick has
+    not taken a step)."""
+    from gaitforge.motion.footfall import debounce
+
+    t = rollout.times
+    half = t >= 0.5 * t[-1]
+    c = debounce(rollout.contact[half], 1.0 / float(np.median(np.diff(t))), 0.05)[:, 0].astype(int)
+    down = t[half][1:][np.diff(c) == 1]
+    return float(np.mean(np.diff(down))) if len(down) > 2 else math.nan
+
+
+def measure(runner: str, gait: str, speed: float, seconds: float, timestep: float | None):
+    """(speed [m/s], stride [s], fall [s] or nan, penetration [m], radius [m]) of one quiet run."""
+    from gaitforge.creatures import registry
+    from gaitforge.creatures.character import Character
+    from gaitforge.sim.push import runner_of
+
+    probe = ContactProbe(Character.from_spec(registry.build(runner_of(runner).creature)).model)
+    _, r = simulate_perturbed(runner, gait, speed, seconds, QUIET, 0, timestep=timestep, perturb=probe)
+    t, x = r.times, r.clip.qpos[:, 0]
+    half = t >= 0.5 * t[-1]
+    v = float((x[half][-1] - x[half][0]) / (t[half][-1] - t[half][0]))
+    return v, _stride(r), (r.fall.time if r.fall else math.nan), probe.depth, probe.radius
+
+
+def main(argv: list[str] | None = None) -> None:
+    from gaitforge.sim.push import runner_of
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runners", default=",".join(RUNNERS))
+    ap.add_argument("--gaits", default="")
+    ap.add_argument("--seconds", type=float, default=60.0)
+    args = ap.parse_args(argv)
+    print("| runner | gait | speed m/s | dt ms | speed m/s | stride s | fell s | penetration mm | radius mm "
+          "| Δspeed, Δstride vs dt/2 |")
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    for name in args.runners.split(","):
+        r = runner_of(name)
+        for gait, (lo, hi) in r.speed_ranges.items():
+            if (args.gaits and gait not in args.gaits.split(",")) or hi <= 0.0:
+                continue
+            v = round(0.5 * (lo + hi), 3)
+            rows = []
+            dt = None
+            for k in (1, 2, 4):
+                if dt is None:
+                    rows.append(measure(name, gait, v, args.seconds, None))
+                    dt = _own_timestep(name, gait, v)
+                else:
+                    rows.append(measure(name, gait, v, args.seconds, dt / k))
+            for k, (speed, stride, fell, depth, radius) in zip((1, 2, 4), rows):
+                change = (f"{_rel(speed, rows[1][0]):.1%}, {_rel(stride, rows[1][1]):.1%}" if k == 1 else "")
+                print(f"| {name} | {gait} | {v:g} | {1000 * dt / k:g} | {speed:.3f} | {stride:.3f} | "
+                      f"{'—' if math.isnan(fell) else f'{fell:.1f}'} | {1000 * depth:.1f} | {1000 * radius:.1f} | "
+                      f"{change} |", flush=True)
+
+
+def _rel(a: float, b: float) -> float:
+    """|a − b| / |b| (nan where b is 0 or either is nan)."""
+    return abs(a - b) / abs(b) if b and not (math.isnan(a) or math.isnan(b)) else math.nan
+
+
+def _own_timestep(name: str, gait: str, speed: float) -> float:
+    from gaitforge.creatures import registry
+    from gaitforge.creatures.character import Character
+    from gaitforge.sim.controller import run_settings
+    from gaitforge.sim.push import runner_of
+
+    r = runner_of(name)
+    character = Character.from_spec(registry.build(r.creature))
+    assert r.make is not None
+    return float(run_settings(r.make(character, gait, speed), character.model).model.opt.timestep)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Ensembles of perturbed starts: whether a runner's gait at a speed holds
+from many slightly different beginnings, not just the one it was tuned on.
+
+A single long rollout of a legged controller is chaotic: a last-bit change
+(another BLAS kernel, another CPU) moves a fall from never to 30 s. So a
+speed is trusted only when an ensemble of starts survives it, each start
+drawn from :class:`StartNoise` by its seed:
+
+- every rotational joint coordinate moved by U(−joint, +joint) [rad] (ball
+  joints by a rotation vector of such components; the free joint and slide
+  joints unmoved);
+- the root's forward velocity (along +x, where every runner starts heading)
+  moved by U(−speed, +speed) × the commanded speed [m/s] (a runner that
+  starts at its speed starts within ±5 % of it; one that starts at rest
+  starts with a nudge);
+- the ground contacts' sliding friction scaled by U(friction) (every geom's,
+  so each contact pair's, which MuJoCo takes as the larger of the two).
+
+Trials are independent simulations run through ``sim.batch`` (local
+processes or Ray), in seed order, so results do not depend on the workers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.sim.batch import BatchEvaluator
+
+
+@dataclass(frozen=True)
+class StartNoise:
+    """Size of a perturbed start: joint [rad] half-width of each rotational
+    joint coordinate's offset; speed: half-width of the start velocity's
+    offset as a fraction of the commanded speed; friction: (lo, hi) range of
+    the ground friction factor."""
+
+    joint: float = 0.01
+    speed: float = 0.05
+    friction: tuple[float, float] = (0.8, 1.2)
+
+    def __post_init__(self) -> None:
+        lo, hi = self.friction
+        if not (math.isfinite(self.joint) and 0.0 <= self.joint <= 0.5):
+            raise GaitforgeError(f"start noise: joint must be 0 to 0.5 rad, got {self.joint!r}")
+        if not (math.isfinite(self.speed) and 0.0 <= self.speed <= 1.0):
+            raise GaitforgeError(f"start noise: speed must be a fraction from 0 to 1, got {self.speed!r}")
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo <= hi <= 10.0):
+            raise GaitforgeError(f"start noise: friction must be a range 0 < lo <= hi <= 10, got {self.friction!r}")
+
+
+QUIET = StartNoise(0.0, 0.0, (1.0, 1.0))  # the unperturbed start
+
+
+class PerturbedStart:
+    """The start drawn for ``seed``: ``apply_friction(model)`` scales the
+    model's friction in place; ``__call__(model, data)`` (``sim.run``'s
+    ``initial``) moves the joints and the start velocity. Seed 0 with
+    :data:`QUIET` noise changes nothing."""
+
+    def __init__(self, noise: StartNoise, seed: int, speed: float):
+        rng = np.random.default_rng(seed)
+        self.friction = float(rng.uniform(*noise.friction))
+        self.velocity = float(rng.uniform(-noise.speed, noise.speed)) * float(speed)
+        self._joint, self._rng = noise.joint, rng
+
+    def apply_friction(self, model: mujoco.MjModel) -> None:
+        model.geom_friction[:, 0] *= self.friction
+
+    def __call__(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        dq = np.zeros(model.nv)
+        for j in range(model.njnt):
+            kind, a = model.jnt_type[j], model.jnt_dofadr[j]
+            if kind == mujoco.mjtJoint.mjJNT_HINGE:
+                dq[a] = self._rng.uniform(-self._joint, self._joint)
+            elif kind == mujoco.mjtJoint.mjJNT_BALL:
+                dq[a:a + 3] = self._rng.uniform(-self._joint, self._joint, 3)
+        mujoco.mj_integratePos(model, data.qpos, dq, 1.0)
+        if model.njnt and model.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE:
+            data.qvel[model.jnt_dofadr[0]] += self.velocity
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One start's run: seed; fall [s] (nan: held to the end); speed [m/s]:
+    mean forward speed over the second half of the run."""
+
+    seed: int
+    fall: float
+    speed: float
+
+    @property
+    def held(self) -> bool:
+        return math.isnan(self.fall)
+
+
+class EnsembleTrial:
+    """A picklable problem for ``sim.batch``: params = () ignored, seed →
+    the (fall [s] or nan, speed [m/s]) of ``runner``'s ``gait`` at ``speed``
+    from the start :class:`PerturbedStart` draws for that seed."""
+
+    def __init__(self, runner: str, gait: str, speed: float, seconds: float, noise: StartNoise,
+                 timestep: float | None = None):
+        self.runner, self.gait, self.speed, self.seconds = runner, gait, float(speed), float(seconds)
+        self.noise, self.timestep = noise, timestep
+
+    def __call__(self, params, seed: int) -> tuple[float, float]:
+        _, rollout = simulate_perturbed(self.runner, self.gait, self.speed, self.seconds, self.noise, seed,
+                                        timestep=self.timestep)
+        t, x = rollout.times, rollout.clip.qpos[:, 0]
+        half = t >= 0.5 * t[-1]
+        speed = float((x[half][-1] - x[half][0]) / max(t[half][-1] - t[half][0], 1e-9)) if half.sum() > 1 else 0.0
+        return (math.nan if rollout.fall is None else float(rollout.fall.time)), speed
+
+
+def simulate_perturbed(runner: str, gait: str, speed: float, seconds: float, noise: StartNoise, seed: int, *,
+                       timestep: float | None = None, perturb: Callable | None = None):
+    """(character, rollout) of the runner named ``runner`` (any simulated
+    runner: ``sim.push.runner_of``) from the start ``noise`` draws for
+    ``seed``; ``timestep`` [s] replaces the physics step the controller
+    declares (None: its own); ``perturb(t, data)`` as in ``sim.run``."""
+    from gaitforge.creatures import registry
+    from gaitforge.creatures.character import Character
+    from gaitforge.sim.controller import run_settings
+    from gaitforge.sim.push import runner_of
+    from gaitforge.sim.runner import run
+
+    r = runner_of(runner)
+    r.check_gait(gait)
+    character = Character.from_spec(registry.build(r.creature))
+    start = PerturbedStart(noise, seed, speed)
+    start.apply_friction(character.model)
+    assert r.make is not None
+    controller = r.make(character, gait, speed)
+    model = run_settings(controller, character.model, timestep=timestep).model
+    return character, run(character, controller, seconds, model=model, initial=start, perturb=perturb)
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """The outcomes of one runner, gait and commanded speed [m/s]."""
+
+    runner: str
+    gait: str
+    speed: float
+    seconds: float
+    outcomes: tuple[Outcome, ...]
+
+    @property
+    def held(self) -> int:
+        """How many starts held to the end."""
+        return sum(o.held for o in self.outcomes)
+
+    @property
+    def first_fall(self) -> float:
+        """The earliest fall [s] (nan: none fell)."""
+        falls = [o.fall for o in self.outcomes if not o.held]
+        return min(falls) if falls else math.nan
+
+    def speed_error(self) -> float:
+        """Largest relative miss of the commanded speed among the starts that
+        held (nan: none held, or a speed of 0)."""
+        v = [o.speed for o in self.outcomes if o.held]
+        if not v or self.speed == 0:
+            return math.nan
+        return float(max(abs(s - self.speed) for s in v) / self.speed)
+
+
+def ensemble(runner: str, gait: str, speed: float, *, starts: int = 20, seconds: float = 60.0,
+             noise: StartNoise = StartNoise(), first_seed: int = 1, timestep: float | None = None,
+             workers: int | None = None, ray: str | None = None,
+             progress: Callable[[int], None] | None = None) -> Ensemble:
+    """Run ``starts`` perturbed starts (seeds ``first_seed`` …) of ``runner``'s
+    ``gait`` at ``speed`` [m/s] for ``seconds`` each."""
+    if not (isinstance(starts, int) and 1 <= starts <= 10_000):
+        raise GaitforgeError(f"starts must be an integer from 1 to 10000, got {starts!r}")
+    if not (math.isfinite(seconds) and 0 < seconds <= 3600):
+        raise GaitforgeError(f"seconds must be in (0, 3600], got {seconds!r}")
+    seeds = list(range(first_seed, first_seed + starts))
+    with BatchEvaluator(EnsembleTrial(runner, gait, speed, seconds, noise, timestep), workers=workers,
+                        ray=ray) as pool:
+        results = pool.map([np.zeros(0)] * starts, seeds, progress=progress)
+    return Ensemble(runner, gait, float(speed), float(seconds),
+                    tuple(Outcome(s, f, v) for s, (f, v) in zip(seeds, results)))
