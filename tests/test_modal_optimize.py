@@ -144,6 +144,18 @@ def test_resume_refuses_another_run(tmp_path):
                             "or start); remove it or drop --resume")
 
 
+def test_seed_zero_and_the_largest_seed_are_deterministic():
+    # cma takes seed 0 for "from the clock" and refuses seeds past 2**32 - 1 (seed + j).
+    p = ModalProblem("worm", seconds=0.8)
+    x0 = p.vector(hand_set("worm"))
+    with BatchEvaluator(p, workers=1) as ev:
+        for seed in (0, 2 ** 32 - 1):
+            settings = Settings(budget=8, popsize=4, outer=2, seed=seed)
+            a = optimize(p, x0, settings, ev)
+            b = optimize(p, x0, settings, ev)
+            assert a.x.tolist() == b.x.tolist() and a.history == b.history
+
+
 def test_landscape_marks_blow_ups_and_writes_files(tmp_path):
     p = ModalProblem("worm", seconds=1.0)
     ls = landscape(p, [0.02, 5.0], [0.0, math.pi / 2], 5.0, workers=1)

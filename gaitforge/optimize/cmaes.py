@@ -114,6 +114,18 @@ def _rank(entry) -> tuple:
     return (0, f) if c == 0.0 else (1, c, f)
 
 
+def _strategy(cma, start, lower: np.ndarray, upper: np.ndarray, settings: Settings, j: int):
+    """A fresh CMA-ES for outer iteration j, numpy's global generator seeded with seed + j."""
+    seed = (int(settings.seed) + j) % 2 ** 32
+    opts = {"bounds": [lower.tolist(), upper.tolist()], "seed": seed, "verbose": -9, "verb_log": 0, "verb_disp": 0}
+    if seed == 0:  # cma reads seed 0 as "seed from the clock": seed numpy here and let cma leave it
+        np.random.seed(0)
+        opts["seed"] = math.nan
+    if settings.popsize:
+        opts["popsize"] = settings.popsize
+    return cma.CMAEvolutionStrategy(np.clip(start, lower, upper).tolist(), settings.sigma0, opts)
+
+
 def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoint=None,
              progress: Callable[[int, int, float], None] | None = None) -> Result:
     """Minimize ``settings.objective`` of ``problem`` (a ``ModalProblem``) from ``x0``.
@@ -146,11 +158,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
     while state["outer"] < settings.outer and state["evaluations"] < settings.budget:
         j = state["outer"]
         if state["es"] is None:
-            opts = {"bounds": [lower.tolist(), upper.tolist()], "seed": settings.seed + j, "verbose": -9,
-                    "verb_log": 0, "verb_disp": 0}
-            if settings.popsize:
-                opts["popsize"] = settings.popsize
-            es = cma.CMAEvolutionStrategy(np.clip(state["start"], lower, upper).tolist(), settings.sigma0, opts)
+            es = _strategy(cma, state["start"], lower, upper, settings, j)
             state["outer_best"] = None
             state["outer_start"] = state["evaluations"]
         else:
