@@ -91,6 +91,25 @@ def test_optimize_then_simulate_replays_the_recipe_and_resume(tmp_path, capsys):
     out = capsys.readouterr().out
     distance = float(recipe.description.split("): ")[1].split(" m,")[0])
     assert f"travel {distance:.3f} m" in out
+    assert main(argv[:2] + ["--budget", "16"] + argv[4:] + ["--resume"]) == 0  # a larger budget continues it
+    assert "CMA-ES (distance, seed 2, 16 simulations of 0.6 s)" in capsys.readouterr().out
+
+
+def test_optimize_resume_refuses_a_pickle_without_running_it(tmp_path, capsys):
+    import os
+    import pickle
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {tmp_path / 'pwned'}",)
+
+    best = tmp_path / "best.yaml"
+    (tmp_path / "best.yaml.ckpt").write_bytes(pickle.dumps({"version": 1, "es": Payload()}, protocol=5))
+    err = _error(capsys, ["optimize", "worm", "--budget", "8", "--seconds", "0.6", "--workers", "1", "-o", str(best),
+                          "--resume"])
+    assert err == (f"gaitforge: error: {best}.ckpt: not a gaitforge checkpoint (old pickle checkpoints are no longer "
+                   "read; start again without --resume)")
+    assert not (tmp_path / "pwned").exists() and not best.exists()
 
 
 def test_landscape_writes_csv_and_png(tmp_path, capsys):

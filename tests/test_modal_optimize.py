@@ -1,13 +1,17 @@
 """Batch evaluation, the shooting problem, CMA-ES with the method of
-multipliers (determinism, checkpoint/resume) and the worm landscape."""
+multipliers (determinism, checkpoint/resume by replay, larger budgets) and the
+worm landscape."""
+import hashlib
+import json
 import math
+import shutil
 
 import numpy as np
 import pytest
 
 from gaitforge.control.modal.presets import hand_set
 from gaitforge.errors import GaitforgeError
-from gaitforge.io.checkpoints import PickleCheckpoint
+from gaitforge.io.checkpoints import JsonCheckpoint
 from gaitforge.io.landscape_files import CSV_HEADER, landscape_csv, save_landscape_png
 from gaitforge.optimize import FAILED, ModalProblem, Settings, landscape, optimize
 from gaitforge.optimize.cmaes import objective_value, violation
@@ -107,41 +111,154 @@ class _Kill(Exception):
     pass
 
 
-def _small_run(tmp_path, name, *, kill_after=None, resume=False):
-    p = ModalProblem("worm", seconds=0.8)
-    settings = Settings(budget=16, popsize=4, outer=2, seed=5)
-    ckpt = PickleCheckpoint(tmp_path / f"{name}.ckpt", resume=resume)
+class _KillAfter(JsonCheckpoint):
+    """A fresh run's checkpoint that dies right after its ``saves``-th save
+    (as if the process were killed between generations)."""
 
-    def progress(n, total, f):
-        if kill_after is not None and n >= kill_after:
+    def __init__(self, path, saves):
+        super().__init__(path, resume=False)
+        self.left = saves
+
+    def save(self, identity, generations):
+        super().save(identity, generations)
+        self.left -= 1
+        if self.left == 0:
             raise _Kill
 
+
+class _Counting:
+    """An evaluator that counts the simulations it runs."""
+
+    def __init__(self, ev):
+        self.ev, self.simulated = ev, 0
+
+    def map(self, xs, seeds):
+        self.simulated += len(xs)
+        return self.ev.map(xs, seeds)
+
+
+def _small_run(tmp_path, name, *, budget=16, seed=5, kill_after=None, resume=False, outer=2):
+    """CMA-ES on the worm (4 parameters, 4 candidates a generation, 0.8 s
+    simulations); returns (result, simulations run)."""
+    p = ModalProblem("worm", seconds=0.8)
+    settings = Settings(budget=budget, popsize=4, outer=outer, seed=seed)
+    path = tmp_path / f"{name}.ckpt"
+    ckpt = _KillAfter(path, kill_after) if kill_after else JsonCheckpoint(path, resume=resume)
     with BatchEvaluator(p, workers=1) as ev:
-        return optimize(p, p.vector(hand_set("worm")), settings, ev, checkpoint=ckpt, progress=progress)
+        counting = _Counting(ev)
+        res = optimize(p, p.vector(hand_set("worm")), settings, counting, checkpoint=ckpt)
+    return res, counting.simulated
 
 
-def test_optimizer_is_deterministic_and_a_killed_run_resumes_to_the_same_result(tmp_path):
-    full = _small_run(tmp_path, "full")
+def _same(a, b):
+    assert a.x.tolist() == b.x.tolist() and a.f == b.f and a.score == b.score and a.feasible == b.feasible
+    assert a.evaluations == b.evaluations and a.history == b.history and (a.lam, a.mu) == (b.lam, b.mu)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    """The uninterrupted run (budget 16) and the folder of its checkpoint ``full.ckpt``."""
+    folder = tmp_path_factory.mktemp("full")
+    return _small_run(folder, "full")[0], folder
+
+
+def test_optimizer_is_deterministic(full_run, tmp_path):
+    full, _ = full_run
     assert full.evaluations == 16 and len(full.history) == 4
     assert [h["outer"] for h in full.history] == [0, 0, 1, 1]
-    assert _small_run(tmp_path, "again").x.tolist() == full.x.tolist()
+    _same(_small_run(tmp_path, "again")[0], full)
+
+
+@pytest.mark.parametrize("killed_after", [1, 2, 3])  # generations; 2 ends the first outer iteration
+def test_a_killed_run_resumes_to_the_same_result_without_simulating_again(full_run, tmp_path, killed_after):
+    full, _ = full_run
     with pytest.raises(_Kill):
-        _small_run(tmp_path, "killed", kill_after=12)  # dies after the third generation's checkpoint
-    resumed = _small_run(tmp_path, "killed", resume=True)
-    assert resumed.x.tolist() == full.x.tolist()
-    assert resumed.score == full.score and resumed.history == full.history
-    assert (resumed.lam, resumed.mu) == (full.lam, full.mu)
+        _small_run(tmp_path, "killed", kill_after=killed_after)
+    resumed, simulated = _small_run(tmp_path, "killed", resume=True)
+    _same(resumed, full)
+    assert simulated == 16 - 4 * killed_after  # the recorded generations are replayed, not simulated
+    again, simulated = _small_run(tmp_path, "killed", resume=True)  # the finished run: nothing left to do
+    _same(again, full)
+    assert simulated == 0
 
 
-def test_resume_refuses_another_run(tmp_path):
-    _small_run(tmp_path, "a")
+def test_resume_with_a_larger_budget_continues_the_last_outer_iteration(full_run, tmp_path):
+    full, folder = full_run
+    shutil.copy(folder / "full.ckpt", tmp_path / "more.ckpt")
+    more, simulated = _small_run(tmp_path, "more", budget=24, resume=True)
+    assert more.evaluations == 24 and simulated == 8
+    assert more.history[:4] == full.history  # the first part is the smaller run
+    assert [h["outer"] for h in more.history] == [0, 0, 1, 1, 1, 1]  # its last outer iteration reopened
+    assert more.history[-1]["best_f"] <= full.history[-1]["best_f"]
+    again, simulated = _small_run(tmp_path, "more", budget=24, resume=True)
+    _same(again, more)
+    assert simulated == 0
+    # A budget below what the checkpoint spent replays it and returns its result.
+    fewer, simulated = _small_run(tmp_path, "more", budget=8, resume=True)
+    _same(fewer, more)
+    assert simulated == 0
+
+
+def test_a_killed_run_resumed_with_a_larger_budget_splits_what_remains(tmp_path):
+    with pytest.raises(_Kill):
+        _small_run(tmp_path, "k", budget=16, outer=3, kill_after=1)
+    res, simulated = _small_run(tmp_path, "k", budget=24, outer=3, resume=True)
+    # Outer iteration 0 goes on to (24 - 0) // 3 = 8, then 1 and 2 get (24 - 8) // 2 = 8 and 8.
+    assert res.evaluations == 24 and simulated == 20
+    assert [h["outer"] for h in res.history] == [0, 0, 1, 1, 2, 2]
+    _same(res, _small_run(tmp_path, "k24", budget=24, outer=3)[0])
+
+
+def test_seed_zero_and_the_largest_seed_are_deterministic(tmp_path):
+    # cma takes seed 0 for "from the clock" and refuses seeds past 2**32 - 1 (seed + j).
     p = ModalProblem("worm", seconds=0.8)
+    x0 = p.vector(hand_set("worm"))
     with BatchEvaluator(p, workers=1) as ev:
-        with pytest.raises(GaitforgeError) as e:
-            optimize(p, p.vector(hand_set("worm")), Settings(budget=16, popsize=4, outer=2, seed=6), ev,
-                     checkpoint=PickleCheckpoint(tmp_path / "a.ckpt"))
-    assert str(e.value) == ("the checkpoint belongs to a different optimization run (other creature, settings "
-                            "or start); remove it or drop --resume")
+        for seed in (0, 2 ** 32 - 1):
+            settings = Settings(budget=8, popsize=4, outer=2, seed=seed)
+            a = optimize(p, x0, settings, ev)
+            b = optimize(p, x0, settings, ev)
+            assert a.x.tolist() == b.x.tolist() and a.history == b.history
+
+
+def _refusal(tmp_path, problem, settings):
+    with pytest.raises(GaitforgeError) as e:
+        optimize(problem, problem.vector(hand_set(problem.creature_name)), settings, None,
+                 checkpoint=JsonCheckpoint(tmp_path / "full.ckpt"))
+    return str(e.value)
+
+
+def test_resume_refuses_another_run(full_run):
+    _, folder = full_run
+    worm = ModalProblem("worm", seconds=0.8)
+    path = folder / "full.ckpt"
+    assert _refusal(folder, worm, Settings(budget=16, popsize=4, outer=2, seed=6)) == (
+        f"{path}: the checkpoint belongs to another optimization run (settings.seed: 5 in the checkpoint, 6 here); "
+        "remove it or drop --resume")
+    assert _refusal(folder, ModalProblem("loop", seconds=0.8), Settings(budget=16, popsize=4, outer=2, seed=5)) == (
+        f"{path}: the checkpoint belongs to another optimization run (creature: 'worm' in the checkpoint, 'loop' "
+        "here); remove it or drop --resume")
+    assert _refusal(folder, ModalProblem("worm", seconds=0.5), Settings(budget=16, popsize=4, outer=2, seed=5)) == (
+        f"{path}: the checkpoint belongs to another optimization run (problem.seconds: 0.8 in the checkpoint, 0.5 "
+        "here); remove it or drop --resume")
+    assert _refusal(folder, worm, Settings(budget=16, popsize=4, outer=2, seed=5, cyclic_tol=math.inf)) == (
+        f"{path}: the checkpoint belongs to another optimization run (settings.cyclic_tol: 1.0 in the checkpoint, "
+        "'inf' here); remove it or drop --resume")
+
+
+def test_a_checkpoint_that_does_not_replay_is_refused(full_run, tmp_path):
+    _, folder = full_run
+    doc = json.loads((folder / "full.ckpt").read_text())
+    z = doc["generations"][1]["z"]
+    z[2][1] = float(np.nextafter(z[2][1], math.inf))  # one bit off
+    doc["checksum"] = hashlib.sha256(json.dumps({k: v for k, v in doc.items() if k != "checksum"}, sort_keys=True,
+                                                separators=(",", ":")).encode()).hexdigest()
+    (tmp_path / "off.ckpt").write_text(json.dumps(doc))
+    with pytest.raises(GaitforgeError) as e:
+        _small_run(tmp_path, "off", resume=True)
+    assert str(e.value) == (f"{tmp_path / 'off.ckpt'}: the checkpoint does not replay on this setup (generation 2 "
+                            "asks other points than it records: another version of cma or numpy?); remove it or "
+                            "drop --resume")
 
 
 def test_landscape_marks_blow_ups_and_writes_files(tmp_path):

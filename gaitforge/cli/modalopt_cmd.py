@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sigma", type=number(0, 100, above=True), default=0.25, metavar="S",
                    help="initial CMA-ES step in scaled units (default 0.25)")
     _workers_args(p)
-    p.add_argument("--resume", action="store_true", help="continue from the checkpoint (OUT.ckpt)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the checkpoint OUT.ckpt: a killed run, or a finished one with a larger --budget")
     p.add_argument("-o", "--out", default="best.yaml", metavar="FILE", help="best recipe (default best.yaml)")
     p.set_defaults(func=cmd_optimize)
 
@@ -95,7 +96,7 @@ def _start(character, text: str | None):
 
 
 def cmd_optimize(args) -> int:
-    from gaitforge.io.checkpoints import PickleCheckpoint
+    from gaitforge.io.checkpoints import JsonCheckpoint
     from gaitforge.io.recipe_files import save_recipe
     from gaitforge.optimize import ModalProblem, Settings, optimize
     from gaitforge.optimize.layout import Layout
@@ -125,7 +126,7 @@ def cmd_optimize(args) -> int:
                            heading=None if heading == "any" else heading, upright=args.upright)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
                         popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
-    ckpt = PickleCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
+    ckpt = JsonCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
     from gaitforge.cli.progress import progress_bar
 
     with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:

@@ -15,16 +15,30 @@ quarter. A diverged candidate scores ``FAILED`` and the search goes on.
 Search space: z = x / scale with per-coordinate bounds
 (``ModalProblem.layout.bounds``: amplitudes 0..4× the start's largest,
 phases ±2π, period ½..2× the start's, …). Everything random
-comes from the seed: CMA-ES samples with numpy's global generator (``cma``
-seeds it), whose state is saved in every checkpoint with the CMA-ES state,
-so a resumed run continues exactly where the killed one stopped.
+comes from the seed: CMA-ES samples with numpy's global generator, seeded
+with ``seed + j`` when outer iteration j starts, and each candidate's
+simulation gets a seed of its own (``candidate_seeds``).
+
+Budget: outer iteration j gets (budget − evaluations so far) // (outer − j)
+simulations (at least 2; a generation that starts below its share runs
+whole), so the last one takes what remains.
+
+Checkpoints hold data, not the optimizer: the run's identity and, per
+generation, the points asked and their scores (:class:`Generation`;
+``gaitforge.io.checkpoints.JsonCheckpoint``). CMA-ES is deterministic given
+its seed and the values told to it, so a resumed run starts from scratch and
+replays the record: it asks as before, checks that the points are the
+recorded ones bit for bit, tells the recorded scores instead of simulating,
+ends an outer iteration where the record does, then goes on live. A killed
+run resumed with the same budget ends exactly as the uninterrupted run; a
+larger budget reopens the record's last outer iteration and continues; a
+budget already spent replays the record and returns its result.
 """
 from __future__ import annotations
 
 import math
-import pickle
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, fields
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -33,7 +47,6 @@ from gaitforge.optimize.problem import OBJECTIVES, Score
 from gaitforge.sim.batch import candidate_seeds
 
 FAILED = 1.0e3  # objective of a diverged or invalid candidate
-CHECKPOINT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -114,53 +127,99 @@ def _rank(entry) -> tuple:
     return (0, f) if c == 0.0 else (1, c, f)
 
 
+class Generation(NamedTuple):
+    """One CMA-ES generation as a checkpoint records it: outer iteration
+    ``outer``, the points asked ``z`` (p, n) in the scaled search space and
+    their scores (p,)."""
+
+    outer: int
+    z: np.ndarray
+    scores: tuple[Score, ...]
+
+
+def run_identity(problem, x0, settings: Settings) -> dict:
+    """What a checkpoint must match to be resumed by this run, as plain data:
+    the creature's name, the problem's layout and parameters, the start x0
+    and every setting but the budget (a resumed run may raise it)."""
+    layout = problem.layout
+    return {"creature": problem.creature_name,
+            "problem": {"layout": {"terms": [[int(m), float(r), float(b)] for m, r, b in layout.terms],
+                                   "phase0": float(layout.phase0), "impulses": [int(m) for m in layout.impulses],
+                                   "initial": [int(m) for m in layout.initial]},
+                        "seconds": problem.seconds, "ramp": problem.ramp, "start_noise": problem.start_noise,
+                        "heading": problem.heading,
+                        "upright": None if problem.upright is None else [float(v) for v in problem.upright]},
+            "x0": np.asarray(x0, float).tolist(),
+            "settings": {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "budget"}}
+
+
+def _strategy(cma, start, lower: np.ndarray, upper: np.ndarray, settings: Settings, j: int):
+    """A fresh CMA-ES for outer iteration j, numpy's global generator seeded with seed + j."""
+    seed = (int(settings.seed) + j) % 2 ** 32
+    opts = {"bounds": [lower.tolist(), upper.tolist()], "seed": seed, "verbose": -9, "verb_log": 0, "verb_disp": 0}
+    if seed == 0:  # cma reads seed 0 as "seed from the clock": seed numpy here and let cma leave it
+        np.random.seed(0)
+        opts["seed"] = math.nan
+    if settings.popsize:
+        opts["popsize"] = settings.popsize
+    return cma.CMAEvolutionStrategy(np.clip(start, lower, upper).tolist(), settings.sigma0, opts)
+
+
+def _python(score: Score) -> Score:
+    """``score`` with numpy scalars as Python numbers (what a checkpoint gives back)."""
+    return Score._make(v.item() if isinstance(v, np.generic) else v for v in score)
+
+
 def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoint=None,
              progress: Callable[[int, int, float], None] | None = None) -> Result:
     """Minimize ``settings.objective`` of ``problem`` (a ``ModalProblem``) from ``x0``.
 
     evaluator: a started ``BatchEvaluator`` of ``problem``; checkpoint: an
-    object with ``load() -> dict | None`` and ``save(dict)`` (e.g.
-    ``gaitforge.io.checkpoints.PickleCheckpoint``), saved after every
-    generation and resumed from when it holds a state of the same run;
-    progress(evaluations, budget, best_f) after every generation.
+    object with ``load(identity) -> list[Generation] | None``,
+    ``save(identity, generations)`` and ``path`` (named in errors), e.g.
+    ``gaitforge.io.checkpoints.JsonCheckpoint``: saved after every
+    generation; the generations it holds are replayed first (see the module
+    docstring); progress(evaluations, budget, best_f) after every generation,
+    replayed ones included.
     """
     import cma
 
     x0 = np.asarray(x0, float)
     scale, lower, upper = problem.layout.bounds(x0)
-    signature = {"settings": settings, "x0": x0.tolist(), "problem": (problem.creature_name, problem.layout,
-                                                                        problem.seconds, problem.ramp,
-                                                                        problem.start_noise, problem.heading,
-                                                                        problem.upright)}
-    state = checkpoint.load() if checkpoint is not None else None
-    if state is not None:
-        if state.get("version") != CHECKPOINT_VERSION or state.get("signature") != signature:
-            raise GaitforgeError("the checkpoint belongs to a different optimization run (other creature, "
-                                 "settings or start); remove it or drop --resume")
-        np.random.set_state(state["numpy_state"])
-    else:
-        state = {"version": CHECKPOINT_VERSION, "signature": signature, "outer": 0, "lam": 0.0,
-                 "mu": float(settings.mu0), "evaluations": 0, "history": [], "es": None,
-                 "best": None, "outer_best": None, "start": (x0 / scale).tolist()}
-    per_outer = max(2, settings.budget // settings.outer)
-    while state["outer"] < settings.outer and state["evaluations"] < settings.budget:
-        j = state["outer"]
-        if state["es"] is None:
-            opts = {"bounds": [lower.tolist(), upper.tolist()], "seed": settings.seed + j, "verbose": -9,
-                    "verb_log": 0, "verb_disp": 0}
-            if settings.popsize:
-                opts["popsize"] = settings.popsize
-            es = cma.CMAEvolutionStrategy(np.clip(state["start"], lower, upper).tolist(), settings.sigma0, opts)
-            state["outer_best"] = None
-            state["outer_start"] = state["evaluations"]
-        else:
-            es = pickle.loads(state["es"])
-        lam, mu = state["lam"], state["mu"]
-        while state["evaluations"] - state["outer_start"] < per_outer and state["evaluations"] < settings.budget:
+    identity = run_identity(problem, x0, settings)
+    record = (checkpoint.load(identity) if checkpoint is not None else None) or []
+    generations: list[Generation] = list(record)
+    replayed = 0  # generations of the record told so far
+    evaluations, lam, mu = 0, 0.0, float(settings.mu0)
+    last_c: float | None = None
+    best = outer_best = None
+    history: list[dict] = []
+    start = (x0 / scale).tolist()
+    for j in range(settings.outer):
+        if replayed == len(record) and evaluations >= settings.budget:
+            break
+        es = _strategy(cma, start, lower, upper, settings, j)
+        outer_start, outer_best = evaluations, None
+        share = max(2, (settings.budget - outer_start) // (settings.outer - j))
+        while True:
+            gen = record[replayed] if replayed < len(record) else None
+            if gen is not None and gen.outer != j:
+                break  # the record ended outer iteration j here
+            if gen is None and (evaluations - outer_start >= share or evaluations >= settings.budget):
+                break
             zs = es.ask()
             xs = [np.asarray(z) * scale for z in zs]
-            seeds = candidate_seeds(settings.seed, state["evaluations"], len(xs))
-            scores = evaluator.map(xs, seeds)
+            if gen is not None:
+                asked = np.array(zs, float)
+                if asked.shape != gen.z.shape or not np.array_equal(asked.view(np.uint64), gen.z.view(np.uint64)):
+                    raise GaitforgeError(f"{getattr(checkpoint, 'path', 'checkpoint')}: the checkpoint does not "
+                                         f"replay on this setup (generation {replayed + 1} asks other points than "
+                                         "it records: another version of cma or numpy?); remove it or drop --resume")
+                scores = gen.scores
+                replayed += 1
+            else:
+                seeds = candidate_seeds(settings.seed, evaluations, len(xs))
+                scores = tuple(_python(s) for s in evaluator.map(xs, seeds))
             values = []
             for x, s in zip(xs, scores):
                 f, c = objective_value(s, settings.objective), violation(s, settings.cyclic_tol)
@@ -170,38 +229,35 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
                     L = f + lam * c + 0.5 * mu * c * c if not s.failed else FAILED + 0.5 * mu * FAILED
                 values.append(L)
                 entry = (float(L), float(f), float(c), x.tolist(), s)
-                if state["outer_best"] is None or L < state["outer_best"][0]:
-                    state["outer_best"] = entry
-                if not s.failed and (state["best"] is None or _rank(entry) < _rank(state["best"])):
-                    state["best"] = entry
+                if outer_best is None or L < outer_best[0]:
+                    outer_best = entry
+                if not s.failed and (best is None or _rank(entry) < _rank(best)):
+                    best = entry
             es.tell(zs, values)
-            state["evaluations"] += len(xs)
-            ob = state["outer_best"]
-            state["history"].append({"outer": j, "evaluations": state["evaluations"], "best_f": ob[1],
-                                     "best_c": ob[2], "lam": lam, "mu": mu})
-            state["es"] = pickle.dumps(es)
-            state["numpy_state"] = np.random.get_state()
-            if checkpoint is not None:
-                checkpoint.save(state)
+            evaluations += len(xs)
+            assert outer_best is not None
+            history.append({"outer": j, "evaluations": evaluations, "best_f": outer_best[1],
+                            "best_c": outer_best[2], "lam": lam, "mu": mu})
+            if gen is None:
+                generations.append(Generation(j, np.array(zs, float), scores))
+                if checkpoint is not None:
+                    checkpoint.save(identity, generations)
             if progress is not None:
-                progress(state["evaluations"], settings.budget, ob[1])
+                progress(evaluations, settings.budget, outer_best[1])
         # Method of multipliers: update λ, μ from this outer iteration's best.
-        ob = state["outer_best"]
-        c = ob[2]
-        prev = state.get("last_c")
-        state["lam"] = lam + mu * c
-        if prev is not None and c > 0.25 * prev:
-            state["mu"] = mu * 10.0
-        state["last_c"] = c
-        state["start"] = (np.asarray(ob[3]) / scale).tolist()
-        state["outer"] = j + 1
-        state["es"] = None
-        state["numpy_state"] = np.random.get_state()
-        if checkpoint is not None:
-            checkpoint.save(state)
-    best = state["best"] or state["outer_best"]
-    if best is None:
+        assert outer_best is not None  # every outer iteration that starts runs a generation
+        c = outer_best[2]
+        lam = lam + mu * c
+        if last_c is not None and c > 0.25 * last_c:
+            mu = mu * 10.0
+        last_c = c
+        start = (np.asarray(outer_best[3]) / scale).tolist()
+    if replayed < len(record):
+        raise GaitforgeError(f"{getattr(checkpoint, 'path', 'checkpoint')}: the checkpoint does not replay on this "
+                             f"setup (it records outer iteration {record[replayed].outer}, but the run has "
+                             f"{settings.outer}); remove it or drop --resume")
+    final = best or outer_best
+    if final is None:
         raise GaitforgeError("the optimization evaluated no candidate")
-    L, f, c, x, s = best
-    return Result(np.asarray(x), s, f, c == 0.0 and not s.failed, state["evaluations"], state["history"],
-                  state["lam"], state["mu"])
+    L, f, c, x, s = final
+    return Result(np.asarray(x), s, f, c == 0.0 and not s.failed, evaluations, history, lam, mu)
