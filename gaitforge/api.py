@@ -140,14 +140,16 @@ class Run(NamedTuple):
 
 
 def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,
-        scale: float = 1.0, turn_rate: float = 0.0, path=None, schedule=None) -> Run:
+        scale: float = 1.0, turn_rate: float = 0.0, path=None, schedule=None, timestep: float | None = None) -> Run:
     """Simulate a controlled runner: a Raibert & Hodgins controller (``name``
     raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
     accepted) or a quadruped skills controller (dog, gorilla). ``gait`` one
     of its gaits (default its first), ``speed`` [m/s] (default its
     default), ``seconds`` of simulated time; dynamic ``scale`` (Raibert
     runners); ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
-    ``schedule`` of ``skills.commands.Command`` (skills runners)."""
+    ``schedule`` of ``skills.commands.Command`` (skills runners);
+    ``timestep`` [s] replaces the controller's physics step (it must divide
+    its control interval; the run's ``rollout.physics`` says what ran)."""
     from gaitforge.control.skills import catalog as skills
     from gaitforge.sim.push import family_of
 
@@ -159,14 +161,14 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
         g = gait or sr.default_gait
         v = (0.0 if g == "stand" else sr.default_speed) if speed is None else float(speed)
         character, rollout = skills.simulate(name, g, v, seconds, turn_rate=turn_rate, path=path,
-                                             schedule=schedule)
+                                             schedule=schedule, timestep=timestep)
         return Run(character, rollout)
     from gaitforge.control.raibert import catalog
 
     r = catalog.runner(name)
     character, rollout = catalog.simulate(r.key, gait or r.default_gait,
                                           r.default_speed if speed is None else float(speed), seconds,
-                                          scale=scale)
+                                          scale=scale, timestep=timestep)
     return Run(character, rollout)
 
 

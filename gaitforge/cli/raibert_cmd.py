@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
     p.add_argument("--seconds", type=number(0, 3600, above=True), default=10.0, help="simulated time [s] (default 10)")
     p.add_argument("--scale", type=number(0.05, 20), default=1.0, metavar="L", help="dynamic scaling factor (Table 1)")
+    p.add_argument("--timestep", type=number(1e-5, 0.05), metavar="DT",
+                   help="physics step [s] instead of the controller's own (must divide its control interval)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
                    help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
@@ -96,12 +98,13 @@ def cmd_run(args) -> int:
                          worth_it=args.seconds >= MIN_SECONDS, unit="s") as advance:
         warnings.simplefilter("always")
         character, rollout = catalog.simulate(args.creature, gait, speed, args.seconds, path=path,
-                                              scale=args.scale, progress=advance)
+                                              scale=args.scale, progress=advance, timestep=args.timestep)
     for w in caught:
         print(f"gaitforge: warning: {w.message}", file=sys.stderr)
     sim = rollout.clip.duration
     console.print(f"{character.name} {gait}: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
                   f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")
+    console.print(str(rollout.physics), soft_wrap=True)
     status = 0
     if rollout.fall is not None:
         console.print(f"[red]{rollout.fall}[/red]")

@@ -115,10 +115,11 @@ def run_skills(args) -> int:
     with progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet,
                       worth_it=args.seconds >= MIN_SECONDS, unit="s") as advance:
         character, rollout = skills.simulate(args.creature, gait, speed, args.seconds, turn_rate=args.turn,
-                                             path=path, progress=advance)
+                                             path=path, progress=advance, timestep=args.timestep)
     sim = rollout.clip.duration
     console.print(f"{character.name} {gait} at {speed:g} m/s: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
                   f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")
+    console.print(str(rollout.physics), soft_wrap=True)
     status = 0
     if rollout.fall is not None:
         console.print(f"[red]{rollout.fall}[/red]")

@@ -64,11 +64,9 @@ class Physics:
 
     def __str__(self) -> str:
         tc, damp = self.solref
-        contact = (f"contact time constant {1000 * tc:g} ms, damping ratio {damp:g}" if tc > 0
-                   else f"contact stiffness {-tc:g}, damping {-damp:g}")
-        return (f"physics: {1000 * self.timestep:g} ms {self.integrator} steps, {self.solver} solver, {contact}, "
-                f"solimp {self.solimp[0]:g}–{self.solimp[1]:g} over {1000 * self.solimp[2]:g} mm, "
-                f"ground friction {self.friction:g}")
+        contact = f"contacts {1000 * tc:g} ms, ratio {damp:g}" if tc > 0 else f"contacts k {-tc:g}, b {-damp:g}"
+        return (f"physics: {1000 * self.timestep:g} ms {self.integrator}, {self.solver}; {contact}, "
+                f"solimp {self.solimp[0]:g}–{self.solimp[1]:g}/{1000 * self.solimp[2]:g} mm; friction {self.friction:g}")
 
 
 def check_timestep(timestep: float, control_dt: float) -> int:

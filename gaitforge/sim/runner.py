@@ -114,7 +114,8 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = _OWN,
         stop_on_fall: bool = True, perturb: Callable[[float, mujoco.MjData], None] | None = None,
         model: mujoco.MjModel | None = None, progress: Callable[[float], None] | None = None,
-        initial: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None) -> Rollout:
+        initial: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None,
+        timestep: float | None = None) -> Rollout:
     """Simulate ``seconds`` of ``controller`` driving ``character``: the one
     run loop of the library.
 
@@ -130,11 +131,14 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     with the simulated time [s] about once per simulated second (for
     progress bars). ``initial(model, data)`` may move the start state after
     the controller's reset (e.g. ``sim.ensemble``'s perturbed starts); it is
-    the last write to ``qpos``/``qvel`` before the run.
+    the last write to ``qpos``/``qvel`` before the run. ``timestep`` [s]
+    replaces the physics step the controller prepares (not with ``model``).
     """
     import time as _time
 
-    own = run_settings(controller, character.model if model is None else model)
+    if timestep is not None and model is not None:
+        raise GaitforgeError("run: give the timestep to the model you pass, or no model")
+    own = run_settings(controller, character.model if model is None else model, timestep=timestep)
     m = own.model if model is None else copy.copy(model)
     control_dt = own.control_dt if control_dt is None else control_dt
     fall_check = own.fall_check if fall_check is _OWN else fall_check

@@ -43,7 +43,7 @@ def runner(name: str) -> Runner:
 
 
 def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = None, scale: float = 1.0,
-            **options):
+            timestep: float | None = None, **options):
     """(character, controller, model, control_dt) for a run: the model is the
     run's copy prepared by the controller. ``speed`` is the unscaled desired
     speed; a scaled creature is asked for speed × √L."""
@@ -59,16 +59,17 @@ def prepare(key: str, gait: str, speed: float, *, path: WaypointPath | None = No
         options["path"] = path
     assert r.make is not None  # every runner in RUNNERS builds its controller
     ctrl = r.make(character, gait, speed * factor("velocity", scale), **options)
-    dt, model, _ = run_settings(ctrl, character.model)
+    dt, model, _ = run_settings(ctrl, character.model, timestep=timestep)
     return character, ctrl, model, dt
 
 
 def simulate(key: str, gait: str, speed: float, seconds: float, *, path: WaypointPath | None = None,
              scale: float = 1.0, record_fps: float = 100.0, progress=None, perturb=None,
-             **options) -> tuple[Character, Rollout]:
+             timestep: float | None = None, **options) -> tuple[Character, Rollout]:
     """Run ``key``'s ``gait`` at ``speed`` [m/s] for ``seconds`` of simulated
     time; returns the character (scaled if asked) and the recorded rollout
-    (``progress``, ``perturb``: see :func:`gaitforge.sim.run`)."""
-    character, ctrl, model, dt = prepare(key, gait, speed, path=path, scale=scale, **options)
+    (``progress``, ``perturb``: see :func:`gaitforge.sim.run`; ``timestep``
+    [s] replaces the controller's physics step)."""
+    character, ctrl, model, dt = prepare(key, gait, speed, path=path, scale=scale, timestep=timestep, **options)
     return character, run(character, ctrl, seconds, record_fps=min(record_fps, 1.0 / dt), model=model,
                           progress=progress, perturb=perturb)

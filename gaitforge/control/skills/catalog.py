@@ -89,11 +89,12 @@ def runner(name: str) -> Runner:
 def simulate(name: str, gait: str, speed: float, seconds: float, *, turn_rate: float = 0.0,
              path: WaypointPath | None = None, schedule: Sequence[Command] | None = None,
              perturb: Callable | None = None, progress: Callable[[float], None] | None = None,
-             stop_on_fall: bool = True) -> tuple[Character, Rollout]:
+             stop_on_fall: bool = True, timestep: float | None = None) -> tuple[Character, Rollout]:
     """Run ``name``'s skills controller: ``gait`` at ``speed`` [m/s] (or a
     ``schedule`` of commands), turning at ``turn_rate`` [rad/s] or following
     ``path``, for ``seconds`` of simulated time. Speeds outside the gait's
-    range are refused."""
+    range are refused. ``timestep`` [s] replaces the creature's physics step
+    (it must divide the 10 ms control interval)."""
     r = runner(name)
     r.check_gait(gait)
     for c in schedule or [Command(0.0, gait, speed)]:
@@ -105,4 +106,4 @@ def simulate(name: str, gait: str, speed: float, seconds: float, *, turn_rate: f
     assert r.make is not None
     controller = r.make(character, gait, speed, path=path, turn_rate=turn_rate, schedule=schedule)
     return character, run(character, controller, seconds, perturb=perturb, progress=progress,
-                          stop_on_fall=stop_on_fall)
+                          stop_on_fall=stop_on_fall, timestep=timestep)
