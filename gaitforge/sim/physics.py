@@ -65,8 +65,9 @@ class Physics:
     def __str__(self) -> str:
         tc, damp = self.solref
         contact = f"contacts {1000 * tc:g} ms, ratio {damp:g}" if tc > 0 else f"contacts k {-tc:g}, b {-damp:g}"
+        d0, dwidth, width = self.solimp[:3]
         return (f"physics: {1000 * self.timestep:g} ms {self.integrator}, {self.solver}; {contact}, "
-                f"solimp {self.solimp[0]:g}–{self.solimp[1]:g}/{1000 * self.solimp[2]:g} mm; friction {self.friction:g}")
+                f"solimp {d0:g}–{dwidth:g}/{1000 * width:g} mm; friction {self.friction:g}")
 
 
 def check_timestep(timestep: float, control_dt: float) -> int:
