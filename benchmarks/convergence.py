@@ -34,9 +34,9 @@ class ContactProbe:
         m = self.model
         for i in range(data.ncon):
             c = data.contact[i]
-            self.depth = max(self.depth, -float(c.dist))
             for g, other in ((c.geom1, c.geom2), (c.geom2, c.geom1)):
                 if m.geom_bodyid[other] == 0 and m.geom_bodyid[g] != 0:
+                    self.depth = max(self.depth, -float(c.dist))
                     self.radius = min(self.radius, float(m.geom_size[g][0]))
 
 

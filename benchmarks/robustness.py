@@ -9,7 +9,8 @@ A range is offered only where every start holds (docs/robustness.md).
 
 Prints a markdown table: runner, gait, speed [m/s], starts held, the
 earliest fall [s], the largest miss of the commanded speed among the starts
-that held (mean forward speed over the run's second half), wall time.
+that held (mean forward speed over the run's second half), what their
+footfalls read as (``sim.ensemble.footfall_class``), wall time.
 """
 from __future__ import annotations
 
@@ -49,8 +50,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     print(f"noise: joints ±{noise.joint} rad, start speed ±{noise.speed:.0%}, friction ×{noise.friction[0]}–"
           f"{noise.friction[1]}; {args.starts} starts × {args.seconds:g} s each\n")
-    print("| runner | gait | speed m/s | held | first fall s | speed miss | wall s |")
-    print("|---|---|---|---|---|---|---|", flush=True)
+    print("| runner | gait | speed m/s | held | first fall s | speed miss | footfalls read as | wall s |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
     for name in args.runners.split(","):
         r = _runner(name)
         for gait, (lo, hi) in r.speed_ranges.items():
@@ -65,11 +66,13 @@ def main(argv: list[str] | None = None) -> None:
                 fall = "—" if math.isnan(e.first_fall) else f"{e.first_fall:.1f}"
                 miss = e.speed_error()
                 print(f"| {name} | {gait} | {v:g} | {e.held}/{args.starts} | {fall} | "
-                      f"{'—' if math.isnan(miss) else f'{miss:.1%}'} | {wall:.0f} |", flush=True)
+                      f"{'—' if math.isnan(miss) else f'{miss:.1%}'} | "
+                      f"{', '.join(f'{k} {n}' for k, n in e.gaits().items())} | {wall:.0f} |", flush=True)
                 rows.append({"runner": name, "gait": gait, "speed": v, "starts": args.starts, "held": e.held,
                              "first_fall": None if math.isnan(e.first_fall) else e.first_fall,
                              "speed_miss": None if math.isnan(miss) else miss,
-                             "falls": {o.seed: o.fall for o in e.outcomes if not o.held}})
+                             "falls": {o.seed: o.fall for o in e.outcomes if not o.held},
+                             "gaits": e.gaits()})
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

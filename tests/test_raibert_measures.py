@@ -110,7 +110,7 @@ def test_run_command_bad_input(tmp_path, capsys):
 def test_speed_outside_range_is_clamped_with_warning(capsys):
     assert main(["run", "quadruped", "--gait", "trot", "--speed", "9", "--seconds", "3"]) == 0
     err = capsys.readouterr().err
-    assert err == ("gaitforge: warning: desired speed 9.0 m/s is outside the quadruped trot range [0.5, 2.3] m/s; "
+    assert err == ("gaitforge: warning: desired speed 9.0 m/s is outside the quadruped trot range [0.5, 2.2] m/s; "
                    "clamped\n")
 
 

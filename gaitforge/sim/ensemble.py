@@ -87,11 +87,15 @@ class PerturbedStart:
 @dataclass(frozen=True)
 class Outcome:
     """One start's run: seed; fall [s] (nan: held to the end); speed [m/s]:
-    mean forward speed over the second half of the run."""
+    mean forward speed over the second half of the run; gait: the class of
+    its footfalls over that half (``motion.metrics.classify_gait`` on the
+    simulated foot contacts, debounced 0.1 s; "" when they cannot be
+    measured, e.g. after a fall)."""
 
     seed: int
     fall: float
     speed: float
+    gait: str = ""
 
     @property
     def held(self) -> bool:
@@ -108,13 +112,29 @@ class EnsembleTrial:
         self.runner, self.gait, self.speed, self.seconds = runner, gait, float(speed), float(seconds)
         self.noise, self.timestep = noise, timestep
 
-    def __call__(self, params, seed: int) -> tuple[float, float]:
-        _, rollout = simulate_perturbed(self.runner, self.gait, self.speed, self.seconds, self.noise, seed,
-                                        timestep=self.timestep)
+    def __call__(self, params, seed: int) -> tuple[float, float, str]:
+        character, rollout = simulate_perturbed(self.runner, self.gait, self.speed, self.seconds, self.noise, seed,
+                                                timestep=self.timestep)
         t, x = rollout.times, rollout.clip.qpos[:, 0]
         half = t >= 0.5 * t[-1]
         speed = float((x[half][-1] - x[half][0]) / max(t[half][-1] - t[half][0], 1e-9)) if half.sum() > 1 else 0.0
-        return (math.nan if rollout.fall is None else float(rollout.fall.time)), speed
+        fall = math.nan if rollout.fall is None else float(rollout.fall.time)
+        return fall, speed, (footfall_class(character, rollout, half) if math.isnan(fall) else "")
+
+
+def footfall_class(character, rollout, keep: np.ndarray) -> str:
+    """The gait class of ``rollout``'s foot contacts over the frames ``keep``
+    (contacts and gaps under 0.1 s dropped); "" when unmeasurable."""
+    from gaitforge.motion.footfall import footfalls_from_contacts
+    from gaitforge.motion.metrics import classify_gait, gait_metrics
+
+    times = rollout.times[keep]
+    clip = type(rollout.clip)(rollout.clip.fps, rollout.clip.qpos[keep], rollout.clip.character_name)
+    try:
+        ff = footfalls_from_contacts(rollout.contact[keep], rollout.feet, times=times - times[0], min_duration=0.1)
+        return str(classify_gait(gait_metrics(character, clip, ff)))
+    except GaitforgeError:
+        return ""
 
 
 def simulate_perturbed(runner: str, gait: str, speed: float, seconds: float, noise: StartNoise, seed: int, *,
@@ -161,6 +181,14 @@ class Ensemble:
         falls = [o.fall for o in self.outcomes if not o.held]
         return min(falls) if falls else math.nan
 
+    def gaits(self) -> dict[str, int]:
+        """How many starts that held read as each gait class."""
+        out: dict[str, int] = {}
+        for o in self.outcomes:
+            if o.held:
+                out[o.gait or "unmeasured"] = out.get(o.gait or "unmeasured", 0) + 1
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
     def speed_error(self) -> float:
         """Largest relative miss of the commanded speed among the starts that
         held (nan: none held, or a speed of 0)."""
@@ -185,4 +213,4 @@ def ensemble(runner: str, gait: str, speed: float, *, starts: int = 20, seconds:
                         ray=ray) as pool:
         results = pool.map([np.zeros(0)] * starts, seeds, progress=progress)
     return Ensemble(runner, gait, float(speed), float(seconds),
-                    tuple(Outcome(s, f, v) for s, (f, v) in zip(seeds, results)))
+                    tuple(Outcome(s, f, v, g) for s, (f, v, g) in zip(seeds, results)))

@@ -45,11 +45,18 @@ class Physics:
 
     @classmethod
     def of(cls, model: mujoco.MjModel) -> "Physics":
-        """The physics of a prepared model: its options and its ground geom's
-        contact parameters (the first geom of the world body; MuJoCo's
-        defaults where the world has none)."""
+        """The physics of a prepared model: its options and the ground's
+        contact parameters (its first explicit pair with the ground, else the
+        first geom of the world body; MuJoCo's defaults where there is none)."""
         ground = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0]
-        if ground:
+        pairs = [p for p in range(model.npair)
+                 if 0 in (model.geom_bodyid[model.pair_geom1[p]], model.geom_bodyid[model.pair_geom2[p]])]
+        if pairs:  # explicit ground pairs carry their own parameters
+            p = pairs[0]
+            solref = tuple(float(v) for v in model.pair_solref[p])
+            solimp = tuple(float(v) for v in model.pair_solimp[p])
+            friction = float(model.pair_friction[p][0])
+        elif ground:
             g = ground[0]
             solref = tuple(float(v) for v in model.geom_solref[g])
             solimp = tuple(float(v) for v in model.geom_solimp[g])

@@ -36,23 +36,12 @@ PARAMS = {
 
 SPEED_RANGES = {
     "gorilla": {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)},
-    # The dog's ends are speeds that held 60 s from all of twelve starts (the rest pose and eleven
-    # with every joint moved by 1e-6 rad; README), and so did every 0.1 m/s between them. Beyond:
-    # the walk at 0.1 and 0.8 m/s fell in 1 and 2 of 12; the trot (its leg frames 3 cm lower,
-    # gaits) at 1.4 in 1 of 12, at 50 s (at the rest pose's heights it held from 0.6 to 1.4 but
-    # fell once at 1.2, and at 0.4 and 0.5 in 5 and 1 of 12). The pace, its leg frames 3 cm lower
-    # and its stance servos at 0.2, held at every 0.1 m/s from 0.1 to 1.2 m/s (within 4 % of the
-    # command); 1.4 held 2 of 5 (stopped after three falls), 1.6 none of 3 (before, at the rest
-    # pose's heights and 0.15, it held 0.6 m/s from 11 of 12 and was offered there only). The
-    # canter held at every 0.1 m/s from 0.3 to 1.1 m/s, its footfalls a canter each time
-    # (0.3 m/s 8 % fast, 1.1 m/s 7.6 % slow); beyond, 0.2 m/s ran 20 % fast, 1.2 held 10 of 12 (one
-    # fell at 36 s, one read as a gallop: flight, both pairs split by at most 0.3 cycle). The
-    # gallop held at every 0.05 m/s from 1.3 to 1.5 m/s, a gallop each time (rest-pose starts
-    # airborne 2.8 % of the stride at 1.3, 8.5 % at 1.5 m/s; up to 9.2 % slow, at 1.4); 1.6 m/s
-    # fell in each of 3 starts. With 0.3 s strides throughout, 1.3-1.4 held 12 of 12, 1.2 9 of 12
-    # (one fell at 20 s, two read as unknown) and 1.5 fell in each of 3 starts (at 37-50 s).
-    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.7), "trot": (0.4, 1.3), "pace": (0.1, 1.2),
-            "canter": (0.3, 1.1), "gallop": (1.3, 1.5)},
+    # Each end and the middle of every range held 60 s from 20 of 20 perturbed starts (joints
+    # ±0.01 rad, start speed ±5 %, friction ×0.8–1.2; benchmarks/robustness.py, docs/physics.md).
+    # Just beyond: the dog's pace at 1.2 m/s held 18 of 20 (falls at 13.6 and 30 s), its gallop at
+    # 1.45 19 of 20 (and ran up to 10.6 % slow), at 1.5 17 of 20.
+    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.7), "trot": (0.4, 1.3), "pace": (0.1, 1.1),
+            "canter": (0.3, 1.1), "gallop": (1.3, 1.4)},
 }
 
 # m/s²: how fast a new speed command is followed. The dog at 0.5 m/s² fell in its first

@@ -23,6 +23,7 @@ import math
 import mujoco
 import numpy as np
 
+from gaitforge.creatures.contacts import set_time_constant
 from gaitforge.control.jit import block, buffer_window, entry, slot
 from gaitforge.control.skills import limbs as L
 from gaitforge.control.skills import quat as Q
@@ -108,6 +109,8 @@ class SkillController:
                                  "under the discrete integrator)")
         m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * (p.kd_time - extra)
         m.opt.timestep = p.timestep
+        if p.contact_timeconst > 0.0:
+            set_time_constant(m, p.contact_timeconst)
         m.opt.integrator = integrator
         m.opt.solver = SOLVERS[p.solver]
         # A floating tree with four limbs: the constraint solver's Newton

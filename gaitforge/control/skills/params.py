@@ -37,7 +37,9 @@ class SkillParams:
     Physics (``SkillController.prepare_model``): timestep [s], MuJoCo's
     integrator ("discrete" or "implicitfast") and constraint solver
     ("newton" or "pgs"); control_dt [s]: the control interval, a multiple
-    of the timestep.
+    of the timestep; contact_timeconst [s]: the ground contacts' solref
+    time constant (0: the creature's own), stiff enough that feet sink at
+    most half their radius (docs/physics.md).
     """
 
     gaits: Mapping[str, Gait]
@@ -63,3 +65,4 @@ class SkillParams:
     integrator: str = "discrete"
     solver: str = "newton"
     control_dt: float = 0.01
+    contact_timeconst: float = 0.0
