@@ -183,9 +183,13 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         if progress is not None and k % report_every == 0:
             progress(float(d.time))
         controller.compute(m, d)
+        before = float(d.time)
         mujoco.mj_step(m, d, nstep=nstep)
         if not math.isfinite(float(d.qpos.sum())):  # NaN/inf propagate into the sum
             fall = FallEvent(float(d.time), "simulation diverged", controller.state)
+            break
+        if d.time < before:  # MuJoCo reset the data after a bad acceleration (its warning): time restarts at 0
+            fall = FallEvent(before, "simulation diverged (MuJoCo reset it)", controller.state)
             break
     wall = _time.perf_counter() - start
     fps = 1.0 / (record_every * control_dt)
