@@ -149,7 +149,8 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     default), ``seconds`` of simulated time; dynamic ``scale`` (Raibert
     runners); ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
     ``schedule`` of ``skills.commands.Command`` (skills runners); ``gains``
-    a named gain set ("ours"; the gorilla also "thesis")."""
+    a named gain set (``control.skills.catalog.GAINS``: "ours"; the gorilla
+    also "thesis", "ours-2ms", "thesis-2ms")."""
     from gaitforge.control.skills import catalog as skills
     from gaitforge.sim.push import check_gains, family_of
 
@@ -185,7 +186,9 @@ def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | N
     {"force", "survived", "phases": [per phase: start_s, survived,
     peak_tilt_deg, min_height_m, foreign_contact, fall], "criteria"}}
     (:func:`gaitforge.sim.push.push_at`). ``gains``: a named gain set ("ours";
-    the gorilla also "thesis": its servos at kp_scale 1). Trials run on
+    the gorilla also "thesis": its servos at kp_scale 1, and "ours-2ms",
+    "thesis-2ms": at a 2 ms implicitfast step; ``control.skills.catalog.GAINS``).
+    Trials run on
     ``workers`` processes or a Ray cluster."""
     from gaitforge.sim.push import (PushCase, check_force, check_gains, default_speeds, family_of, largest_push,
                                     push_at, runner_of)

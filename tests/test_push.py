@@ -163,6 +163,25 @@ def test_the_runner_records_contacts_of_bodies_that_are_no_feet():
     assert calm.other_contact is not None and not calm.other_contact.any()
 
 
+def test_the_runner_reports_a_run_mujoco_reset_as_diverged(gorilla):
+    """MuJoCo resets the data when accelerations blow up (time back to 0, the
+    rest pose again): that is a divergence, not a run that goes on."""
+    from gaitforge.sim.runner import run
+
+    class Blow:
+        control_dt, state = 0.01, "blow"
+
+        def reset(self, m, d):
+            pass
+
+        def compute(self, m, d):
+            d.qfrc_applied[:] = 1e12 if d.time >= 0.5 else 0.0
+
+    rollout = run(gorilla, Blow(), 2.0, fall_check=None)
+    assert rollout.fall is not None and rollout.fall.reason == "simulation diverged (MuJoCo reset it)"
+    assert rollout.fall.time == pytest.approx(0.5) and rollout.times[-1] <= 0.5 + 1e-9
+
+
 # -------------------------------------------------------- a short real scan
 @pytest.fixture(scope="module")
 def result():
@@ -217,9 +236,13 @@ def test_thesis_gains_are_the_gorillas_servos_at_kp_scale_one():
     from gaitforge.sim.controller import run_settings
     from gaitforge.sim.push import gain_sets
 
-    assert catalog.params("gorilla", "thesis") == replace(catalog.PARAMS["gorilla"], kp_scale=1.0)
-    assert catalog.PARAMS["gorilla"].kp_scale == 3.0
-    assert gain_sets("gorilla") == ("ours", "thesis") and gain_sets("dog") == ("ours",)
+    ours = catalog.PARAMS["gorilla"]
+    assert catalog.params("gorilla", "thesis") == replace(ours, kp_scale=1.0)
+    assert catalog.params("gorilla", "thesis-2ms") == replace(ours, kp_scale=1.0, timestep=0.002,
+                                                              integrator="implicitfast")
+    assert catalog.params("gorilla", "ours-2ms") == replace(ours, timestep=0.002, integrator="implicitfast")
+    assert ours.kp_scale == 3.0 and ours.timestep == 0.01 and ours.integrator == "discrete"
+    assert gain_sets("gorilla") == ("ours", "thesis", "ours-2ms", "thesis-2ms") and gain_sets("dog") == ("ours",)
     assert gain_sets("raibert_quadruped") == ("ours",)
     character, _ = catalog.simulate("gorilla", "stand", 0.0, 0.02)
     stiff = {g: run_settings(catalog.RUNNERS["gorilla"].make(character, "stand", 0.0, gains=g),
@@ -287,7 +310,7 @@ def test_api_push_rejects_a_bad_force():
     (["push", "kangaroo", "--gait", "hop", "--speeds", "2"], "kangaroo moves in its sagittal plane only"),
     (["push", "gorilla", "--gait", "trot", "--json", "out.txt"], ".json"),
     (["push", "gorilla", "--gait", "trot", "--gains", "wang"],
-     "gaitforge: error: gorilla has no gain set 'wang' (gain sets: ours, thesis)\n"),
+     "gaitforge: error: gorilla has no gain set 'wang' (gain sets: ours, thesis, ours-2ms, thesis-2ms)\n"),
     (["push", "raibert_quadruped", "--gait", "trot", "--gains", "thesis"],
      "gaitforge: error: raibert_quadruped has no gain set 'thesis' (gain sets: ours)\n"),
 ])

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "measures (default: scan a grid of 2 %% of body weight upward for the largest "
                         "force survived)")
     p.add_argument("--gains", default="ours", metavar="SET",
-                   help="named gain set: ours (default) or, for the gorilla, thesis (servos at kp_scale 1)")
+                   help="named gain set: ours (default); for the gorilla also thesis (servos at kp_scale 1, "
+                        "ours 3), and ours-2ms, thesis-2ms (the same at a 2 ms implicitfast step; ours: "
+                        "10 ms discrete)")
     p.add_argument("--workers", type=number(1, 1024, integer=True), default=None, help="worker processes "
                                                                                        "(default: every core)")
     p.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster (auto or host:port)")
@@ -141,6 +143,11 @@ def _print_limits(args, results) -> None:
     if results:
         console.print(_criteria_line(results[0]) + f" (phases 1–{len(results[0].starts)}: push starts "
                       "spread over one stride)")
+    for res in results:
+        for k, v in enumerate(res.verdicts):
+            if not v.survived:
+                what = "the unpushed run" if res.failed == 0.0 else f"{res.failed:.1f} N, phase {k + 1}"
+                console.print(f"{res.case.speed:g} m/s, {what}: {v.why(res.reference, res.criteria)}")
 
 
 def _print_force(args, tried) -> None:

@@ -19,15 +19,16 @@ runner family) is judged over the ``after`` seconds after the push ends:
   points the runner tracks as feet (``rollout.feet``: ``*_foot``,
   ``*_knuckle`` — the gorilla's curled fingers —, a hopper's ``foot``) and the
   bodies below them (toes); anything else (a hand, a knee, the trunk, a
-  tail) is recorded by the runner (``rollout.other_contact``) and fails;
+  tail) is recorded by the runner (``rollout.other_contact``, sampled at
+  each record tick — every control tick of the runners the push takes —
+  so a touch between two ticks goes unseen) and fails;
 - the root body stays above 70 % of its reference height: the lowest it
   comes in the unpushed run over the same window (the first phase's, from
   ``settle + duration`` to ``settle + duration + after``). The unpushed
   run's lowest point, not the rest pose's height, so the one definition
-  holds for walkers (the gorilla's pelvis at 0.3 m/s: 0.67–0.76 m, rest
-  0.70 m) and for hoppers and runners whose root dips in stance (the RH91
-  biped's trunk running at 1.5 m/s: 0.71–0.89 m, rest 0.83 m; the kangaroo's
-  0.38–0.48 m).
+  holds for walkers (whose root bobs a little about its rest height) and
+  for hoppers and runners whose root dips well below its rest height in
+  stance (the RH91 biped's trunk, the kangaroo's).
 
 The unpushed run must itself pass (else the limit is 0).
 
@@ -234,6 +235,20 @@ class Verdict:
     min_height: float
     foreign: str | None = None
     fall: str | None = None
+
+    def why(self, reference: float, criteria: Survival = SURVIVAL) -> str:
+        """Why the run failed, in words ("" when it survived); ``reference``
+        [m] the root body's reference height it was judged against."""
+        out = []
+        if self.fall is not None:
+            out.append(self.fall)
+        if self.foreign is not None:
+            out.append(f"{self.foreign} on the ground")
+        if self.peak_tilt >= criteria.max_tilt:
+            out.append(f"root tilted {self.peak_tilt:.1f}°")
+        if self.min_height <= criteria.min_height * reference:
+            out.append(f"root down to {self.min_height:.2f} m")
+        return "; ".join(out) or ("" if self.survived else "no record after the push")
 
     def as_dict(self) -> dict[str, Any]:
         """The verdict as JSON: start_s, survived, peak_tilt_deg,
