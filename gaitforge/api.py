@@ -12,6 +12,7 @@ layers)::
     character, rollout = gf.run("raibert_quadruped", "bound", speed=2.0, seconds=20)
     character, rollout = gf.run("gorilla", "ds_walk", speed=0.3, seconds=60, turn_rate=0.1)
     table = gf.push("gorilla", "trot", speeds=[0.1, 0.3])   # {speed: largest force [N]}
+    gf.push("gorilla", "ds_walk", speeds=[0.3], force=200.0, gains="thesis")  # one force, per-phase verdicts
 
 Every function raises :class:`gaitforge.GaitforgeError` (one-line message)
 for bad input.
@@ -140,19 +141,23 @@ class Run(NamedTuple):
 
 
 def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,
-        scale: float = 1.0, turn_rate: float = 0.0, path=None, schedule=None, timestep: float | None = None) -> Run:
+        scale: float = 1.0, turn_rate: float = 0.0, path=None, schedule=None, gains: str = "ours",
+        timestep: float | None = None) -> Run:
     """Simulate a controlled runner: a Raibert & Hodgins controller (``name``
     raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
     accepted) or a quadruped skills controller (dog, gorilla). ``gait`` one
     of its gaits (default its first), ``speed`` [m/s] (default its
     default), ``seconds`` of simulated time; dynamic ``scale`` (Raibert
     runners); ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
-    ``schedule`` of ``skills.commands.Command`` (skills runners);
-    ``timestep`` [s] replaces the controller's physics step (it must divide
-    its control interval; the run's ``rollout.physics`` says what ran)."""
+    ``schedule`` of ``skills.commands.Command`` (skills runners); ``gains``
+    a named gain set (``control.skills.catalog.GAINS``: "ours"; the gorilla
+    also "thesis", "ours-10ms", "thesis-10ms"); ``timestep`` [s] replaces
+    the controller's physics step (it must divide its control interval; the
+    run's ``rollout.physics`` says what ran)."""
     from gaitforge.control.skills import catalog as skills
-    from gaitforge.sim.push import family_of
+    from gaitforge.sim.push import check_gains, family_of
 
+    check_gains(name, gains)
     if family_of(name) == "skills":
         if scale != 1.0:
             from gaitforge.errors import GaitforgeError
@@ -161,7 +166,7 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
         g = gait or sr.default_gait
         v = (0.0 if g == "stand" else sr.default_speed) if speed is None else float(speed)
         character, rollout = skills.simulate(name, g, v, seconds, turn_rate=turn_rate, path=path,
-                                             schedule=schedule, timestep=timestep)
+                                             schedule=schedule, gains=gains, timestep=timestep)
         return Run(character, rollout)
     from gaitforge.control.raibert import catalog
 
@@ -173,17 +178,32 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
 
 
 def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | None = None,
-         ray: str | None = None) -> dict[float, float]:
-    """The largest sideways push [N] (0.5 s at the pelvis) ``name``'s
-    ``gait`` survives at each commanded speed [m/s] (default
-    :func:`gaitforge.sim.push.default_speeds`), every phase tried
-    (:func:`gaitforge.sim.push.largest_push`; any runner: dog, gorilla or a
-    Raibert runner). Trials run on ``workers`` processes or a Ray cluster."""
-    from gaitforge.sim.push import PushCase, default_speeds, family_of, largest_push, runner_of
+         ray: str | None = None, force: float | None = None, gains: str = "ours") -> dict:
+    """Push recovery (:mod:`gaitforge.sim.push`: a 0.5 s sideways push at the
+    pelvis, every phase tried, survival as :data:`gaitforge.sim.push.SURVIVAL`)
+    of ``name``'s ``gait`` at each commanded speed [m/s] (default
+    :func:`gaitforge.sim.push.default_speeds`); any runner: dog, gorilla or a
+    Raibert runner. Without ``force``: {speed: the largest force [N] such that
+    every force on a grid of 2 % of body weight up to it survives}
+    (:func:`gaitforge.sim.push.largest_push`). With ``force`` [N]: {speed:
+    {"force", "survived", "phases": [per phase: start_s, survived,
+    peak_tilt_deg, min_height_m, foreign_contact, fall], "criteria"}}
+    (:func:`gaitforge.sim.push.push_at`). ``gains``: a named gain set ("ours";
+    the gorilla also "thesis": its servos at kp_scale 1, and "ours-10ms",
+    "thesis-10ms": at its former 10 ms discrete step; ``control.skills.catalog.GAINS``).
+    Trials run on
+    ``workers`` processes or a Ray cluster."""
+    from gaitforge.sim.push import (PushCase, check_force, check_gains, default_speeds, family_of, largest_push,
+                                    push_at, runner_of)
 
     family = family_of(name)
     r = runner_of(name)
     r.check_gait(gait)
+    check_gains(name, gains)
+    if force is not None:
+        force = check_force(force)
     speeds = default_speeds(r, gait) if speeds is None else speeds
-    return {float(v): largest_push(PushCase(family, r.key, gait, float(v)), phases=phases, workers=workers,
-                                   ray=ray).largest for v in speeds}
+    cases = [PushCase(family, r.key, gait, float(v), gains=gains) for v in speeds]
+    if force is not None:
+        return {c.speed: push_at(c, force, phases=phases, workers=workers, ray=ray).as_dict() for c in cases}
+    return {c.speed: largest_push(c, phases=phases, workers=workers, ray=ray).largest for c in cases}

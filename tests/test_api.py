@@ -74,7 +74,7 @@ def test_run_and_push_reach_the_skills_and_every_runner():
 
     character, rollout = gf.run("gorilla", "ds_walk", speed=0.3, seconds=1.0)
     assert character.name == "gorilla" and rollout.fall is None and rollout.states[-1].startswith("ds_walk:")
-    table = gf.push("raibert_quadruped", "trot", speeds=[1.5], phases=1)
-    assert list(table) == [1.5] and table[1.5] > 0.0
+    table = gf.push("raibert_quadruped", "trot", speeds=[1.5], phases=1, force=20.0)
+    assert list(table) == [1.5] and table[1.5]["force"] == 20.0 and len(table[1.5]["phases"]) == 1
     with pytest.raises(gf.GaitforgeError, match="gorilla cannot be scaled"):
         gf.run("gorilla", scale=2.0)

@@ -26,10 +26,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "holds them all, else five spread over its speed range)")
     p.add_argument("--phases", type=number(1, 16, integer=True), default=4,
                    help="push start points per stride (default 4)")
+    p.add_argument("--force", type=_force, default=None, metavar="N",
+                   help="test this one force [N] at every phase and report each phase's verdict and "
+                        "measures (default: scan a grid of 2 %% of body weight upward for the largest "
+                        "force survived)")
+    p.add_argument("--gains", default="ours", metavar="SET",
+                   help="named gain set: ours (default); for the gorilla also thesis (servos at kp_scale 1, "
+                        "ours 3), and ours-10ms, thesis-10ms (the same at the former 10 ms discrete step; "
+                        "ours: 2 ms implicitfast)")
     p.add_argument("--workers", type=number(1, 1024, integer=True), default=None, help="worker processes "
                                                                                        "(default: every core)")
     p.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster (auto or host:port)")
-    p.add_argument("--json", metavar="FILE", help="write gait → speed → largest force [N] as JSON")
+    p.add_argument("--json", metavar="FILE", help="write gait → speed → largest force [N] as JSON (with "
+                                                  "--force: gait → speed → force, survived, phases)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_push)
 
@@ -44,13 +53,24 @@ def _speeds(text: str) -> list[float]:
     return values
 
 
+def _force(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number ≥ 0 [N], got {text[:80]!r}")
+    return value
+
+
 def cmd_push(args) -> int:
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.sim.push import THESIS_TABLE_3_1, PushCase, default_speeds, family_of, largest_push, runner_of
+    from gaitforge.sim.push import PushCase, check_gains, default_speeds, family_of, largest_push, push_at, runner_of
 
     family = family_of(args.creature)
     r = runner_of(args.creature)
     r.check_gait(args.gait)
+    check_gains(args.creature, args.gains)
     speeds = args.speeds or default_speeds(r, args.gait)
     lo, hi = r.speed_range(args.gait)
     for v in speeds:
@@ -59,32 +79,94 @@ def cmd_push(args) -> int:
     if args.json:
         from gaitforge.io.atomic import check_output
         check_output(args.json, (".json",), "push table")
-    results = []
-    with progress_bar(f"push {args.creature} {args.gait}", len(speeds), quiet=args.quiet, unit="speeds") as bar:
-        for k, v in enumerate(speeds):
-            results.append(largest_push(PushCase(family, r.key, args.gait, v), phases=args.phases,
-                                        workers=args.workers, ray=args.ray))
-            if bar:
-                bar(k + 1)
+    cases = [PushCase(family, r.key, args.gait, v, gains=args.gains) for v in speeds]
+    label = f"push {args.creature} {args.gait}" + (f" ({args.gains} gains)" if args.gains != "ours" else "")
+    with progress_bar(label, len(speeds), quiet=args.quiet, unit="speeds") as bar:
+        if args.force is not None:
+            tried = []
+            for k, case in enumerate(cases):
+                tried.append(push_at(case, args.force, phases=args.phases, workers=args.workers, ray=args.ray))
+                if bar:
+                    bar(k + 1)
+        else:
+            results = []
+            for k, case in enumerate(cases):
+                def advance(force: float, trials: int, k: int = k, v: float = case.speed) -> None:
+                    if bar:
+                        bar(k, info=f"{v:g} m/s: {force:.1f} N, {trials} trials")
+                results.append(largest_push(case, phases=args.phases, workers=args.workers, ray=args.ray,
+                                            progress=advance))
+                if bar:
+                    bar(k + 1)
+    if args.force is not None:
+        _print_force(args, tried)
+        table: dict = {args.gait: {f"{res.case.speed:g}": res.as_dict() for res in tried}}
+    else:
+        _print_limits(args, results)
+        table = {args.gait: {f"{res.case.speed:g}": round(res.largest, 1) for res in results}}
+    if args.json:
+        from gaitforge.io.atomic import write_text
+        write_text(args.json, json.dumps(table, indent=2) + "\n")
+        console.print(f"wrote {args.json}")
+    return 0
+
+
+def _criteria_line(res) -> str:
+    criteria = res.criteria
+    return (f"survived: for {res.case.after:g} s after the push, root tilt < {criteria.max_tilt:g}°, root height > "
+            f"{criteria.min_height:g} × the unpushed run's lowest, "
+            + ("only feet touch the ground, " if criteria.feet_only else "") + "no fall")
+
+
+def _print_limits(args, results) -> None:
+    from gaitforge.sim.push import THESIS_TABLE_3_1
+
     thesis = THESIS_TABLE_3_1.get(args.gait, {}) if args.creature == "gorilla" else {}
-    t = Table(title=f"{args.creature} {args.gait}: largest lateral push survived (0.5 s at the pelvis)")
-    columns = ["speed (m/s)", "force (N)", "× body weight", "stride (s)", "trials"]
+    gains = f", {args.gains} gains" if args.gains != "ours" else ""
+    t = Table(title=f"{args.creature} {args.gait}{gains}: largest lateral push survived (0.5 s at the pelvis; "
+                    f"every force on a 2 % body-weight grid up to it, at every phase)")
+    columns = ["speed (m/s)", "force (N)", "× body weight", "first failing (N)", "failing phases", "stride (s)",
+               "trials"]
     for col in columns + (["Wang 2011 (N)"] if thesis else []):
         t.add_column(col, justify="right")
     for res in results:
-        row = [f"{res.case.speed:g}", f"{res.largest:.0f}", f"{res.relative:.3f}", f"{res.stride:.2f}",
+        failing = "unpushed" if res.failed == 0.0 else \
+            ", ".join(str(res.starts.index(s) + 1) for s in res.failing_starts) or "—"
+        row = [f"{res.case.speed:g}", f"{res.largest:.1f}", f"{res.relative:.3f}",
+               "—" if math.isinf(res.failed) else f"{res.failed:.1f}", failing, f"{res.stride:.2f}",
                str(res.trials)]
         if thesis:
             ref = thesis.get(round(res.case.speed, 3))
             row.append("—" if ref is None else f"{ref:.0f}")
         t.add_row(*row)
     console.print(t)
-    if args.json:
-        from gaitforge.io.atomic import write_text
-        table = {args.gait: {f"{res.case.speed:g}": round(res.largest, 1) for res in results}}
-        write_text(args.json, json.dumps(table, indent=2) + "\n")
-        console.print(f"wrote {args.json}")
-    return 0
+    if results:
+        console.print(_criteria_line(results[0]) + f" (phases 1–{len(results[0].starts)}: push starts "
+                      "spread over one stride)")
+    for res in results:
+        for k, v in enumerate(res.verdicts):
+            if not v.survived:
+                what = "the unpushed run" if res.failed == 0.0 else f"{res.failed:.1f} N, phase {k + 1}"
+                console.print(f"{res.case.speed:g} m/s, {what}: {v.why(res.reference, res.criteria)}")
+
+
+def _print_force(args, tried) -> None:
+    gains = f", {args.gains} gains" if args.gains != "ours" else ""
+    t = Table(title=f"{args.creature} {args.gait}{gains}: {args.force:g} N lateral push (0.5 s at the pelvis)")
+    for col in ["speed (m/s)", "phase", "start (s)", "survived", "peak tilt (°)", "min height (m)",
+                "height limit (m)", "other contact", "fall"]:
+        t.add_column(col, justify="right")
+    for res in tried:
+        for k, v in enumerate(res.verdicts):
+            t.add_row(f"{res.case.speed:g}", str(k + 1), f"{v.start:.3f}", "yes" if v.survived else "[red]no[/red]",
+                      f"{v.peak_tilt:.1f}", f"{v.min_height:.3f}",
+                      f"{res.criteria.min_height * res.reference:.3f}", v.foreign or "—", v.fall or "—")
+    console.print(t)
+    if tried:
+        console.print(_criteria_line(tried[0]))
+    for res in tried:
+        console.print(f"{res.case.speed:g} m/s: {'survived' if res.survived else 'did not survive'} "
+                      f"{res.force:g} N ({res.force / res.weight:.3f} × body weight)")
 
 
 def run_skills(args) -> int:

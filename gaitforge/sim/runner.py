@@ -2,7 +2,8 @@
 
 The physics step runs in C (``mj_step`` with ``nstep``) between control
 ticks, so Python only wakes up once per tick. Recording samples ``qpos``,
-which feet touch the ground and the ground reaction force on each foot.
+which feet touch the ground, the ground reaction force on each foot and
+whether anything else touches the ground.
 """
 from __future__ import annotations
 
@@ -44,8 +45,10 @@ class Rollout:
     below it, e.g. toes); grf (T, F, 3) [N] ground reaction force on each
     foot (with those bodies) in world axes; states: the controller's state
     label at each record tick; fall: a FallEvent or None; wall_time [s];
-    physics: what the run integrated with (``sim.physics.Physics``; None for
-    a rollout assembled by hand).
+    other_contact (T,) int: the id of a body that is no foot (nor below
+    one) and touches the ground at that tick, 0 when none does (None: not
+    recorded); physics: what the run integrated with
+    (``sim.physics.Physics``; None for a rollout assembled by hand).
     """
 
     clip: MotionClip
@@ -55,6 +58,7 @@ class Rollout:
     states: tuple[str, ...]
     fall: FallEvent | None
     wall_time: float
+    other_contact: np.ndarray | None = None
     physics: Physics | None = None
 
     @property
@@ -87,9 +91,12 @@ def _foot_of_body(m: mujoco.MjModel, feet: list[int]) -> dict[int, int]:
 
 
 def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, int],
-                   nfeet: int, force6: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   nfeet: int, force6: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(touching (F,), grf (F, 3), other): which feet touch the ground, the
+    force on each, and a body that is no foot touching it (0: none)."""
     touching = np.zeros(nfeet, bool)
     grf = np.zeros((nfeet, 3))
+    other = 0
     for i in range(d.ncon):
         c = d.contact[i]
         b1, b2 = m.geom_bodyid[c.geom[0]], m.geom_bodyid[c.geom[1]]
@@ -101,13 +108,17 @@ def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, 
             continue
         foot = body_to_foot.get(int(body))
         if foot is None:
+            if other == 0:
+                mujoco.mj_contactForce(m, d, i, force6)
+                if force6[0] > 0.0:
+                    other = int(body)
             continue
         mujoco.mj_contactForce(m, d, i, force6)
         # Contact frame rows: normal first; the force acts on geom[1] along +normal...
         world = c.frame.reshape(3, 3).T @ force6[:3]
         touching[foot] = touching[foot] or force6[0] > 0.0
         grf[foot] += sign * world
-    return touching, grf
+    return touching, grf, other
 
 
 def run(character: Character, controller: Controller, seconds: float, *, control_dt: float | None = None,
@@ -160,15 +171,16 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     # and keeps Python's share of the step small.
     check_every = max(1, int(round(0.02 / control_dt)))
     report_every = max(1, int(round(1.0 / control_dt)))
-    frames, contacts, grfs, states = [], [], [], []
+    frames, contacts, grfs, states, others = [], [], [], [], []
     fall = None
     start = _time.perf_counter()
     for k in range(ticks + 1):
         if k % record_every == 0:
-            touching, grf = _ground_forces(m, d, body_to_foot, len(feet), force6)
+            touching, grf, other = _ground_forces(m, d, body_to_foot, len(feet), force6)
             frames.append(d.qpos.copy())
             contacts.append(touching)
             grfs.append(grf)
+            others.append(other)
             states.append(controller.state)
         if k == ticks:
             break
@@ -183,12 +195,17 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         if progress is not None and k % report_every == 0:
             progress(float(d.time))
         controller.compute(m, d)
+        before = float(d.time)
         mujoco.mj_step(m, d, nstep=nstep)
         if not math.isfinite(float(d.qpos.sum())):  # NaN/inf propagate into the sum
             fall = FallEvent(float(d.time), "simulation diverged", controller.state)
+            break
+        if d.time < before:  # MuJoCo reset the data after a bad acceleration (its warning): time restarts at 0
+            fall = FallEvent(before, "simulation diverged (MuJoCo reset it)", controller.state)
             break
     wall = _time.perf_counter() - start
     fps = 1.0 / (record_every * control_dt)
     return Rollout(MotionClip(fps, np.array(frames), character.name), tuple(feet),
                    np.array(contacts).reshape(len(frames), len(feet)),
-                   np.array(grfs).reshape(len(frames), len(feet), 3), tuple(states), fall, wall, Physics.of(m))
+                   np.array(grfs).reshape(len(frames), len(feet), 3), tuple(states), fall, wall,
+                   np.array(others, np.int32), Physics.of(m))
