@@ -68,10 +68,12 @@ SPEED_RANGES = {
     "gorilla": {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)},
     # Each end and the middle of every range held 60 s from 20 of 20 perturbed starts (joints
     # ±0.01 rad, start speed ±5 %, friction ×0.8–1.2; benchmarks/robustness.py, docs/physics.md).
-    # Just beyond: the dog's pace at 1.2 m/s held 18 of 20 (falls at 13.6 and 30 s), its gallop at
-    # 1.45 19 of 20 (and ran up to 10.6 % slow), at 1.5 17 of 20.
+    # and its footfalls read as the gait every time. Just beyond: the dog's pace at 1.2 m/s held 18
+    # of 20 (falls at 13.6 and 30 s), its gallop at 1.45 19 of 20 (and ran up to 10.6 % slow), at
+    # 1.5 17 of 20; its canter held every start up to 1.1 m/s, but from 0.7 m/s some read as a
+    # gallop (0.7: 5 of 20, 1.1: 9 of 20).
     "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.7), "trot": (0.4, 1.3), "pace": (0.1, 1.1),
-            "canter": (0.3, 1.1), "gallop": (1.3, 1.4)},
+            "canter": (0.3, 0.6), "gallop": (1.3, 1.4)},
 }
 
 # m/s²: how fast a new speed command is followed. The dog at 0.5 m/s² fell in its first
