@@ -184,5 +184,5 @@ def test_gorilla_follows_a_waypoint_path():
         com.append(d.subtree_com[1][:2].copy())
     com = np.array(com)
     late = rollout.times[::10] > 5.0
-    assert distance_to_path(path, com[late]).max() < 0.5  # measured 0.37 m at the corner
+    assert distance_to_path(path, com[late]).max() < 0.4  # measured 0.20–0.23 m (benchmarks/gorilla_path.py)
     assert np.linalg.norm(com[-1] - path.waypoints[-1]) < 0.3  # and it stops at the end
