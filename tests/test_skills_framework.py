@@ -381,12 +381,12 @@ def test_stride_knots_replace_the_period_line_in_both_formulations():
     assert trot.stride(1.4) == pytest.approx(0.4125) and trot.stride(2.0) == pytest.approx(0.3)
 
 
-@pytest.mark.parametrize("key", ["gorilla", "dog"])
-def test_physics_per_creature_keeps_the_servos_damping(key):
+@pytest.mark.parametrize("key, gains", [("gorilla", "ours"), ("dog", "ours"), ("gorilla", "ours-10ms")])
+def test_physics_per_creature_keeps_the_servos_damping(key, gains):
     """prepare_model sets each creature's integrator, solver and step; under
-    the discrete integrator (the gorilla's) the dampers give back the h·K
-    that its implicit step adds, so every servo's effective damping is
-    kd_time × K for both creatures."""
+    the discrete integrator (the gorilla's former 10 ms step, its gain set
+    ours-10ms) the dampers give back the h·K that its implicit step adds, so
+    every servo's effective damping is kd_time × K under either."""
     import dataclasses
 
     from gaitforge.control.skills import catalog
@@ -394,8 +394,8 @@ def test_physics_per_creature_keeps_the_servos_damping(key):
     from gaitforge.sim.controller import run_settings
 
     character = Character.from_spec(build(key))
-    ctrl = catalog.RUNNERS[key].make(character, "stand", 0.0)
-    p = catalog.PARAMS[key]
+    ctrl = catalog.RUNNERS[key].make(character, "stand", 0.0, gains=gains)
+    p = catalog.params(key, gains)
     m = run_settings(ctrl, character.model).model
     assert m.opt.integrator == INTEGRATORS[p.integrator] and m.opt.solver == SOLVERS[p.solver]
     assert m.opt.timestep == p.timestep
@@ -403,7 +403,7 @@ def test_physics_per_creature_keeps_the_servos_damping(key):
     K = m.jnt_stiffness[m.dof_jntid]
     servo = K > 0
     np.testing.assert_allclose(m.dof_damping[servo] + added * K[servo], p.kd_time * K[servo], rtol=1e-12)
-    assert (key == "gorilla") == (added > 0)
+    assert (gains == "ours-10ms") == (added > 0)
     too_long = dataclasses.replace(p, integrator="discrete", timestep=p.kd_time)
     with pytest.raises(GaitforgeError) as err:
         type(ctrl)(character, too_long, ctrl.commander).prepare_model(m)

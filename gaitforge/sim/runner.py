@@ -90,10 +90,26 @@ def _foot_of_body(m: mujoco.MjModel, feet: list[int]) -> dict[int, int]:
     return out
 
 
+def _heels(m: mujoco.MjModel, feet: list[int]) -> dict[int, list[tuple[int, float]]]:
+    """For each body a foot hangs from: (foot body, reach [m]) pairs, reach
+    the largest size of the foot body's geoms. A limb's last bone usually
+    ends in a cap at the foot's joint, and where that cap touches the ground
+    within the foot's reach of its joint it is the heel of the foot, not a
+    knee or shin (the dog's metacarpus and metatarsus do so in stride)."""
+    out: dict[int, list[tuple[int, float]]] = {}
+    for f in feet:
+        geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == f]
+        reach = max((float(m.geom_size[g].max()) for g in geoms), default=0.0)
+        out.setdefault(int(m.body_parentid[f]), []).append((f, reach))
+    return out
+
+
 def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, int],
-                   nfeet: int, force6: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+                   nfeet: int, force6: np.ndarray,
+                   heels: dict[int, list[tuple[int, float]]] | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """(touching (F,), grf (F, 3), other): which feet touch the ground, the
-    force on each, and a body that is no foot touching it (0: none)."""
+    force on each, and a body that is no foot touching it (0: none; a foot's
+    heel, ``_heels``, is not counted as other)."""
     touching = np.zeros(nfeet, bool)
     grf = np.zeros((nfeet, 3))
     other = 0
@@ -108,6 +124,8 @@ def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, 
             continue
         foot = body_to_foot.get(int(body))
         if foot is None:
+            if heels and any(np.linalg.norm(c.pos - d.xpos[f]) <= reach for f, reach in heels.get(int(body), ())):
+                continue
             if other == 0:
                 mujoco.mj_contactForce(m, d, i, force6)
                 if force6[0] > 0.0:
@@ -165,6 +183,7 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     mujoco.mj_forward(m, d)
     feet = foot_bodies(character)
     body_to_foot = _foot_of_body(m, list(feet.values()))
+    heels = _heels(m, list(feet.values()))
     force6 = np.zeros(6)
     ticks = int(round(seconds / control_dt))
     # Falls develop over tenths of a second: checking every ~20 ms is enough
@@ -176,7 +195,7 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     start = _time.perf_counter()
     for k in range(ticks + 1):
         if k % record_every == 0:
-            touching, grf, other = _ground_forces(m, d, body_to_foot, len(feet), force6)
+            touching, grf, other = _ground_forces(m, d, body_to_foot, len(feet), force6, heels)
             frames.append(d.qpos.copy())
             contacts.append(touching)
             grfs.append(grf)
