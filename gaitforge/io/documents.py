@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import yaml
@@ -120,15 +119,13 @@ def _yaml(text: str, source: str) -> Any:
         return _load(_Loader, text, source)  # the same refusal, in the pure-Python parser's words
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """The file's UTF-8 text; a missing or unreadable file is a one-line error."""
-    p = Path(path)
-    try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError("", "no such file", str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError("", f"cannot read: {exc}", str(p)) from None
+def read_text(path: str | os.PathLike, what: str = "creature file") -> str:
+    """The file's UTF-8 text: a regular file of at most the size its kind
+    ``what`` may have (:data:`gaitforge.io.files.MAX_BYTES`); a missing,
+    unreadable, endless or oversized file is a one-line error naming it."""
+    from gaitforge.io import files
+
+    return files.read_text(path, what)
 
 
 def parse_text(text: str, source: str, fmt: str = "yaml") -> Any:

@@ -277,12 +277,9 @@ def load_creature_from_bvh(path: str | os.PathLike, radius: float | None = None,
     notes). radius [m], density [kg/m³], scale [m per file unit]; name defaults
     to the file stem. Errors name the file and the line."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise GaitforgeError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise GaitforgeError(f"{p}: cannot read: {exc}") from None
+    from gaitforge.io.files import read_text
+
+    text = read_text(p, "BVH file", errors="replace")
     nodes = parse_bvh(text, str(p))
     overrides = load_label_overrides(labels_file) if labels_file is not None else {}
     return creature_from_bvh_nodes(nodes, name or p.stem, radius=radius, density=density, scale=scale, up=up,

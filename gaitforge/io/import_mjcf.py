@@ -50,7 +50,6 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
-import yaml
 
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.imported import (  # noqa: F401  (default_joint_stiffness: used by import_bvh)
@@ -70,19 +69,11 @@ _PLANE, _HFIELD = int(mujoco.mjtGeom.mjGEOM_PLANE), int(mujoco.mjtGeom.mjGEOM_HF
 def load_label_overrides(path: str | os.PathLike) -> dict[str, dict]:
     """Read a label override file ``labels: {body: {side, role, limb}}`` (YAML,
     safe loader); errors name the file, the field and the value."""
+    from gaitforge.io.documents import parse_text
+    from gaitforge.io.files import read_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GaitforgeError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GaitforgeError(f"{p}: cannot read: {exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SpecError(where, f"malformed YAML: {getattr(exc, 'problem', None) or exc}", str(p)) from None
+    data = parse_text(read_text(p, "label file"), str(p))
     return check_label_overrides(data, str(p))
 
 

@@ -74,4 +74,4 @@ def parse_path_text(text: str, source: str) -> WaypointPath:
 
 def load_path(path: str | os.PathLike) -> WaypointPath:
     """Read a path file (``.yaml``, ``.yml`` or ``.json``)."""
-    return parse_path_text(read_text(path), str(Path(path)))
+    return parse_path_text(read_text(path, "path file"), str(Path(path)))

@@ -153,7 +153,7 @@ def parse_recipe_text(text: str, source: str, fmt: str = "yaml") -> GaitRecipe:
 
 def load_recipe(path: str | os.PathLike) -> GaitRecipe:
     """Read a recipe file (``.yaml``, ``.yml`` or ``.json``)."""
-    return parse_recipe_text(read_text(path), str(Path(path)), format_of(path))
+    return parse_recipe_text(read_text(path, "recipe"), str(Path(path)), format_of(path))
 
 
 def dump_recipe(recipe: GaitRecipe, fmt: str = "yaml") -> str:
