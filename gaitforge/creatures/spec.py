@@ -22,16 +22,19 @@ from dataclasses import dataclass
 from gaitforge.creatures.spec_checks import (
     CONSTRAINT_KINDS,
     DENSITY,
+    FRICTION,
     IDENTITY_QUAT,
     JOINT_TYPES,
     LIMBS,
     MASS,
     MAX_BONES,
+    MAX_DOFS,
     REACH,
     ROLES,
     SHAPE_KINDS,
     SIDES,
     SIZE,
+    TIMESTEP,
     WATER_DENSITY,
     ZERO3,
     Quat,
@@ -43,10 +46,10 @@ from gaitforge.creatures.spec_checks import (
 from gaitforge.creatures.spec_parts import Bone, Constraint, ContactPoint, CouplingSpring, Inertial, Joint, Shape
 from gaitforge.errors import SpecError, brief
 
-__all__ = ["CONSTRAINT_KINDS", "DENSITY", "IDENTITY_QUAT", "JOINT_TYPES", "LIMBS", "MASS", "MAX_BONES", "REACH",
-           "ROLES", "SHAPE_KINDS", "SIDES", "SIZE", "WATER_DENSITY", "ZERO3", "Bone", "Constraint", "ContactPoint",
-           "CouplingSpring", "CreatureSpec", "Inertial", "Joint", "Quat", "Shape", "SpecError", "Vec3", "quat4",
-           "vec3"]
+__all__ = ["CONSTRAINT_KINDS", "DENSITY", "FRICTION", "IDENTITY_QUAT", "JOINT_TYPES", "LIMBS", "MASS", "MAX_BONES",
+           "MAX_DOFS", "REACH", "ROLES", "SHAPE_KINDS", "SIDES", "SIZE", "TIMESTEP", "WATER_DENSITY", "ZERO3", "Bone",
+           "Constraint", "ContactPoint", "CouplingSpring", "CreatureSpec", "Inertial", "Joint", "Quat", "Shape",
+           "SpecError", "Vec3", "quat4", "vec3"]
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,8 @@ class CreatureSpec:
     def validate(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise SpecError("name", f"must be a non-empty string, got {brief(self.name)}")
-        check_finite("friction", self.friction, positive=True)
-        check_finite("timestep", self.timestep, positive=True)
+        check_finite("friction", self.friction, positive=True, span=FRICTION)
+        check_finite("timestep", self.timestep, positive=True, span=TIMESTEP)
         if not isinstance(self.contact_pairs, bool):
             raise SpecError("contact_pairs", f"must be true or false, got {brief(self.contact_pairs)}")
         if self.ground_clearance is not None:
@@ -107,6 +110,9 @@ class CreatureSpec:
             if b.name in seen:
                 raise SpecError(f"{path}.name", f"duplicate bone name {brief(b.name)} (also bones[{seen[b.name]}])")
             seen[b.name] = i
+        dofs = sum(b.joint.ndof for b in self.bones)
+        if dofs > MAX_DOFS:
+            raise SpecError("bones", f"the joints have {dofs} degrees of freedom; at most {MAX_DOFS} are supported")
         roots = [i for i, b in enumerate(self.bones) if b.parent is None]
         if roots != [0]:
             where = f"bones[{roots[1] if len(roots) > 1 and roots[0] == 0 else roots[0]}]" if roots else "bones"

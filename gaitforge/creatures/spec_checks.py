@@ -44,9 +44,19 @@ SIZE = (1e-5, 1e4)      # [m] radii, half sizes
 REACH = 1e4             # [m] largest |coordinate| of a position
 MASS = (1e-9, 1e7)      # [kg]
 DENSITY = (1e-6, 1e6)   # [kg/m^3]
+INERTIA = (0.0, 1e9)    # [kg m^2] principal moments
+STIFFNESS = (0.0, 1e10)  # [N m/rad, N/m] joint, coupling and closure springs (RH91 robots at L = 20: 2e9)
+DAMPING = (0.0, 1e10)   # [N m s/rad, N s/m]
+ARMATURE = (0.0, 1e6)   # [kg m^2, kg]
+COEFFICIENT = 1e3       # largest |c| of a coupling spring's joint coefficient
+FRICTION = (1e-4, 100.0)  # sliding friction coefficient
+# [s] physics step: finer steps make a run take days (the same range as
+# ``gaitforge.sim.physics.TIMESTEP_RANGE``, which a user's --timestep is held to).
+TIMESTEP = (1e-5, 0.05)
 # MuJoCo's compiler takes ~5 s for a 1000-body chain here and the dense modal
 # eigensolver grows with the cube of the DOFs: larger creatures get a clear limit.
 MAX_BONES = 1000
+MAX_DOFS = 3000
 
 
 def check_finite(path: str, value: float, *, positive: bool = False, nonneg: bool = False,

@@ -10,7 +10,12 @@ import math
 from dataclasses import dataclass, field
 
 from gaitforge.creatures.spec_checks import (
+    ARMATURE,
+    COEFFICIENT,
     CONSTRAINT_KINDS,
+    DAMPING,
+    INERTIA,
+    STIFFNESS,
     DENSITY,
     IDENTITY_QUAT,
     JOINT_TYPES,
@@ -92,9 +97,12 @@ class Inertial:
     def validate(self, path: str) -> None:
         check_finite(f"{path}.mass", self.mass, positive=True, span=MASS)
         check_vector(f"{path}.com", self.com, 3, reach=REACH)
-        check_vector(f"{path}.inertia", self.inertia, 3, nonneg=True)
+        check_vector(f"{path}.inertia", self.inertia, 3, nonneg=True, span=INERTIA)
         check_unit_quat(f"{path}.quat", self.quat)
         a, b, c = self.inertia
+        if sorted(self.inertia)[1] <= 0:
+            raise SpecError(f"{path}.inertia", f"at most one principal moment may be zero (a thin rod), got "
+                                               f"{brief(self.inertia)}")
         if a + b < c - 1e-12 or b + c < a - 1e-12 or a + c < b - 1e-12:
             raise SpecError(f"{path}.inertia", f"violates the triangle inequality: {brief(self.inertia)}")
 
@@ -131,9 +139,9 @@ class Joint:
             raise SpecError(f"{path}.axis", f"must be a nonzero vector, got {brief(self.axis)}")
         if self.type == "ball":
             if isinstance(self.stiffness, tuple):
-                check_vector(f"{path}.stiffness", self.stiffness, 3, nonneg=True)
+                check_vector(f"{path}.stiffness", self.stiffness, 3, nonneg=True, span=STIFFNESS)
             else:
-                check_finite(f"{path}.stiffness", self.stiffness, nonneg=True)
+                check_finite(f"{path}.stiffness", self.stiffness, nonneg=True, span=STIFFNESS)
             if isinstance(self.rest, tuple):
                 check_vector(f"{path}.rest", self.rest, 3)
             else:
@@ -144,12 +152,12 @@ class Joint:
             if isinstance(self.stiffness, tuple):
                 raise SpecError(f"{path}.stiffness",
                                 f"one value per axis applies to ball joints only, got {brief(self.stiffness)}")
-            check_finite(f"{path}.stiffness", self.stiffness, nonneg=True)
+            check_finite(f"{path}.stiffness", self.stiffness, nonneg=True, span=STIFFNESS)
             if isinstance(self.rest, tuple):
                 raise SpecError(f"{path}.rest", f"must be one number for a {self.type} joint, got {brief(self.rest)}")
             check_finite(f"{path}.rest", self.rest)
-        check_finite(f"{path}.damping", self.damping, nonneg=True)
-        check_finite(f"{path}.armature", self.armature, nonneg=True)
+        check_finite(f"{path}.damping", self.damping, nonneg=True, span=DAMPING)
+        check_finite(f"{path}.armature", self.armature, nonneg=True, span=ARMATURE)
         if self.range is not None:
             check_vector(f"{path}.range", self.range, 2)
             if self.range[0] >= self.range[1]:
@@ -201,6 +209,13 @@ class Bone:
             raise SpecError(f"{path}.shapes", "a bone needs at least one shape (or explicit inertial)")
         for i, s in enumerate(self.shapes):
             s.validate(f"{path}.shapes[{i}]")
+        if self.inertial is None and self.mass is None:
+            from gaitforge.creatures.inertia import shape_volume  # (it imports this module)
+
+            mass = self.density * sum(shape_volume(s) for s in self.shapes)
+            if not MASS[0] <= mass <= MASS[1]:
+                raise SpecError(f"{path}.density", f"makes the bone weigh {mass:.3g} kg (density × the shapes' "
+                                                   f"volume), outside {MASS[0]:g} … {MASS[1]:g} kg")
         self.joint.validate(f"{path}.joint")
         check_choice(f"{path}.side", self.side, SIDES, "side")
         if self.role is not None:
@@ -257,8 +272,8 @@ class Constraint:
         if not isinstance(self.name, str) or not self.name:
             raise SpecError(f"{path}.name", f"must be a non-empty string, got {brief(self.name)}")
         check_choice(f"{path}.kind", self.kind, CONSTRAINT_KINDS, "constraint kind")
-        check_vector(f"{path}.point", self.point, 3)
-        check_finite(f"{path}.stiffness", self.stiffness, nonneg=True)
+        check_vector(f"{path}.point", self.point, 3, reach=REACH)
+        check_finite(f"{path}.stiffness", self.stiffness, nonneg=True, span=STIFFNESS)
         if self.kind == "loop" and self.other is None:
             raise SpecError(f"{path}.other", "a loop constraint needs the other bone")
         if self.kind != "loop" and self.other is not None:
@@ -288,7 +303,7 @@ class CouplingSpring:
         if not self.joints:
             raise SpecError(f"{path}.joints", "needs at least one joint")
         for i, (_, c) in enumerate(self.joints):
-            check_finite(f"{path}.joints[{i}]", c)
-        check_finite(f"{path}.stiffness", self.stiffness, nonneg=True)
+            check_finite(f"{path}.joints[{i}]", c, reach=COEFFICIENT)
+        check_finite(f"{path}.stiffness", self.stiffness, nonneg=True, span=STIFFNESS)
         check_finite(f"{path}.rest", self.rest)
 

@@ -106,8 +106,9 @@ def _unique(name: str, used: set[str]) -> str:
 def _parse(path: Path) -> tuple[mujoco.MjSpec, mujoco.MjModel]:
     """Parse and compile the file as written (errors carry its line numbers);
     every body, joint and site named."""
-    if not path.is_file():
-        raise GaitforgeError(f"{path}: no such file")
+    from gaitforge.io.model_limits import check_compiled, scan_model
+
+    scan_model(path)  # a regular file of bounded size, and what it expands to, before MuJoCo reads it
     try:
         spec = mujoco.MjSpec.from_file(str(path))
         if path.suffix.lower() == ".urdf":
@@ -119,6 +120,7 @@ def _parse(path: Path) -> tuple[mujoco.MjSpec, mujoco.MjModel]:
         model = spec.compile()
     except ValueError as exc:  # MuJoCo reports parse and compile failures as ValueError
         raise mujoco_file_error(path, exc) from None
+    check_compiled(model, path)
     _check_magnitudes(model, path)
     return spec, model
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from gaitforge.creatures import spec_checks
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal import fullcoords, generalized
 from gaitforge.modal.basis import ModalBasis, rayleigh, solve as _solve
@@ -23,7 +24,9 @@ from gaitforge.modal.parse import parse_constraint, resolve_body, resolve_constr
 from gaitforge.modal.symmetry import mirror_matrix
 
 METHODS = ("generalized", "full")
-MAX_DOFS = 3000  # a dense generalized eigenproblem of this size takes tens of seconds on two cores
+# A dense generalized eigenproblem of this size takes tens of seconds on two cores; creature files
+# and models are held to it when they are read (creatures.spec_checks).
+MAX_DOFS = spec_checks.MAX_DOFS
 
 __all__ = ["METHODS", "ModalBasis", "compute_modes", "mirror_matrix", "parse_constraint", "rayleigh",
            "resolve_body"]
@@ -69,5 +72,25 @@ def compute_modes(character, *, count: int | None = None, constraints=(), gravit
     extra = resolve_constraints(character, constraints)
     build = generalized.assemble if method == "generalized" else fullcoords.assemble
     reduced = build(character, extra, gravity=bool(gravity), stiffness_scale=scale)
-    return _solve(character, reduced, count=None if count is None else int(count), gravity=bool(gravity),
-                  stiffness_scale=scale, rayleigh_ab=ab, method=method)
+    basis = _solve(character, reduced, count=None if count is None else int(count), gravity=bool(gravity),
+                   stiffness_scale=scale, rayleigh_ab=ab, method=method)
+    _check_frequencies(character, basis)
+    return basis
+
+
+MAX_FREQUENCY = 1e6  # [Hz]: beyond it the springs or masses are out of any physical range
+
+
+def _check_frequencies(character, basis: ModalBasis) -> None:
+    """A basis whose frequencies are not finite numbers below MAX_FREQUENCY
+    comes from springs or masses no gait can use: an error, not a table of
+    300-digit numbers."""
+    import numpy as np
+
+    f = np.asarray(basis.frequencies, dtype=float)
+    for what, values in (("frequency", f), ("damped frequency", np.asarray(basis.damped_frequencies, float))):
+        bad = np.flatnonzero(~np.isfinite(values) | (np.abs(values) > MAX_FREQUENCY))
+        if bad.size:
+            i = int(bad[0])
+            raise GaitforgeError(f"{character.name}: mode {i}'s {what} is {values[i]:.3g} Hz, not a finite number up "
+                                 f"to {MAX_FREQUENCY:g} Hz: the springs or masses are out of range")
