@@ -283,17 +283,19 @@ def test_a_path_files_speed_is_used_and_a_clamped_speed_reported_as_used(tmp_pat
     assert "raibert_quadruped trot at 2.3 m/s" in captured.out and "clamped" in captured.err
 
 
-def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, monkeypatch):
-    """A failure while writing the second output leaves neither (nor any temporary file)."""
+def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, monkeypatch, capsys):
+    """A failure while writing the second output leaves neither (nor any
+    temporary file), and is one line (exit 1: the run failed)."""
+    import errno
     from gaitforge.io import recipe_files
 
     def broken(recipe, path):
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(recipe_files, "save_recipe", broken)
-    with pytest.raises(OSError):
-        main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
-              "--save-recipe", str(tmp_path / "t.yaml")])
+    assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
+                 "--save-recipe", str(tmp_path / "t.yaml")]) == 1
+    assert _err(capsys) == f"gaitforge: error: {tmp_path / 't.yaml'}: no space left on device\n"
     assert list(tmp_path.iterdir()) == []
     monkeypatch.undo()
     assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),

@@ -1,12 +1,20 @@
 """Entry point of the ``gaitforge`` command.
 
 Each command lives in its own module exposing ``register(subparsers)``; the
-parser stores the function to call as ``args.func``. Errors a user can cause
-(:class:`GaitforgeError`) print as one line on stderr with exit code 2.
+parser stores the function to call as ``args.func``. Every failure reaches
+the user as one line ``gaitforge: error: …`` on stderr, with exit code 2 for
+bad input (:class:`GaitforgeError`, a file name the system refuses, no
+permission) and 1 when the run itself failed (:class:`NotMetError`, a full
+disk, no memory, a numerical failure, a MuJoCo error, a bug); ``--debug``
+shows the traceback instead. Warnings are one line each; those of other
+libraries (NumPy, MuJoCo, …) are counted into one line at the end. A
+command's outputs are written together or not at all
+(:func:`gaitforge.io.atomic.command_outputs`).
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -60,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gaitforge",
         description="Physics-based character locomotion from natural vibration modes, on MuJoCo.")
     parser.add_argument("--version", action="version", version=f"gaitforge {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show tracebacks and other libraries' warnings (also accepted after the command)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     for module in COMMAND_MODULES:
         module.register(sub)
@@ -67,39 +77,168 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 the asked result was not
-    met, 2 bad input, 130 / 128 + signal when interrupted or terminated)."""
+    """Run the CLI; returns the exit code (0 ok, 1 the run failed or the
+    asked result was not met, 2 bad input, 130 / 128 + signal when
+    interrupted or terminated)."""
+    from gaitforge.io.atomic import command_outputs
+
+    words = sys.argv[1:] if argv is None else list(argv)
+    cut = words.index("--") if "--" in words else len(words)
+    debug = "--debug" in words[:cut] or os.environ.get("GAITFORGE_DEBUG", "") not in ("", "0")
+    words = [w for i, w in enumerate(words) if w != "--debug" or i >= cut]
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except _ArgumentError as exc:
         print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
         return 2
-    # Warnings reach a CLI user as one plain line, not a source listing.
-    previous = warnings.formatwarning
-    warnings.formatwarning = lambda message, *rest, **kw: f"gaitforge: warning: {_line(message)}\n"
     handlers = {}
     if argv is None:  # the real command: SIGTERM / SIGHUP unwind (temporary files go) like Ctrl-C
         for sig in (signal.SIGTERM, signal.SIGHUP):
             handlers[sig] = signal.signal(sig, _terminate)
+    shown = _Warnings(debug)
     try:
-        return int(args.func(args) or 0)
-    except NotMetError as exc:
-        print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
-        return 1
-    except GaitforgeError as exc:
-        print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
-        return 2
+        with warnings.catch_warnings(), shown.mujoco():
+            warnings.showwarning = shown.show
+            with command_outputs():
+                code = int(args.func(args) or 0)
+        shown.summary()  # (a failure is one line: its warnings are not summed up)
+        return code
     except KeyboardInterrupt:
         print("gaitforge: interrupted", file=sys.stderr)
         return 130
     except _Terminated as exc:
         print(f"gaitforge: terminated by signal {exc.signum}", file=sys.stderr)
         return 128 + exc.signum
+    except Exception as exc:  # every failure is one line (the traceback with --debug)
+        if debug:
+            raise
+        message, code = failure(exc)
+        print(f"gaitforge: error: {_line(message)}", file=sys.stderr)
+        return code
     finally:
-        warnings.formatwarning = previous
         for sig, old in handlers.items():
             signal.signal(sig, old)
+
+
+# errno values that mean the input named something the system refuses (exit 2);
+# the rest (a full disk, an I/O error) mean the run failed (exit 1).
+_BAD_INPUT_ERRNOS = {getattr(errno, name) for name in (
+    "EACCES", "EPERM", "ENAMETOOLONG", "ENOENT", "ENOTDIR", "EISDIR", "EROFS", "EEXIST", "ELOOP", "EINVAL",
+    "EXDEV", "ENXIO", "ENODEV") if hasattr(errno, name)}
+_NUMERIC = (ZeroDivisionError, FloatingPointError, OverflowError)
+
+
+def failure(exc: BaseException) -> tuple[str, int]:
+    """The one-line message and exit code of an exception that ends a
+    command (see the module notes)."""
+    if isinstance(exc, NotMetError):
+        return str(exc), 1
+    if isinstance(exc, GaitforgeError):
+        return str(exc), 2
+    if isinstance(exc, OSError):
+        what = exc.strerror or str(exc) or type(exc).__name__
+        names = [n for n in (exc.filename, exc.filename2) if n is not None]
+        where = f"{_shown_name(names[0])}: " if names else ""
+        return f"{where}{what[:1].lower()}{what[1:]}", 2 if exc.errno in _BAD_INPUT_ERRNOS else 1
+    if isinstance(exc, MemoryError):
+        return ("out of memory: the run needs more than this machine has; try a shorter run, fewer frames "
+                "or a smaller model"), 1
+    if isinstance(exc, _NUMERIC):
+        return (f"the computation failed ({type(exc).__name__}: {exc or 'no details'}): an input or a value derived "
+                "from it is probably out of range; --debug shows where"), 1
+    if isinstance(exc, RecursionError):
+        return "the computation nested too deeply (RecursionError); the input is probably too large", 1
+    if type(exc).__module__.startswith("mujoco"):
+        return f"MuJoCo failed: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}", 1
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return (f"internal error ({type(exc).__name__}{': ' + first if first else ''}); please report it with the "
+            "traceback that --debug shows"), 1
+
+
+def _shown_name(name) -> str:
+    """A file name for a message: a temporary output file by its target's name."""
+    import re
+
+    text = os.fsdecode(name) if isinstance(name, bytes) else str(name)
+    folder, base = os.path.split(text)
+    temp = re.fullmatch(r"\.(.+)\.[A-Za-z0-9_]{8}(\.[^.]*)?", base)  # gaitforge.io.atomic's temporary names
+    if temp and temp.group(1).endswith(temp.group(2) or ""):
+        text = os.path.join(folder, temp.group(1))
+    return text if len(text) <= 120 else text[:60] + "…" + text[-40:]
+
+
+class _Warnings:
+    """Warnings while a command runs: gaitforge's own as one line each, the
+    other libraries' (NumPy's RuntimeWarnings, MuJoCo's instability notes, …)
+    counted and summed up in one line at the end (each shown with --debug)."""
+
+    def __init__(self, debug: bool):
+        self.debug = debug
+        self.hidden: dict[str, int] = {}
+        self.first = ""
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        if self.debug or _ours(category, filename):
+            print(f"gaitforge: warning: {_line(str(message))}", file=sys.stderr)
+            return
+        self.hide(_library(category, filename), f"{category.__name__}: {message}")
+
+    def hide(self, library: str, text: str) -> None:
+        self.hidden[library] = self.hidden.get(library, 0) + 1
+        self.first = self.first or " ".join(text.split())[:100]
+
+    def mujoco(self):
+        """A context in which MuJoCo's warnings (otherwise printed by its C
+        code and appended to MUJOCO_LOG.TXT) are counted here."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def handler():
+            mj = sys.modules.get("mujoco")
+            if mj is None or not hasattr(mj, "set_mju_user_warning"):
+                yield
+                return
+            previous = mj.get_mju_user_warning()
+
+            def warn(text: str) -> None:
+                if self.debug:
+                    print(f"gaitforge: warning: MuJoCo: {_line(text)}", file=sys.stderr)
+                else:
+                    self.hide("MuJoCo", str(text))
+
+            mj.set_mju_user_warning(warn)
+            try:
+                yield
+            finally:
+                mj.set_mju_user_warning(previous)
+        return handler()
+
+    def summary(self) -> None:
+        if not self.hidden:
+            return
+        n = sum(self.hidden.values())
+        libraries = ", ".join(sorted(self.hidden))
+        print(f"gaitforge: warning: {n} warning{'s' if n > 1 else ''} from {libraries} not shown (first: "
+              f"{self.first}); --debug shows them", file=sys.stderr)
+        self.hidden.clear()
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _ours(category, filename: str) -> bool:
+    """A warning gaitforge gave: a UserWarning issued from its own code."""
+    return issubclass(category, UserWarning) and os.path.abspath(filename or "").startswith(_PACKAGE + os.sep)
+
+
+def _library(category, filename: str) -> str:
+    """The library a warning came from, by its file (NumPy's numerical
+    warnings point at their caller: they are NumPy's all the same)."""
+    path = os.path.abspath(filename or "")
+    if "site-packages" in path or "dist-packages" in path:
+        return path.split("-packages" + os.sep, 1)[1].split(os.sep, 1)[0].split(".")[0]
+    return "NumPy" if issubclass(category, RuntimeWarning) else "Python"
 
 
 if __name__ == "__main__":

@@ -235,8 +235,7 @@ def _plots(character, rollout, runner, gait: str, speed: float, folder: str) -> 
     from gaitforge.io.skills_plots import footholds, save_footprints, save_gait_graph
     from gaitforge.motion.footfall import detect_footfalls
 
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(folder)  # (made by the first plot written; all are written with the command's other outputs)
     ff = detect_footfalls(character, rollout.clip, ground=0.0, height_tol=0.01)
     title = f"{character.name} {gait} at {speed:g} m/s"
     save_footprints(footholds(character, ff, rollout.clip.qpos), out / "footprints.png", f"Footprints: {title}")
