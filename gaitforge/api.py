@@ -14,14 +14,18 @@ layers)::
     table = gf.push("gorilla", "trot", speeds=[0.1, 0.3])   # {speed: largest force [N]}
     gf.push("gorilla", "ds_walk", speeds=[0.3], force=200.0, gains="thesis")  # one force, per-phase verdicts
 
-Every function raises :class:`gaitforge.GaitforgeError` (one-line message)
-for bad input.
+Every function checks its arguments before any work (the ranges are
+:mod:`gaitforge.inputs`', the ones the command line holds its flags to) and
+raises :class:`gaitforge.GaitforgeError` (one-line message) for bad input;
+a result no valid input makes (a clip whose joints turn round and round) is
+a :class:`gaitforge.errors.ResultError`.
 """
 from __future__ import annotations
 
 import os
 from typing import NamedTuple
 
+from gaitforge import inputs
 from gaitforge.creatures.character import Character
 from gaitforge.modal import ModalBasis, compute_modes
 from gaitforge.motion.clip import MotionClip
@@ -34,13 +38,47 @@ def creature(name_or_path: str | os.PathLike) -> Character:
     """A built-in creature by name (``gaitforge creatures`` lists them) or a
     creature file: YAML/JSON, MJCF ``.xml``, URDF ``.urdf``, BVH ``.bvh``."""
     from gaitforge.io.creature_files import load_character
-    return load_character(name_or_path)
+    return load_character(inputs.path_or_name("creature", name_or_path))
+
+
+_MODE_OPTIONS = ("constraints", "gravity", "stiffness_scale", "rayleigh", "method")
 
 
 def modes(character: Character, count: int | None = None, **options) -> ModalBasis:
     """Natural vibration modes (:func:`gaitforge.modal.compute_modes`;
     options: constraints, gravity, stiffness_scale, rayleigh, method)."""
-    return compute_modes(character, count=count, **options)
+    character = inputs.character("character", character)
+    count = None if count is None else inputs.MODE_COUNT.check("count", count)
+    return compute_modes(character, count=count, **_mode_options(options))
+
+
+def _mode_options(options: dict) -> dict:
+    """``modes``' options, checked: known names, gravity a bool, the
+    stiffness scale and Rayleigh coefficients in range, constraints a list."""
+    unknown = [k for k in options if k not in _MODE_OPTIONS]
+    if unknown:
+        from gaitforge.errors import GaitforgeError
+        raise GaitforgeError(f"modes: unknown option {unknown[0]!r} (valid: {', '.join(_MODE_OPTIONS)})")
+    out = dict(options)
+    if "gravity" in out:
+        inputs.flag("gravity", out["gravity"])
+    if "stiffness_scale" in out:
+        out["stiffness_scale"] = inputs.STIFFNESS_SCALE.check("stiffness_scale", out["stiffness_scale"])
+    if "rayleigh" in out:
+        pair = out["rayleigh"]
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            from gaitforge.errors import GaitforgeError, brief
+            raise GaitforgeError(f"rayleigh: must be a pair (alpha, beta), got {brief(pair)}")
+        out["rayleigh"] = tuple(inputs.RAYLEIGH.check(f"rayleigh[{i}]", v) for i, v in enumerate(pair))
+    if "constraints" in out:
+        cons = out["constraints"]
+        if isinstance(cons, (str, bytes)) or not isinstance(cons, (tuple, list)) or len(cons) > 1000:
+            from gaitforge.errors import GaitforgeError, brief
+            raise GaitforgeError(f"constraints: must be a list of constraints (e.g. ['pin:left_foot']), "
+                                 f"got {brief(cons)}")
+    if "method" in out:
+        inputs.text("method", out["method"])
+    return out
 
 
 def animate(character: Character | str, gait: str | None, *, seconds: float = 4.0, fps: float = 60.0,
@@ -63,32 +101,53 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
     (:func:`gaitforge.motion.ramp.ramp`, as ``--speed FROM:TO``; ``gait``
     must be None)."""
     from gaitforge.errors import GaitforgeError
+    from gaitforge.io.clipfiles import check_result
     from gaitforge.motion import heuristics, presets
     from gaitforge.motion.mode_selection import pool_size
+    from gaitforge.motion.stride import check_speed
     from gaitforge.motion.synthesis import synthesize
 
+    gait = inputs.optional_text("gait", gait)
+    if character is not None and not isinstance(character, Character):
+        character = inputs.path_or_name("character", character)
+    seconds = inputs.ANIMATE_SECONDS.check("seconds", seconds)
+    fps = inputs.FPS.check("fps", fps)
+    count = None if count is None else inputs.ANIMATE_MODES.check("count", count)
+    pin, strict = inputs.flag("pin", pin), inputs.flag("strict", strict)
+    speed = None if speed is None else inputs.speed_profile("speed", speed)
+    froude = None if froude is None else inputs.FROUDE.check("froude", froude)
     p = presets.find(gait) if gait is not None else None
-    if speed is not None and not isinstance(speed, (int, float)):
+    if p is None and character is None:
+        raise GaitforgeError("character: give a creature (or a preset name as the gait), got None")
+    if speed is not None and not isinstance(speed, float):
         from gaitforge.motion.ramp import ramp
 
         if gait is not None or froude is not None:
             raise GaitforgeError("a speed profile picks its own gaits: give gait=None and no froude")
         char = creature(character) if isinstance(character, (str, os.PathLike)) else character
         heuristics.check_gait(char, "walk")
+        if isinstance(speed, tuple):
+            for v in speed:
+                check_speed(char, v)
         basis = compute_modes(char, count=pool_size(char) if count is None else count)
-        return ramp(char, speed, seconds, fps, basis, plant=pin).clip
+        clip = ramp(char, speed, seconds, fps, basis, plant=pin).clip
+        check_result(char, clip, "animation")
+        return clip
     if speed is not None or froude is not None:
         from gaitforge.motion import speed as speeds
 
         if p is not None:
             raise GaitforgeError(f"{gait} is a preset with its own speed: drop speed/froude")
         char = creature(character) if isinstance(character, (str, os.PathLike)) else character
+        check_speed(char, speed, froude)
         if gait is None:
             gait = speeds.gait_for_froude(char, speeds.froude_of(char, speed, froude))
         heuristics.check_gait(char, gait)
         basis = compute_modes(char, count=pool_size(char) if count is None else count)
         recipe = speeds.suggest_at_speed(char, gait, basis, speed=speed, froude=froude, pinned=pin, strict=strict)[0]
-        return speeds.synthesize_at_speed(char, basis, recipe, seconds, fps, pinned=pin)
+        clip = speeds.synthesize_at_speed(char, basis, recipe, seconds, fps, pinned=pin)
+        check_result(char, clip, "animation")
+        return clip
     if gait is None:
         raise GaitforgeError("animate: give a gait, or a speed or froude to pick one")
     if p is not None:
@@ -100,7 +159,9 @@ def animate(character: Character | str, gait: str | None, *, seconds: float = 4.
         heuristics.check_gait(char, gait)
         basis = compute_modes(char, count=heuristics.POOL if count is None else count)
         recipe = heuristics.suggest(char, gait, basis, pinned=pin, strict=strict)
-    return synthesize(char, basis, recipe, seconds, fps, pin_feet=pin)
+    clip = synthesize(char, basis, recipe, seconds, fps, pin_feet=pin)
+    check_result(char, clip, "animation")
+    return clip
 
 
 def metrics(clip: MotionClip, character: Character | None = None) -> GaitMetrics:
@@ -110,7 +171,9 @@ def metrics(clip: MotionClip, character: Character | None = None) -> GaitMetrics
     from gaitforge.motion.footfall import detect_footfalls
     from gaitforge.motion.metrics import gait_metrics
 
-    char = character or creature(clip.character_name)
+    clip = inputs.clip("clip", clip)
+    char = inputs.character("character", character, optional=True) or creature(clip.character_name)
+    clip.check_character(char)
     return gait_metrics(char, clip, detect_footfalls(char, clip))
 
 
@@ -128,8 +191,42 @@ def save(clip: MotionClip, path: str | os.PathLike, character: Character | None 
     from gaitforge.io.atomic import check_output
     from gaitforge.io.clipfiles import EXPORT_EXTENSIONS, save_motion
 
+    clip = inputs.clip("clip", clip)
+    character = inputs.character("character", character, optional=True)
     check_output(path, EXPORT_EXTENSIONS, "motion")
-    save_motion(character or creature(clip.character_name), clip, path, **options)
+    char = character or creature(clip.character_name)
+    save_motion(char, clip, path, **_save_options(path, options))
+
+
+_SAVE_OPTIONS: dict[str, dict[str, type]] = {".bvh": {"rotation_order": str, "units": str},
+                 ".mp4": {"fps": float, "width": int, "height": int, "follow": bool},
+                 ".gif": {"fps": float, "width": int, "height": int, "follow": bool}}
+
+
+def _save_options(path, options: dict) -> dict:
+    """The writer's options for ``path``'s format, checked: known names,
+    sizes of video frames from 16 to 4096 pixels, fps as :data:`inputs.FPS`."""
+    from pathlib import Path
+
+    from gaitforge.errors import GaitforgeError
+
+    ext = Path(path).suffix.lower()
+    valid = _SAVE_OPTIONS.get(ext, {})
+    out: dict[str, object] = {}
+    for key, value in options.items():
+        if key not in valid:
+            raise GaitforgeError(f"save: {ext} files take no option {key!r}"
+                                 + (f" (valid: {', '.join(valid)})" if valid else ""))
+        kind = valid[key]
+        if kind is str:
+            out[key] = inputs.text(key, value)
+        elif kind is bool:
+            out[key] = inputs.flag(key, value)
+        elif kind is int:
+            out[key] = inputs.Span(16, 4096, integer=True).check(key, value)
+        else:
+            out[key] = inputs.FPS.check(key, value)
+    return out
 
 
 class Run(NamedTuple):
@@ -155,24 +252,34 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     the controller's physics step (it must divide its control interval; the
     run's ``rollout.physics`` says what ran)."""
     from gaitforge.control.skills import catalog as skills
+    from gaitforge.errors import GaitforgeError
     from gaitforge.sim.push import check_gains, family_of
 
-    check_gains(name, gains)
+    name, gait = inputs.text("name", name), inputs.optional_text("gait", gait)
+    seconds = inputs.RUN_SECONDS.check("seconds", seconds)
+    scale, turn_rate = inputs.SCALE.check("scale", scale), inputs.TURN_RATE.check("turn_rate", turn_rate)
+    path, schedule = inputs.waypoint_path("path", path), inputs.schedule("schedule", schedule, seconds)
+    timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
+    check_gains(name, inputs.text("gains", gains))
     if family_of(name) == "skills":
         if scale != 1.0:
-            from gaitforge.errors import GaitforgeError
             raise GaitforgeError(f"{name} cannot be scaled (scaling works for the Raibert runners)")
         sr = skills.runner(name)
         g = gait or sr.default_gait
-        v = (0.0 if g == "stand" else sr.default_speed) if speed is None else float(speed)
+        sr.check_gait(g)
+        v = inputs.run_speed(sr, g, speed, path)
         character, rollout = skills.simulate(name, g, v, seconds, turn_rate=turn_rate, path=path,
                                              schedule=schedule, gains=gains, timestep=timestep)
         return Run(character, rollout)
     from gaitforge.control.raibert import catalog
 
+    if turn_rate or schedule is not None:
+        raise GaitforgeError(f"turn_rate and schedule work for the skills controllers ({', '.join(skills.RUNNERS)}); "
+                             f"{name} follows a path instead")
     r = catalog.runner(name)
-    character, rollout = catalog.simulate(r.key, gait or r.default_gait,
-                                          r.default_speed if speed is None else float(speed), seconds,
+    g = gait or r.default_gait
+    r.check_gait(g)
+    character, rollout = catalog.simulate(r.key, g, inputs.run_speed(r, g, speed, path), seconds, path=path,
                                           scale=scale, timestep=timestep)
     return Run(character, rollout)
 

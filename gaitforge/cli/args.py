@@ -1,34 +1,30 @@
-"""Argument types shared by the commands: numbers checked while the command
-line is read, before any work, with the flag named in the one-line error."""
+"""Argument types shared by the commands: text parsed into numbers while
+the command line is read, before any work, with the flag named in the
+one-line error. The ranges are :mod:`gaitforge.inputs`' (the API checks the
+same ones)."""
 from __future__ import annotations
 
 import argparse
-import math
+
+from gaitforge.inputs import Span, plain as _plain
 
 
-def _plain(x: float) -> str:
-    """1000000 rather than 1e+06."""
-    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
-
-
-def number(lo: float, hi: float, *, integer: bool = False, above: bool = False):
-    """An argparse ``type``: a finite number from ``lo`` to ``hi`` (``above``:
-    strictly greater than ``lo``); ``integer``: a whole number (``1e3``
-    accepted as 1000)."""
-    kind = "a whole number" if integer else "a number"
-    span = f"{'above' if above else 'from'} {_plain(lo)} {'up ' if above else ''}to {_plain(hi)}"
+def number(lo: float | Span, hi: float | None = None, *, integer: bool = False, above: bool = False):
+    """An argparse ``type``: a finite number in the :class:`Span` ``lo`` (or
+    from ``lo`` to ``hi``; ``above``: strictly greater than ``lo``);
+    ``integer``: a whole number (``1e3`` accepted as 1000)."""
+    span = lo if isinstance(lo, Span) else Span(float(lo), float(hi if hi is not None else lo), integer, above)
 
     def parse(text: str):
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {kind} {span}, got {text[:80]!r}") from None
-        if not math.isfinite(value) or value > hi or value < lo or (above and value == lo) \
-                or (integer and value != int(value)):
-            raise argparse.ArgumentTypeError(f"must be {kind} {span}, got {text[:80]!r}")
-        return int(value) if integer else value
+            raise argparse.ArgumentTypeError(f"must be {span.describe()}, got {text[:80]!r}") from None
+        if not span.holds(value):
+            raise argparse.ArgumentTypeError(f"must be {span.describe()}, got {text[:80]!r}")
+        return int(value) if span.integer else value
 
-    parse.__name__ = "integer" if integer else "number"  # argparse names the type in some messages
+    parse.__name__ = "integer" if span.integer else "number"  # argparse names the type in some messages
     return parse
 
 

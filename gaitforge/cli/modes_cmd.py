@@ -9,6 +9,7 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from gaitforge import inputs
 from gaitforge.cli.args import number
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
@@ -21,14 +22,14 @@ DEFAULT_COUNT = 10
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("modes", help="natural vibration modes of a creature: table, JSON, picture sheet")
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature name or a YAML/JSON file")
-    p.add_argument("--count", type=number(1, 10000, integer=True), default=DEFAULT_COUNT, metavar="N",
+    p.add_argument("--count", type=number(inputs.MODE_COUNT), default=DEFAULT_COUNT, metavar="N",
                    help=f"number of elastic modes (default {DEFAULT_COUNT})")
     p.add_argument("--constrain", action="extend", nargs="+", default=[], metavar="SPEC",
                    help="extra constraints, e.g. pin:left_foot lock:head loop:left_hand:right_hand "
                         "(bodies by name or role/side, e.g. pin:foot/left)")
     p.add_argument("--gravity", action="store_true", help="linearize with gravity (geometric stiffness)")
     stiff = p.add_mutually_exclusive_group()
-    stiff.add_argument("--stiffness-scale", type=number(0, 1e6, above=True), default=1.0, metavar="S",
+    stiff.add_argument("--stiffness-scale", type=number(inputs.STIFFNESS_SCALE), default=1.0, metavar="S",
                        help="uniform factor on every joint stiffness (default 1)")
     stiff.add_argument("--tune-stiffness", action="store_true",
                        help="first find the smallest scale that holds the rest pose (see 'gaitforge tune')")
@@ -38,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tune", help="smallest uniform stiffness scale that holds the rest pose under gravity")
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature name or a YAML/JSON file")
-    p.add_argument("--max-deviation", type=number(0, 90, above=True), default=5.0, metavar="DEG",
+    p.add_argument("--max-deviation", type=number(inputs.MAX_DEVIATION), default=5.0, metavar="DEG",
                    help="largest joint deviation from rest allowed, in degrees (default 5)")
     p.set_defaults(func=cmd_tune)
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaitforge.naming import match
+from gaitforge import inputs
 from gaitforge.cli.args import number
 from gaitforge.control.raibert import catalog
 from gaitforge.errors import GaitforgeError
@@ -26,15 +27,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gait", help="run, gallop_together, gallop_alternate (biped); trot, bound, gallop "
                                   "(quadruped); hop (kangaroo); stand, walk, trot (dog); stand, ds_walk, "
                                   "trot (gorilla). Default: the creature's first")
-    p.add_argument("--turn", type=number(-3, 3), default=0.0, metavar="RATE",
+    p.add_argument("--turn", type=number(inputs.TURN_RATE), default=0.0, metavar="RATE",
                    help="yaw rate [rad/s] to turn at (dog, gorilla)")
     p.add_argument("--plots", metavar="DIR", help="write footprints.png, gait_graph.png and gait_diagram.png "
                                                   "into DIR (dog, gorilla)")
-    p.add_argument("--speed", type=number(0, 20), help="desired forward speed [m/s]")
+    p.add_argument("--speed", type=number(inputs.RUN_SPEED), help="desired forward speed [m/s]")
     p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
-    p.add_argument("--seconds", type=number(0, 3600, above=True), default=10.0, help="simulated time [s] (default 10)")
-    p.add_argument("--scale", type=number(0.05, 20), default=1.0, metavar="L", help="dynamic scaling factor (Table 1)")
-    p.add_argument("--timestep", type=number(1e-5, 0.05), metavar="DT",
+    p.add_argument("--seconds", type=number(inputs.RUN_SECONDS), default=10.0, help="simulated time [s] (default 10)")
+    p.add_argument("--scale", type=number(inputs.SCALE), default=1.0, metavar="L",
+                   help="dynamic scaling factor (Table 1)")
+    p.add_argument("--timestep", type=number(inputs.TIMESTEP), metavar="DT",
                    help="physics step [s] instead of the controller's own (must divide its control interval)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
@@ -85,10 +87,9 @@ def cmd_run(args) -> int:
     if args.path:
         from gaitforge.io.paths import load_path
         path = load_path(args.path)
-    # --speed, else the path file's speed, else the gait's default; reported as the
-    # controller uses it (clamped into the gait's range, which it warns about).
-    speed = args.speed if args.speed is not None else path.speed if path is not None and path.speed is not None \
-        else r.default_speed
+    # --speed, else the path file's speed, else the gait's default (inputs.default_speed); reported as
+    # the controller uses it (clamped into the gait's range, which it warns about).
+    speed = inputs.run_speed(r, gait, args.speed, path)
     lo, hi = r.speed_range(gait, args.scale)
     used = min(max(speed, lo), hi)
     from gaitforge.cli.progress import MIN_SECONDS, progress_bar

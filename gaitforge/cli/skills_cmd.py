@@ -192,8 +192,8 @@ def run_skills(args) -> int:
     if args.path:
         from gaitforge.io.paths import load_path
         path = load_path(args.path)
-    speed = args.speed if args.speed is not None else path.speed if path is not None and path.speed is not None \
-        else 0.0 if gait == "stand" else r.default_speed
+    from gaitforge.inputs import run_speed
+    speed = run_speed(r, gait, args.speed, path)
     with progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet,
                       worth_it=args.seconds >= MIN_SECONDS, unit="s") as advance:
         character, rollout = skills.simulate(args.creature, gait, speed, args.seconds, turn_rate=args.turn,

@@ -19,17 +19,24 @@ from typing import Any
 import numpy as np
 
 from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.creatures.spec_checks import REACH
 from gaitforge.errors import SpecError, brief
+from gaitforge.inputs import RUN_SPEED
 from gaitforge.io.documents import build_from, parse_text, read_text
 
 KEYS = ("waypoints", "speed", "loop")
 
 
-def _number(path: str, value: Any) -> float:
+MAX_POINTS = 10000  # waypoints in a file
+
+
+def _number(path: str, value: Any, reach: float = REACH) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SpecError(path, f"must be a number, got {brief(value)}")
     if not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {brief(value)}")
+    if abs(value) > reach:
+        raise SpecError(path, f"must be within ±{reach:g}, got {brief(value)}")
     return float(value)
 
 
@@ -47,6 +54,8 @@ def path_from_dict(data: Any) -> WaypointPath:
         raise SpecError("waypoints", f"must be a list of [x, y] points, got {brief(points)}")
     if len(points) < 2:
         raise SpecError("waypoints", f"needs at least 2 points, got {len(points)}")
+    if len(points) > MAX_POINTS:
+        raise SpecError("waypoints", f"at most {MAX_POINTS} points are supported, got {len(points)}")
     xy = []
     for i, p in enumerate(points):
         if not isinstance(p, list) or len(p) != 2:
@@ -56,7 +65,7 @@ def path_from_dict(data: Any) -> WaypointPath:
             raise SpecError(f"waypoints[{i}]", f"repeats the previous point {brief(p)}")
     speed = data.get("speed")
     if speed is not None:
-        speed = _number("speed", speed)
+        speed = _number("speed", speed, RUN_SPEED.hi)
         if speed <= 0:
             raise SpecError("speed", f"must be a positive speed in m/s, got {brief(data['speed'])}")
     loop = data.get("loop", False)
