@@ -49,6 +49,12 @@ class NotMetError(GaitforgeError):
     does not pass its own check under ``strict``); the CLI exits with 1."""
 
 
+class ResultError(NotMetError):
+    """A result no valid input makes (a clip whose joints turn round and
+    round, positions beyond any run's reach): refused before it is written;
+    the CLI exits with 1 (the run failed)."""
+
+
 _BRIEF = reprlib.Repr()
 _BRIEF.maxstring = _BRIEF.maxother = 80
 _BRIEF.maxlist = _BRIEF.maxtuple = _BRIEF.maxdict = _BRIEF.maxset = 12

@@ -169,10 +169,13 @@ def test_a_recipe_for_another_creature_is_refused(trot_recipe, tmp_path, capsys)
 
 
 def test_a_term_faster_than_the_frames_is_refused(trot_recipe, tmp_path, capsys):
+    path = _edited(trot_recipe, tmp_path, r"frequency: [0-9.]+", "frequency: 1000.0")
+    assert main(["animate", "dog", "--recipe", str(path), "-o", str(tmp_path / "f.npz")]) == 2
+    assert _err(capsys) == ("gaitforge: error: recipe 'trot': terms[0] runs at 1000 Hz, above half the frame "
+                            "rate (30 Hz): raise --fps or lower the frequency\n")
     path = _edited(trot_recipe, tmp_path, r"frequency: [0-9.]+", "frequency: 1.0e6")
     assert main(["animate", "dog", "--recipe", str(path), "-o", str(tmp_path / "f.npz")]) == 2
-    assert _err(capsys) == ("gaitforge: error: recipe 'trot': terms[0] runs at 1e+06 Hz, above half the frame "
-                            "rate (30 Hz): raise --fps or lower the frequency\n")
+    assert _err(capsys) == f"gaitforge: error: {path}: terms[0].frequency: must be at most 10000, got 1000000.0\n"
     assert not (tmp_path / "f.npz").exists()
 
 

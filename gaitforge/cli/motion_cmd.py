@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from gaitforge import inputs
 from gaitforge.cli.args import number, speed_or_ramp
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
@@ -27,17 +28,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
     fast = p.add_mutually_exclusive_group()
-    fast.add_argument("--speed", type=speed_or_ramp(), metavar="V|FROM:TO",
+    fast.add_argument("--speed", type=speed_or_ramp(inputs.ANIMATE_SPEED.hi), metavar="V|FROM:TO",
                       help="forward speed [m/s]: stride length and frequency by dynamic similarity, amplitude "
                            "solved to reach it; FROM:TO ramps the speed over the clip, changing gait on the way")
-    fast.add_argument("--froude", type=number(0, 100, above=True), metavar="F", nargs="?", const=TYPICAL,
+    fast.add_argument("--froude", type=number(inputs.FROUDE), metavar="F", nargs="?", const=TYPICAL,
                       help="speed as a Froude number V²/(g·hip height); without F, the one typical of the gait "
                            "(walk 0.25, trot and pace 1, run 1, bound 2, gallop 3)")
-    p.add_argument("--seconds", type=number(0, 600, above=True), default=4.0, metavar="S",
+    p.add_argument("--seconds", type=number(inputs.ANIMATE_SECONDS), default=4.0, metavar="S",
                    help="clip length (default 4)")
-    p.add_argument("--fps", type=number(0, 240, above=True), default=60.0, metavar="N",
+    p.add_argument("--fps", type=number(inputs.FPS), default=60.0, metavar="N",
                    help="frames per second (default 60)")
-    p.add_argument("--modes", type=number(1, 500, integer=True), default=None, metavar="N",
+    p.add_argument("--modes", type=number(inputs.ANIMATE_MODES), default=None, metavar="N",
                    help=f"elastic modes to compute (default {DEFAULT_MODES}; with --speed/--froude "
                         "mode_selection.pool_size: more where the feet have soles)")
     p.add_argument("-o", "--out", metavar="FILE",
@@ -120,8 +121,11 @@ def _plan_speed(args, char):
     from gaitforge.motion.heuristics import check_gait
     from gaitforge.motion.mode_selection import pool_size
 
+    from gaitforge.motion.stride import check_speed
+
     gait = args.gait
     froude = None if args.froude == TYPICAL else args.froude
+    check_speed(char, args.speed, froude)  # before the modal analysis
     if gait is None:
         if args.froude == TYPICAL:
             raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
@@ -214,6 +218,8 @@ def cmd_animate(args) -> int:
     else:
         clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
                           pin_feet=not args.no_pin)
+    from gaitforge.io.clipfiles import check_result
+    check_result(char, clip, "animation")  # before anything is printed or written
     console.print(recipe_table(recipe, basis))
     if recipe.description:
         console.print(recipe.description)
@@ -243,10 +249,15 @@ def _animate_ramp(args, out: str) -> int:
     if presets.find(args.creature) is not None:
         raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
     char = _character(args.creature)
+    from gaitforge.io.clipfiles import check_result
     from gaitforge.motion.heuristics import check_gait
+    from gaitforge.motion.stride import check_speed
     check_gait(char, "walk")
+    for v in args.speed:
+        check_speed(char, v)
     basis = compute_modes(char, count=args.modes or pool_size(char))
     r = ramp(char, args.speed, args.seconds, args.fps, basis, plant=not args.no_pin)
+    check_result(char, r.clip, "animation")
     v0, v1 = args.speed
     console.print(f"{char.name}: speed {v0:g} → {v1:g} m/s over {args.seconds:g} s (Froude {r.froude[0]:.2f} → "
                   f"{r.froude[-1]:.2f}), gaits {' → '.join(dict.fromkeys(r.gait))}")

@@ -50,7 +50,7 @@ from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.holding import ground_smoothly, hold, start_at_origin
 from gaitforge.motion.speed import suggest_at_speed
 from gaitforge.motion.synthesis import LOOSE_GAITS
-from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, stride_plan
+from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, check_froude, stride_plan
 
 __all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "speed_profile"]
 
@@ -136,14 +136,18 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
 
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise GaitforgeError(f"seconds must be a positive finite number, got {seconds!r}")
+    if not (isinstance(fps, (int, float)) and math.isfinite(fps) and 0 < fps <= 240):
+        raise GaitforgeError(f"fps must be a number above 0 up to 240, got {fps!r}")
     v_of = speed_profile(profile, seconds)
     kind = creature_kind(character)
-    basis = compute_modes(character, count=20) if basis is None else basis
     h = gfe.hip_height(character)
     n = max(2, int(round(seconds * fps)))
-    v_probe = v_of(np.arange(n) / fps)
-    if not np.all(np.isfinite(v_probe)) or np.any(v_probe <= 0):
+    v_probe = np.asarray(v_of(np.arange(n) / fps), dtype=float)
+    if v_probe.shape != (n,) or not np.all(np.isfinite(v_probe)) or np.any(v_probe <= 0):
         raise GaitforgeError("a speed profile must stay positive and finite")
+    for end in (float(v_probe.min()), float(v_probe.max())):
+        check_froude(end * end / (GRAVITY * h), h, end)
+    basis = compute_modes(character, count=20) if basis is None else basis
     f_start = stride_plan(h, "walk", speed=float(v_probe[0])).frequency
     f_end = stride_plan(h, "walk", speed=float(v_probe[-1])).frequency
     pad = int(math.ceil(fps / min(f_start, f_end)))

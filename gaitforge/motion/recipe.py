@@ -20,13 +20,25 @@ from gaitforge.errors import GaitforgeError, SpecError, brief
 from gaitforge.modal import compute_modes
 
 
-def _real(path: str, value, *, nonneg: bool = False, positive: bool = False) -> float:
+# Largest magnitudes a recipe may hold: far beyond any gait, small enough that what is made of them
+# (positions, phases, joint angles) stays finite and meaningful.
+MAX_SPEED = 50.0           # [m/s] speed
+MAX_FREQUENCY = 1e4        # [Hz] term frequency
+MAX_MODAL = 1e6            # amplitudes, offsets, impulse sizes, start offsets and velocities (modal units)
+MAX_PHASE = 1e4            # [rad]
+MAX_STIFFNESS_SCALE = 1e6  # as ``gaitforge modes --stiffness-scale``
+
+
+def _real(path: str, value, *, nonneg: bool = False, positive: bool = False, reach: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {brief(value)}")
     if positive and value <= 0:
         raise SpecError(path, f"must be positive, got {brief(value)}")
     if nonneg and value < 0:
         raise SpecError(path, f"must not be negative, got {brief(value)}")
+    if reach is not None and abs(float(value)) > reach:
+        bound = f"at most {reach:g}" if nonneg or positive else f"within ±{reach:g}"
+        raise SpecError(path, f"must be {bound}, got {brief(value)}")
     return float(value)
 
 
@@ -57,10 +69,10 @@ class GaitTerm:
     def __post_init__(self) -> None:
         _mode(self.mode)
         object.__setattr__(self, "mode", int(self.mode))
-        object.__setattr__(self, "amplitude", _real("amplitude", self.amplitude))
-        object.__setattr__(self, "phase", _real("phase", self.phase))
-        object.__setattr__(self, "frequency", _real("frequency", self.frequency, nonneg=True))
-        object.__setattr__(self, "offset", _real("offset", self.offset))
+        object.__setattr__(self, "amplitude", _real("amplitude", self.amplitude, reach=MAX_MODAL))
+        object.__setattr__(self, "phase", _real("phase", self.phase, reach=MAX_PHASE))
+        object.__setattr__(self, "frequency", _real("frequency", self.frequency, nonneg=True, reach=MAX_FREQUENCY))
+        object.__setattr__(self, "offset", _real("offset", self.offset, reach=MAX_MODAL))
 
 
 @dataclass(frozen=True)
@@ -79,7 +91,7 @@ class ModalImpulse:
     def __post_init__(self) -> None:
         _mode(self.mode)
         object.__setattr__(self, "mode", int(self.mode))
-        object.__setattr__(self, "size", _real("size", self.size))
+        object.__setattr__(self, "size", _real("size", self.size, reach=MAX_MODAL))
         at = _real("at", self.at, nonneg=True)
         if at >= 1.0:
             raise SpecError("at", f"must be a fraction of the cycle in [0, 1), got {brief(self.at)}")
@@ -99,8 +111,8 @@ class ModalStart:
     def __post_init__(self) -> None:
         _mode(self.mode)
         object.__setattr__(self, "mode", int(self.mode))
-        object.__setattr__(self, "offset", _real("offset", self.offset))
-        object.__setattr__(self, "velocity", _real("velocity", self.velocity))
+        object.__setattr__(self, "offset", _real("offset", self.offset, reach=MAX_MODAL))
+        object.__setattr__(self, "velocity", _real("velocity", self.velocity, reach=MAX_MODAL))
 
 
 def _mode(value) -> None:
@@ -169,9 +181,10 @@ class GaitRecipe:
         object.__setattr__(self, "constraints", cons)
         if self.rest_pose is not None:
             _text("rest_pose", self.rest_pose, empty=False)
-        object.__setattr__(self, "stiffness_scale", _real("stiffness_scale", self.stiffness_scale, positive=True))
+        object.__setattr__(self, "stiffness_scale", _real("stiffness_scale", self.stiffness_scale, positive=True,
+                                                               reach=MAX_STIFFNESS_SCALE))
         if self.speed is not None:
-            object.__setattr__(self, "speed", _real("speed", self.speed))
+            object.__setattr__(self, "speed", _real("speed", self.speed, reach=MAX_SPEED))
         _text("description", self.description)
         if not isinstance(self.flight, bool):
             raise SpecError("flight", f"must be true or false, got {brief(self.flight)}")

@@ -34,6 +34,10 @@ SPEED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
             "gallop": (2.99, 4.72)},
     "human": {"walk": (0.96, 2.03), "run": (2.14, 4.27)},
 }
+# Froude numbers a gait is made for: below, strides shrink to nothing (a speed of 1e-300 m/s divided
+# 0 by 0); above, no animal moves (a cheetah's top speed is Froude ~100) and the amplitudes that reach
+# such speeds turn joints round and round.
+FROUDE_RANGE = (1e-3, 100.0)
 # A Froude number typical of each gait (dog walk 0.25, trot 1, gallop 3; human walk 0.25, run 1).
 DEFAULT_FROUDE = {"walk": 0.25, "amble": 0.5, "trot": 1.0, "pace": 1.0, "run": 1.0, "bound": 2.0, "gallop": 3.0}
 SPEED_GAITS = tuple(DEFAULT_FROUDE)
@@ -76,6 +80,28 @@ TRANSITIONS = {"quadruped": ((0.5, "walk"), (2.5, "trot"), (math.inf, "gallop"))
                "biped": ((0.5, "walk"), (math.inf, "run"))}
 
 
+def check_froude(froude: float, h: float, speed: float | None = None) -> None:
+    """Raise :class:`GaitforgeError` unless ``froude`` (of ``speed`` [m/s],
+    if given, for hip height ``h`` [m]) is within :data:`FROUDE_RANGE`."""
+    lo, hi = FROUDE_RANGE
+    if math.isfinite(froude) and lo <= froude <= hi:
+        return
+    asked = f"speed {speed:.3g} m/s is Froude {froude:.3g}" if speed is not None else f"Froude {froude:.3g}"
+    raise GaitforgeError(f"{asked} (V²/(g·h), hip height {h:.2f} m); gaits are made from Froude {lo:g} to {hi:g}: "
+                         f"{math.sqrt(lo * GRAVITY * h):.2g} to {math.sqrt(hi * GRAVITY * h):.3g} m/s for this "
+                         "creature")
+
+
+def check_speed(character, speed: float | None = None, froude: float | None = None) -> None:
+    """:func:`check_froude` for a ``speed`` [m/s] or ``froude`` asked of
+    ``character`` (neither: nothing to check), before any modal analysis."""
+    if speed is None and froude is None:
+        return
+    h = gfe.hip_height(character)
+    fr = froude_of(character, speed, froude)
+    check_froude(fr, h, None if froude is not None else speed)
+
+
 def froude_of(character, speed: float | None = None, froude: float | None = None) -> float:
     """The Froude number of ``speed`` [m/s] for ``character`` (or ``froude``
     itself; neither: an error)."""
@@ -116,6 +142,7 @@ def stride_plan(h: float, gait: str, *, speed: float | None = None, froude: floa
     else:
         v = float(speed)
         fr = v * v / (GRAVITY * h)
+    check_froude(fr, h, speed)
     lam = STRIDE_A * fr ** STRIDE_B * h
     return StridePlan(fr, v, lam, v / lam, duty_target(gait, fr), h)
 
