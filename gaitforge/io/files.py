@@ -25,7 +25,7 @@ MAX_BYTES = {
     "BVH file": 64 * MiB,
     "model file": 16 * MiB,        # MJCF or URDF, and each file it includes
     "model asset": 256 * MiB,      # meshes, height fields, textures, skins a model names
-    "motion file": 1024 * MiB,     # an NPZ clip, and each array inside it
+    "motion file": 512 * MiB,      # an NPZ clip, and each array inside it
 }
 
 
