@@ -49,6 +49,11 @@ class NotMetError(GaitforgeError):
     does not pass its own check under ``strict``); the CLI exits with 1."""
 
 
+class GaitforgeWarning(UserWarning):
+    """A warning gaitforge gives (the CLI prints each as one line; other
+    libraries' warnings are counted into one line)."""
+
+
 class ResultError(NotMetError):
     """A result no valid input makes (a clip whose joints turn round and
     round, positions beyond any run's reach): refused before it is written;

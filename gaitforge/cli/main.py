@@ -24,7 +24,7 @@ import warnings
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 from gaitforge import __version__  # noqa: E402
-from gaitforge.errors import GaitforgeError, NotMetError  # noqa: E402
+from gaitforge.errors import GaitforgeError, GaitforgeWarning, NotMetError  # noqa: E402
 from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
                            raibert_cmd, skills_cmd)
 
@@ -224,12 +224,13 @@ class _Warnings:
         self.hidden.clear()
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 def _ours(category, filename: str) -> bool:
-    """A warning gaitforge gave: a UserWarning issued from its own code."""
-    return issubclass(category, UserWarning) and os.path.abspath(filename or "").startswith(_PACKAGE + os.sep)
+    """A warning gaitforge gave (MuJoCo's bindings issue theirs from the
+    calling frame, often gaitforge's: the category tells them apart)."""
+    return issubclass(category, GaitforgeWarning)
+
+
+_LIBRARIES = {"numpy": "NumPy", "scipy": "SciPy", "mujoco": "MuJoCo", "matplotlib": "Matplotlib", "numba": "Numba"}
 
 
 def _library(category, filename: str) -> str:
@@ -237,8 +238,11 @@ def _library(category, filename: str) -> str:
     warnings point at their caller: they are NumPy's all the same)."""
     path = os.path.abspath(filename or "")
     if "site-packages" in path or "dist-packages" in path:
-        return path.split("-packages" + os.sep, 1)[1].split(os.sep, 1)[0].split(".")[0]
-    return "NumPy" if issubclass(category, RuntimeWarning) else "Python"
+        package = path.split("-packages" + os.sep, 1)[1].split(os.sep, 1)[0].split(".")[0]
+        return _LIBRARIES.get(package, package)
+    if issubclass(category, RuntimeWarning):
+        return "NumPy"
+    return "MuJoCo" if issubclass(category, UserWarning) else "Python"
 
 
 if __name__ == "__main__":

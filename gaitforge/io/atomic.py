@@ -149,8 +149,9 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     try:
         yield tmp_path
         _place(tmp_path, target)
-    except BaseException:
+    except BaseException as exc:
         tmp_path.unlink(missing_ok=True)
+        _name(exc, {str(tmp_path): path}, path)
         raise
 
 
@@ -177,11 +178,26 @@ def atomic_paths(*paths: str | os.PathLike | None) -> Iterator[list[Path | None]
             if temp is not None and path is not None:
                 os.chmod(temp, 0o666 & ~umask)
                 _place(temp, Path(path))
-    except BaseException:
+    except BaseException as exc:
         for temp in temps:
             if temp is not None:
                 temp.unlink(missing_ok=True)
+        named = [p for p in paths if p is not None]
+        _name(exc, {str(t): p for t, p in zip(temps, paths) if t is not None and p is not None},
+              named[0] if len(named) == 1 else None)
         raise
+
+
+def _name(exc: BaseException, temps: dict, target) -> None:
+    """Name the output, as the user gave it, in an OSError about one of our
+    temporary files or that names no file (a write to a full disk or past
+    the file size limit: ``[Errno 27] File too large``)."""
+    if not isinstance(exc, OSError):
+        return
+    if exc.filename is None and target is not None:
+        exc.filename = str(target)
+    elif exc.filename is not None and str(exc.filename) in temps:
+        exc.filename = str(temps[str(exc.filename)])
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

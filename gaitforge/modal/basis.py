@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, GaitforgeWarning
 from gaitforge.modal import canonical
 from gaitforge.modal.symmetry import mirror_of
 
@@ -149,7 +149,7 @@ def null_space(G_base: np.ndarray, G_extra: np.ndarray, *, dofs: int, name: str,
         if added < G_extra.shape[0]:
             warnings.warn(f"{name}: the constraints ({', '.join(extra_names)}) are partly redundant: "
                           f"their {G_extra.shape[0]} rows remove only {added} degrees of freedom; "
-                          f"{dofs - removed_all} of {dofs} remain", stacklevel=4)
+                          f"{dofs - removed_all} of {dofs} remain", GaitforgeWarning, stacklevel=4)
     return Vt[rank:].T
 
 
@@ -246,7 +246,8 @@ def solve(character, red: Reduced, *, count: int | None, gravity: bool, stiffnes
     lam_e = lam[elastic]
     if np.any(lam_e < 0):
         warnings.warn(f"{character.name}: {int(np.sum(lam_e < 0))} mode(s) are unstable under gravity "
-                      "(negative stiffness); their frequencies are reported negative", stacklevel=3)
+                      "(negative stiffness); their frequencies are reported negative", GaitforgeWarning,
+                      stacklevel=3)
     freq = np.sign(lam_e) * np.sqrt(np.abs(lam_e)) / (2.0 * np.pi)
     fd, decay = rayleigh(lam_e, *rayleigh_ab)
     return ModalBasis(

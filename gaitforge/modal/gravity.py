@@ -26,6 +26,7 @@ import warnings
 import mujoco
 import numpy as np
 
+from gaitforge.errors import GaitforgeWarning
 from gaitforge.modal.constraints import constraint_jacobian, skew
 
 FD_STEP = 1e-5  # tangent-space step of the central differences [rad or m]
@@ -116,7 +117,7 @@ def gravity_stiffness(character, data: mujoco.MjData, anchors, G: np.ndarray) ->
     if falls_freely(m, data, G):
         warnings.warn(f"{character.name}: gravity does not change the modes: nothing holds the creature up, "
                       "so it falls freely and in the falling frame gravity vanishes; "
-                      "pin a body to the world (e.g. 'pin:BODY') to support it", stacklevel=4)
+                      "pin a body to the world (e.g. 'pin:BODY') to support it", GaitforgeWarning, stacklevel=4)
         return np.zeros((m.nv, m.nv))
     grad, H = gravity_gradient_hessian(m, data)
     if G.shape[0] == 0:

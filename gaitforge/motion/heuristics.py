@@ -59,7 +59,7 @@ import itertools
 import math
 import warnings
 
-from gaitforge.errors import NotMetError
+from gaitforge.errors import GaitforgeWarning, NotMetError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gf
@@ -156,6 +156,6 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
                    "; try more modes (--modes) or another gait")
         if strict:
             raise NotMetError(message)
-        warnings.warn(message, stacklevel=2)
+        warnings.warn(message, GaitforgeWarning, stacklevel=2)
     return recipe
 

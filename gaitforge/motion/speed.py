@@ -45,7 +45,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from gaitforge.errors import GaitforgeError, NotMetError
+from gaitforge.errors import GaitforgeError, GaitforgeWarning, NotMetError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gfe
@@ -471,5 +471,5 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
                    f"footfall-check error {check.footfall:.3g} (landing phases, duty factors, flight)")
         if strict:
             raise NotMetError(message)
-        warnings.warn(message, stacklevel=2)
+        warnings.warn(message, GaitforgeWarning, stacklevel=2)
     return recipe, plan, check
