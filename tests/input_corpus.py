@@ -256,7 +256,11 @@ CREATURE_VALUES = [  # (id, creature document, message after "c.yaml: ")
     ("inertia-1e30", creature(arm_extra="inertial: {mass: 1, inertia: [1e30, 1e30, 1e30]}, "),
      "bones[1].inertial.inertia[0]: must be from 0 to 1e+09, got 1e+30"),
     ("inertia-zero", creature(arm_extra="inertial: {mass: 1, inertia: [0, 0, 0]}, "),
-     "bones[1].inertial.inertia: at most one principal moment may be zero (a thin rod), got (0.0, 0.0, 0.0)"),
+     "bones[1].inertial.inertia: two or more principal moments are zero, got (0.0, 0.0, 0.0): a point mass has no "
+     "inertia to turn at its joint (give it a com away from it)"),
+    ("root-inertia-zero", creature(root_extra="inertial: {mass: 1, com: [0, 0, 0.1], inertia: [0, 0, 0]}, "),
+     "bones[0].inertial.inertia: two or more principal moments are zero, got (0.0, 0.0, 0.0): a point mass has no "
+     "inertia to turn as the root"),
     ("inertia-negative", creature(arm_extra="inertial: {mass: 1, inertia: [-1, 1, 1]}, "),
      "bones[1].inertial.inertia[0]: must not be negative, got -1.0"),
     ("inertia-triangle", creature(arm_extra="inertial: {mass: 1, inertia: [1, 1, 5]}, "),

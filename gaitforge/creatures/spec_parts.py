@@ -100,9 +100,6 @@ class Inertial:
         check_vector(f"{path}.inertia", self.inertia, 3, nonneg=True, span=INERTIA)
         check_unit_quat(f"{path}.quat", self.quat)
         a, b, c = self.inertia
-        if sorted(self.inertia)[1] <= 0:
-            raise SpecError(f"{path}.inertia", f"at most one principal moment may be zero (a thin rod), got "
-                                               f"{brief(self.inertia)}")
         if a + b < c - 1e-12 or b + c < a - 1e-12 or a + c < b - 1e-12:
             raise SpecError(f"{path}.inertia", f"violates the triangle inequality: {brief(self.inertia)}")
 
@@ -205,6 +202,12 @@ class Bone:
             check_finite(f"{path}.mass", self.mass, positive=True, span=MASS)
         if self.inertial is not None:
             self.inertial.validate(f"{path}.inertial")
+            point = sorted(self.inertial.inertia)[1] <= 0  # a point mass (or a rod: one zero moment is fine)
+            if point and (self.parent is None or not any(self.inertial.com)):
+                raise SpecError(f"{path}.inertial.inertia",
+                                f"two or more principal moments are zero, got {brief(self.inertial.inertia)}: a "
+                                "point mass has no inertia to turn " + ("as the root" if self.parent is None else
+                                                                        "at its joint (give it a com away from it)"))
         if not self.shapes and self.inertial is None:
             raise SpecError(f"{path}.shapes", "a bone needs at least one shape (or explicit inertial)")
         for i, s in enumerate(self.shapes):
