@@ -198,9 +198,9 @@ def save(clip: MotionClip, path: str | os.PathLike, character: Character | None 
     save_motion(char, clip, path, **_save_options(path, options))
 
 
-_SAVE_OPTIONS: dict[str, dict[str, type]] = {".bvh": {"rotation_order": str, "units": str},
-                 ".mp4": {"fps": float, "width": int, "height": int, "follow": bool},
-                 ".gif": {"fps": float, "width": int, "height": int, "follow": bool}}
+_VIDEO: dict[str, type] = {"fps": float, "width": int, "height": int, "follow": bool, "progress": object}
+_SAVE_OPTIONS: dict[str, dict[str, type]] = {".bvh": {"rotation_order": str, "units": str}, ".mp4": _VIDEO,
+                                             ".gif": _VIDEO}
 
 
 def _save_options(path, options: dict) -> dict:
@@ -218,7 +218,12 @@ def _save_options(path, options: dict) -> dict:
             raise GaitforgeError(f"save: {ext} files take no option {key!r}"
                                  + (f" (valid: {', '.join(valid)})" if valid else ""))
         kind = valid[key]
-        if kind is str:
+        if kind is object:  # a progress callback
+            if value is not None and not callable(value):
+                from gaitforge.errors import brief
+                raise GaitforgeError(f"{key}: must be a callable (done, total) or None, got {brief(value)}")
+            out[key] = value
+        elif kind is str:
             out[key] = inputs.text(key, value)
         elif kind is bool:
             out[key] = inputs.flag(key, value)
