@@ -172,3 +172,10 @@ def test_sigterm_after_the_clip_appears_leaves_no_clip_without_its_plots(tmp_pat
     assert proc.returncode == 128 + signal.SIGTERM
     assert err.strip().endswith(f"gaitforge: terminated by signal {int(signal.SIGTERM)}")
     assert list(tmp_path.iterdir()) == []           # no clip, no plot, no folder, no temporary file
+
+
+def test_the_timestep_range_is_one_range():
+    """Creature files and models are held to the steps a user may ask for."""
+    from gaitforge.creatures.spec_checks import TIMESTEP
+    from gaitforge.sim.physics import TIMESTEP_RANGE
+    assert TIMESTEP == TIMESTEP_RANGE
