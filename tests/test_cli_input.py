@@ -283,7 +283,7 @@ def test_a_path_files_speed_is_used_and_a_clamped_speed_reported_as_used(tmp_pat
     assert "raibert_biped run at 0.8 m/s" in out and "│ desired speed         │     0.8 │" in out
     assert main(["run", "raibert_quadruped", "--speed", "9", "--seconds", "3"]) == 0
     captured = capsys.readouterr()
-    assert "raibert_quadruped trot at 2.3 m/s" in captured.out and "clamped" in captured.err
+    assert "raibert_quadruped trot at 2.2 m/s" in captured.out and "clamped" in captured.err
 
 
 def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, monkeypatch, capsys):
