@@ -254,7 +254,8 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float =
     kin, pot, work, com = (np.array(x, float) for x in (kin, pot, work, com))
     divergence = rec.divergence
     if divergence is None and rollout.fall is not None:
-        divergence = Divergence(rollout.fall.time, rollout.fall.reason)
+        rec._scan(rec.data, rollout.fall.time)  # the runner stopped at MuJoCo's reset before our next tick
+        divergence = rec.divergence or Divergence(rollout.fall.time, rollout.fall.reason)
     return ModalRollout(rollout, kin, pot, work, com.reshape(n, 3), np.array(touch, bool), divergence, length,
                         np.array(controller.plan.hinge_qpos) if hasattr(controller, "plan") else None)
 
