@@ -341,3 +341,15 @@ def test_verdict_json_names_its_units():
     v = Verdict(8.123456, False, 31.234, 0.61234, "hand_left", None)
     assert v.as_dict() == {"start_s": 8.1235, "survived": False, "peak_tilt_deg": 31.23, "min_height_m": 0.6123,
                            "foreign_contact": "hand_left", "fall": None}
+
+
+@pytest.mark.parametrize("gait, speed", [("canter", 0.45), ("walk", 0.7)])
+def test_a_paws_heel_is_the_paw(gait, speed):
+    """The dog's metacarpus and metatarsus end in a cap at the paw's joint
+    that touches the ground in stride; within the paw's reach of its joint
+    it is the paw's heel, not a foreign contact (before this rule every
+    unpushed canter 'failed' the feet-only criterion)."""
+    from gaitforge.control.skills import catalog
+
+    _, rollout = catalog.simulate("dog", gait, speed, 15.0)
+    assert rollout.fall is None and not np.any(rollout.other_contact)
