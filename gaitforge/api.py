@@ -305,16 +305,22 @@ def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | N
     "thesis-10ms": at its former 10 ms discrete step; ``control.skills.catalog.GAINS``).
     Trials run on
     ``workers`` processes or a Ray cluster."""
-    from gaitforge.sim.push import (PushCase, check_force, check_gains, default_speeds, family_of, largest_push,
+    from gaitforge.sim.push import (PushCase, check_force, check_gains, family_of, largest_push,
                                     push_at, runner_of)
 
+    from gaitforge.sim.batch import check_workers
+
+    name, gait = inputs.text("name", name), inputs.text("gait", gait)
     family = family_of(name)
     r = runner_of(name)
     r.check_gait(gait)
-    check_gains(name, gains)
+    check_gains(name, inputs.text("gains", gains))
     if force is not None:
         force = check_force(force)
-    speeds = default_speeds(r, gait) if speeds is None else speeds
+    phases = inputs.PUSH_PHASES.check("phases", phases)
+    check_workers(workers)
+    ray = inputs.optional_text("ray", ray)
+    speeds = inputs.push_speeds(r, name, gait, speeds)
     cases = [PushCase(family, r.key, gait, float(v), gains=gains) for v in speeds]
     if force is not None:
         return {c.speed: push_at(c, force, phases=phases, workers=workers, ray=ray).as_dict() for c in cases}

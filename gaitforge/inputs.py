@@ -79,6 +79,7 @@ TURN_RATE = Span(-3, 3)                           # [rad/s]
 MAX_DEVIATION = Span(0, 90, above=True)           # [deg] tune --max-deviation
 TIMESTEP = Span(*spec_checks.TIMESTEP)            # [s] a physics step asked for (sim.physics.TIMESTEP_RANGE)
 RAYLEIGH = Span(0, 1e6)                           # α [1/s], β [s] of Rayleigh damping
+PUSH_PHASES = Span(1, 16, integer=True)           # push start points per stride
 MAX_NAME = 4096                                   # characters of a name or path
 
 
@@ -207,3 +208,23 @@ def waypoint_path(name: str, value: Any):
         raise GaitforgeError(f"{name}: must be a WaypointPath (gaitforge.io.paths.load_path) or None, "
                              f"got {brief(value)}")
     return value
+
+
+def push_speeds(runner, name: str, gait: str, speeds: Any) -> list[float]:
+    """The commanded speeds [m/s] of a push table: finite numbers inside
+    ``runner``'s range for ``gait`` (``name`` as the user spelled the
+    creature); None: the table's default speeds."""
+    if speeds is None:
+        from gaitforge.sim.push import default_speeds
+
+        return default_speeds(runner, gait)
+    if isinstance(speeds, (str, bytes)) or not hasattr(speeds, "__iter__"):
+        raise GaitforgeError(f"speeds: must be a list of speeds [m/s], got {brief(speeds)}")
+    out = [RUN_SPEED.check(f"speeds[{i}]", v) for i, v in enumerate(speeds)]
+    if not out or len(out) > 100:
+        raise GaitforgeError(f"speeds: give 1 to 100 speeds, got {len(out)}")
+    lo, hi = runner.speed_range(gait)
+    for v in out:
+        if not lo - 1e-9 <= v <= hi + 1e-9:
+            raise GaitforgeError(f"{name} {gait}: speed {v:g} m/s is outside its range {lo:g}–{hi:g} m/s")
+    return out

@@ -353,3 +353,19 @@ def test_a_paws_heel_is_the_paw(gait, speed):
 
     _, rollout = catalog.simulate("dog", gait, speed, 15.0)
     assert rollout.fall is None and not np.any(rollout.other_contact)
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"speeds": [math.nan]}, "speeds[0]: must be a number from 0 to 20, got nan"),
+    ({"speeds": "fast"}, "speeds: must be a list of speeds [m/s], got 'fast'"),
+    ({"speeds": []}, "speeds: give 1 to 100 speeds, got 0"),
+    ({"speeds": [0.9]}, "gorilla trot: speed 0.9 m/s is outside its range 0–0.6 m/s"),
+    ({"phases": 0}, "phases: must be a whole number from 1 to 16, got 0"),
+    ({"workers": 0}, "workers must be an integer from 1 to 1024, got 0"),
+])
+def test_the_api_checks_push_arguments_before_any_work(kw, message):
+    import gaitforge as gf
+
+    with pytest.raises(gf.GaitforgeError) as info:
+        gf.push("gorilla", "trot", **kw)
+    assert str(info.value) == message

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaitforge.cli.args import number
+from gaitforge import inputs
 from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
@@ -65,17 +66,13 @@ def _force(text: str) -> float:
 
 def cmd_push(args) -> int:
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.sim.push import PushCase, check_gains, default_speeds, family_of, largest_push, push_at, runner_of
+    from gaitforge.sim.push import PushCase, check_gains, family_of, largest_push, push_at, runner_of
 
     family = family_of(args.creature)
     r = runner_of(args.creature)
     r.check_gait(args.gait)
     check_gains(args.creature, args.gains)
-    speeds = args.speeds or default_speeds(r, args.gait)
-    lo, hi = r.speed_range(args.gait)
-    for v in speeds:
-        if not lo - 1e-9 <= v <= hi + 1e-9:
-            raise GaitforgeError(f"{args.creature} {args.gait}: speed {v:g} m/s is outside its range {lo:g}–{hi:g} m/s")
+    speeds = inputs.push_speeds(r, args.creature, args.gait, args.speeds or None)
     if args.json:
         from gaitforge.io.atomic import check_output
         check_output(args.json, (".json",), "push table")
