@@ -290,7 +290,8 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
 
 
 def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | None = None,
-         ray: str | None = None, force: float | None = None, gains: str = "ours") -> dict:
+         ray: str | None = None, force: float | None = None, gains: str = "ours",
+         timestep: float | None = None) -> dict:
     """Push recovery (:mod:`gaitforge.sim.push`: a 0.5 s sideways push at the
     pelvis, every phase tried, survival as :data:`gaitforge.sim.push.SURVIVAL`)
     of ``name``'s ``gait`` at each commanded speed [m/s] (default
@@ -302,7 +303,8 @@ def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | N
     peak_tilt_deg, min_height_m, foreign_contact, fall], "criteria"}}
     (:func:`gaitforge.sim.push.push_at`). ``gains``: a named gain set ("ours";
     the gorilla also "thesis": its servos at kp_scale 1, and "ours-10ms",
-    "thesis-10ms": at its former 10 ms discrete step; ``control.skills.catalog.GAINS``).
+    "thesis-10ms": at its former 10 ms discrete step; ``control.skills.catalog.GAINS``);
+    ``timestep`` [s] replaces the runner's physics step.
     Trials run on
     ``workers`` processes or a Ray cluster."""
     from gaitforge.sim.push import (PushCase, check_force, check_gains, family_of, largest_push,
@@ -321,7 +323,8 @@ def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | N
     check_workers(workers)
     ray = inputs.optional_text("ray", ray)
     speeds = inputs.push_speeds(r, name, gait, speeds)
-    cases = [PushCase(family, r.key, gait, float(v), gains=gains) for v in speeds]
+    timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
+    cases = [PushCase(family, r.key, gait, float(v), gains=gains, timestep=timestep) for v in speeds]
     if force is not None:
         return {c.speed: push_at(c, force, phases=phases, workers=workers, ray=ray).as_dict() for c in cases}
     return {c.speed: largest_push(c, phases=phases, workers=workers, ray=ray).largest for c in cases}

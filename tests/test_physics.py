@@ -50,3 +50,13 @@ def test_run_prints_its_physics_and_refuses_a_step_that_does_not_fit(capsys):
     assert main(["run", "dog", "--seconds", "0.5", "--quiet", "--timestep", "0.003"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "gaitforge: error: timestep 0.003 s must divide the control interval 0.01 s"
+
+
+def test_push_takes_a_timestep_and_refuses_one_that_does_not_fit(capsys):
+    assert main(["push", "gorilla", "--gait", "trot", "--speeds", "0.3", "--force", "50", "--phases", "1",
+                 "--workers", "1", "--timestep", "0.001", "--quiet"]) == 0
+    assert "0.3 m/s: survived 50 N" in capsys.readouterr().out
+    assert main(["push", "dog", "--gait", "trot", "--speeds", "0.8", "--force", "10", "--phases", "1",
+                 "--workers", "1", "--timestep", "0.003", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "gaitforge: error: timestep 0.003 s must divide the control interval 0.01 s"

@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="test this one force [N] at every phase and report each phase's verdict and "
                         "measures (default: scan a grid of 2 %% of body weight upward for the largest "
                         "force survived)")
+    p.add_argument("--timestep", type=number(1e-5, 0.05), metavar="DT",
+                   help="physics step [s] instead of the runner's own (must divide its control interval)")
     p.add_argument("--gains", default="ours", metavar="SET",
                    help="named gain set: ours (default); for the gorilla also thesis (servos at kp_scale 1, "
                         "ours 3), and ours-10ms, thesis-10ms (the same at the former 10 ms discrete step; "
@@ -76,7 +78,7 @@ def cmd_push(args) -> int:
     if args.json:
         from gaitforge.io.atomic import check_output
         check_output(args.json, (".json",), "push table")
-    cases = [PushCase(family, r.key, args.gait, v, gains=args.gains) for v in speeds]
+    cases = [PushCase(family, r.key, args.gait, v, gains=args.gains, timestep=args.timestep) for v in speeds]
     label = f"push {args.creature} {args.gait}" + (f" ({args.gains} gains)" if args.gains != "ours" else "")
     with progress_bar(label, len(speeds), quiet=args.quiet, unit="speeds") as bar:
         if args.force is not None:

@@ -84,7 +84,8 @@ SURVIVAL = Survival()  # the definition every push table uses
 class PushCase:
     """One cell of a push table: ``family`` ("skills" or "raibert"), the
     runner's ``creature`` key, its ``gait`` and ``speed`` [m/s]; times [s];
-    ``gains`` a named gain set of the runner (``gain_sets``)."""
+    ``gains`` a named gain set of the runner (``gain_sets``); ``timestep``
+    [s] replaces the runner's physics step (None: its own)."""
 
     family: str
     creature: str
@@ -94,17 +95,19 @@ class PushCase:
     duration: float = 0.5
     after: float = 5.0
     gains: str = "ours"
+    timestep: float | None = None
 
     def simulate(self, seconds: float, perturb: Callable | None = None):
         """(character, rollout) of this case's runner, pushed by ``perturb``."""
         if self.family == "skills":
             from gaitforge.control.skills import catalog as skills
             return skills.simulate(self.creature, self.gait, self.speed, seconds, perturb=perturb,
-                                   gains=self.gains)
+                                   gains=self.gains, timestep=self.timestep)
         if self.family == "raibert":
             from gaitforge.control.raibert import catalog as raibert
             check_gains(self.creature, self.gains)
-            return raibert.simulate(self.creature, self.gait, self.speed, seconds, perturb=perturb)
+            return raibert.simulate(self.creature, self.gait, self.speed, seconds, perturb=perturb,
+                                    timestep=self.timestep)
         raise GaitforgeError(f"push: unknown controller family {self.family!r} (skills, raibert)")
 
 THESIS_SPEEDS = tuple(THESIS_TABLE_3_1["ds_walk"])  # m/s, the speeds of Wang 2011 Table 3.1
