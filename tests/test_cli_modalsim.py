@@ -62,7 +62,7 @@ def _error(capsys, argv) -> str:
     (["optimize", "worm", "--timestep", "nan"],
      "optimize: argument --timestep: must be a number from 1e-05 to 0.05, got 'nan'"),
     (["simulate", "worm", "--timestep", "0.002"],
-     "the contact time constant 3 ms must be at least twice the step (2 ms): MuJoCo would stiffen it silently"),
+     "the contact time constant 2 ms must be at least twice the step (2 ms): MuJoCo would stiffen it silently"),
 ])
 def test_errors_are_one_line(capsys, argv, message):
     err = _error(capsys, argv)
@@ -75,7 +75,7 @@ def test_simulate_writes_clip_and_traces(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "worm worm_crawl: 1.00 s simulated" in out and f"wrote {clip}" in out
     # the physics the run integrated with (as MuJoCo holds it) and the joint limits, before the run
-    assert out.startswith("physics: 0.25 ms implicitfast steps, Newton solver, contact time constant 3 ms, damping "
+    assert out.startswith("physics: 0.25 ms implicitfast steps, Newton solver, contact time constant 2 ms, damping "
                           "ratio 1, solimp 0.9–0.95 over 1 mm, ground friction 1\njoint limits: drive torque 3 m g L = "
                           "11.6 N m (L = 0.824 m), speed 40 rad/s; L: the worm's length")
     assert "peak joint torque " in out and " m g L (limit 3; limited in " in out and "deepest contact " in out

@@ -94,13 +94,14 @@ def test_the_loop_rolls_more_than_a_body_length_in_5_s(loop):
 
 def test_the_hand_set_worm_crawl_is_head_first_on_average_but_chaotic(worm):
     """Kry09's crawl (modes 0 and 1, 90° apart, 5 Hz) under converged contacts
-    (docs/modal_physics.md): it hops (airborne in about half the frames) and
-    its path is chaotic — a start velocity of 0.02 modal units/s moves its
-    10 s travel anywhere from +0.24 to -0.67 m (measured over 8 starts, mean
-    -0.34 m; the soft 20 ms contacts it was tuned on gave 1.9 m in 5 s, by
+    (docs/modal_physics.md): it hops (airborne in about 60 % of the frames)
+    and its path is chaotic — a start velocity of 0.02 modal units/s moves
+    its 10 s travel along x anywhere from +0.04 to -0.57 m (measured over
+    these 8 starts: mean -0.24 m; the unperturbed start also drifts 0.35 m
+    sideways; the soft 20 ms contacts it was tuned on gave 1.9 m in 5 s by
     sinking up to 37 mm into the ground). So an ensemble, not a rollout, is
-    what is tested: head first on average, no divergence, no contact deeper
-    than half the worm's 12 mm radius."""
+    what is tested: head first on average, none far backwards, no
+    divergence, no contact deeper than half the worm's 12 mm radius."""
     ch, basis = worm
     dx, air = [], []
     for seed in range(8):
@@ -110,8 +111,8 @@ def test_the_hand_set_worm_crawl_is_head_first_on_average_but_chaotic(worm):
         assert r.contact_radius == pytest.approx(0.012) and r.penetration < 0.006
         dx.append(r.displacement[0])
         air.append(1.0 - r.ground_contact.any(axis=1).mean())
-    assert np.mean(dx) < 0.0 and sum(x < 0 for x in dx) >= 5 and max(dx) - min(dx) > 0.1
-    assert 0.4 < np.mean(air) < 0.75
+    assert np.mean(dx) < 0.0 and max(dx) < 0.15 and max(dx) - min(dx) > 0.1
+    assert 0.45 < np.mean(air) < 0.75
 
 
 def test_the_loop_rolls_the_same_way_under_small_start_perturbations(loop):
@@ -160,12 +161,22 @@ def test_divergence_is_reported_with_time_and_cause(worm):
     assert s.distance == 0.0 and s.cycle_residual == math.inf and s.diverged == str(r.divergence)
 
 
-def test_wild_amplitude_diverges_instead_of_running_on(worm):
+def test_a_wild_amplitude_is_held_to_the_joint_limits(worm):
+    """Amplitude 5 (250x the crawl's) once blew up. Now every joint's drive
+    stays within 3 m g L (the worm's L is its length: 11.6 N m, generous for
+    30 g links on 1 N m/rad springs, so the drive sits at that limit and
+    flings the links around: measured peak joint speed 1326 rad/s, the drive
+    giving no torque along a joint's motion past 40 rad/s); as an optimizer's
+    candidate (strict limits) it is over the speed limit within 0.1 s."""
     ch, basis = worm
     wild = GaitRecipe("wild", "worm", (GaitTerm(0, 5.0, 0.0, 5.0), GaitTerm(1, 5.0, 1.0, 5.0)))
-    r = run_recipe(ch, wild, 5.0, basis=basis, ramp=0.0)
-    assert not r.ok
-    assert r.divergence.cause.startswith(("energy blow-up", "MuJoCo warning", "simulation diverged"))
+    r = run_recipe(ch, wild, 2.0, basis=basis, ramp=0.0)
+    mgl = r.limits.mgl
+    assert r.peaks["torque"] <= 3.0 * mgl * (1 + 1e-12) < r.peaks["demand"]
+    assert r.peaks["clipped_steps"] > 0.9 * r.clip.duration / r.rollout.physics.timestep
+    assert r.peaks["speed"] > 40.0 and r.peaks["over_speed_steps"] > 0
+    strict = run_recipe(ch, wild, 2.0, basis=basis, ramp=0.0, strict_limits=True)
+    assert strict.over_limit and strict.divergence.time < 0.1
 
 
 def test_errors(worm):

@@ -270,7 +270,7 @@ def test_each_modal_creature_declares_converged_physics():
     assert physics_for("worm", 0.0001).solref == PHYSICS["worm"].solref  # the contact model stays
     with pytest.raises(GaitforgeError) as e:
         physics_for("worm", 0.004).apply(copy.copy(Character.from_spec(registry.build("worm")).model))
-    assert str(e.value) == ("the contact time constant 3 ms must be at least twice the step (4 ms): MuJoCo would "
+    assert str(e.value) == ("the contact time constant 2 ms must be at least twice the step (4 ms): MuJoCo would "
                             "stiffen it silently")
     with pytest.raises(GaitforgeError) as e:
         ModalPhysics(0.0)

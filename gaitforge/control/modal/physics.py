@@ -126,7 +126,7 @@ def limits(character, physics: ModalPhysics) -> JointLimits:
 # The settings of each creature with modal gaits, measured by benchmarks/modal_convergence.py
 # (the table and its command are in docs/modal_physics.md).
 PHYSICS: dict[str, ModalPhysics] = {
-    "worm": ModalPhysics(0.00025, solref=(0.003, 1.0), why="L: the worm's length, 0.82 m (it has no legs)"),
+    "worm": ModalPhysics(0.00025, solref=(0.002, 1.0), why="L: the worm's length, 0.82 m (it has no legs)"),
     "loop": ModalPhysics(0.0005, solref=(0.003, 1.0), why="L: the ring's extent along x, 0.26 m"),
     "dog": ModalPhysics(0.00025, solref=(0.005, 1.0), length=0.5,
                         why="L: the leg length, the rest height of the chest (0.5 m)"),
