@@ -57,6 +57,12 @@ def _error(capsys, argv) -> str:
      "optimize: argument --upright: must be a height [m] and an angle from 0 to 180 degrees, got '0.2'"),
     (["optimize", "worm", "-o", "best.txt"],
      "best.txt: unknown recipe file extension '.txt' (valid: .yaml, .yml, .json)"),
+    (["simulate", "worm", "--timestep", "0"],
+     "simulate: argument --timestep: must be a number from 1e-05 to 0.05, got '0'"),
+    (["optimize", "worm", "--timestep", "nan"],
+     "optimize: argument --timestep: must be a number from 1e-05 to 0.05, got 'nan'"),
+    (["simulate", "worm", "--timestep", "0.002"],
+     "the contact time constant 2 ms must be at least twice the step (2 ms): MuJoCo would stiffen it silently"),
 ])
 def test_errors_are_one_line(capsys, argv, message):
     err = _error(capsys, argv)
@@ -68,6 +74,11 @@ def test_simulate_writes_clip_and_traces(tmp_path, capsys):
     assert main(["simulate", "worm", "--seconds", "1", "-o", str(clip), "--traces", str(traces)]) == 0
     out = capsys.readouterr().out
     assert "worm worm_crawl: 1.00 s simulated" in out and f"wrote {clip}" in out
+    # the physics the run integrated with (as MuJoCo holds it) and the joint limits, before the run
+    assert out.startswith("physics: 0.25 ms implicitfast steps, Newton solver, contact time constant 2 ms, damping "
+                          "ratio 1, solimp 0.9–0.95 over 1 mm, ground friction 1\njoint limits: drive torque 3 m g L = "
+                          "11.6 N m (L = 0.824 m), speed 40 rad/s; L: the worm's length")
+    assert "peak joint torque " in out and " m g L (limit 3; limited in " in out and "deepest contact " in out
     c = load_npz(clip, Character.from_spec(registry.build("worm")))
     assert c.n_frames == 101
     rows = list(csv.reader(traces.open()))
@@ -75,24 +86,46 @@ def test_simulate_writes_clip_and_traces(tmp_path, capsys):
     assert len(rows) == 102 and rows[0][-1] == "contact_link15"
 
 
+def _travel(out: str) -> float:
+    return float(out.split("travel ")[1].split(" m")[0])
+
+
+def replayed(capsys, creature, recipe, seconds) -> float:
+    """The shorter travel of ``simulate`` at the creature's modal step and at
+    half of it: what the optimizer scored (the worse of the two)."""
+    from gaitforge.control.modal.physics import physics_for
+
+    dt = physics_for(creature).timestep
+    travels = []
+    for step in (dt, dt / 2):
+        assert main(["simulate", creature, "--recipe", str(recipe), "--seconds", str(seconds),
+                     "--timestep", str(step)]) == 0
+        out = capsys.readouterr().out
+        assert f"physics: {1000 * step:g} ms implicitfast steps" in out
+        travels.append(_travel(out))
+    return min(travels)
+
+
 def test_optimize_then_simulate_replays_the_recipe_and_resume(tmp_path, capsys):
     best = tmp_path / "best.yaml"
-    argv = ["optimize", "worm", "--budget", "8", "--seconds", "0.6", "--workers", "1", "--seed", "2", "-o", str(best)]
+    argv = ["optimize", "worm", "--budget", "8", "--seconds", "0.6", "--workers", "1", "--seed", "2",
+            "--heading", "any", "-o", str(best)]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "CMA-ES (distance, seed 2, 8 simulations of 0.6 s)" in out and f"wrote {best}" in out
+    assert "each candidate runs at 0.25 ms and 0.125 ms (the worse score counts)" in out
+    assert ("CMA-ES (distance, seed 2, 8 simulations of 0.6 s at 0.25 and 0.125 ms, the worse counting)" in out
+            and f"wrote {best}" in out)
     recipe = load_recipe(best)
     assert recipe.creature == "worm" and [t.mode for t in recipe.terms] == [0, 1]
     assert (tmp_path / "best.yaml.ckpt").exists()
     first = best.read_text()
     assert main(argv + ["--resume"]) == 0  # the checkpoint holds the finished run: same result
     assert best.read_text() == first
-    assert main(["simulate", "worm", "--recipe", str(best), "--seconds", "0.6"]) == 0
-    out = capsys.readouterr().out
+    capsys.readouterr()
     distance = float(recipe.description.split("): ")[1].split(" m,")[0])
-    assert f"travel {distance:.3f} m" in out
+    assert replayed(capsys, "worm", best, 0.6) == pytest.approx(distance, abs=6e-4)
     assert main(argv[:2] + ["--budget", "16"] + argv[4:] + ["--resume"]) == 0  # a larger budget continues it
-    assert "CMA-ES (distance, seed 2, 16 simulations of 0.6 s)" in capsys.readouterr().out
+    assert "CMA-ES (distance, seed 2, 16 simulations of 0.6 s at" in capsys.readouterr().out
 
 
 def test_optimize_resume_refuses_a_pickle_without_running_it(tmp_path, capsys):

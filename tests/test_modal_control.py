@@ -72,31 +72,52 @@ def test_controller_moves_the_spring_reference(loop):
     assert ch.model.qpos_spring[7] == ch.rest_qpos[7]  # the character's own model is untouched
 
 
-@pytest.mark.parametrize("name", ["worm", "loop"])
-def test_crawls_more_than_a_body_length_in_5_s(name, worm, loop):
-    ch, basis = worm if name == "worm" else loop
-    r = run_recipe(ch, hand_set(name), 5.0, basis=basis, ramp=RAMP)
+def test_the_loop_rolls_more_than_a_body_length_in_5_s(loop):
+    ch, basis = loop
+    r = run_recipe(ch, hand_set("loop"), 5.0, basis=basis, ramp=RAMP)
     assert r.ok, r.divergence
     assert r.clip.duration == pytest.approx(5.0)
-    assert r.displacement[0] < -r.body_length  # head first (toward -x), more than one body length
+    assert r.displacement[0] < -r.body_length  # toward -x, more than one body length
     assert abs(r.displacement[1]) < 0.05 * r.distance  # straight: planar creatures stay in their plane
     # Traces: one sample per clip frame; contacts come and go; the work only grows.
     n = r.clip.n_frames
     assert r.kinetic.shape == r.potential.shape == r.work.shape == (n,)
     assert r.ground_contact.shape == (n, ch.model.nbody - 1)
-    # Both move in bouncing strides: airborne in a third (worm) to half (loop) of the frames.
     touching = r.ground_contact.any(axis=1)
-    assert 0.3 < touching.mean() < 0.9
+    assert 0.3 < touching.mean() <= 1.0
     assert r.ground_contact[touching].sum(axis=1).min() < ch.model.nbody - 1  # never all flat
     assert np.all(np.diff(r.work) >= 0) and r.work[-1] > 0
-    again = run_recipe(ch, hand_set(name), 5.0, basis=basis, ramp=RAMP)
+    assert r.contact_radius == pytest.approx(0.005) and r.penetration < 0.0025  # half-thick 5 mm links: < 2.5 mm
+    again = run_recipe(ch, hand_set("loop"), 5.0, basis=basis, ramp=RAMP)
     assert again.clip == r.clip and np.array_equal(again.kinetic, r.kinetic)  # bit for bit
 
 
-@pytest.mark.parametrize("name", ["worm", "loop"])
-def test_direction_holds_under_small_start_perturbations(name, worm, loop):
-    ch, basis = worm if name == "worm" else loop
-    ctl = lambda: modal_controller(ch, basis, hand_set(name), ramp=RAMP)  # noqa: E731
+def test_the_hand_set_worm_crawl_is_head_first_on_average_but_chaotic(worm):
+    """Kry09's crawl (modes 0 and 1, 90° apart, 5 Hz) under converged contacts
+    (docs/modal_physics.md): it hops (airborne in about 60 % of the frames)
+    and its path is chaotic — a start velocity of 0.02 modal units/s moves
+    its 10 s travel along x anywhere from +0.04 to -0.57 m (measured over
+    these 8 starts: mean -0.24 m; the unperturbed start also drifts 0.35 m
+    sideways; the soft 20 ms contacts it was tuned on gave 1.9 m in 5 s by
+    sinking up to 37 mm into the ground). So an ensemble, not a rollout, is
+    what is tested: head first on average, none far backwards, no
+    divergence, no contact deeper than half the worm's 12 mm radius."""
+    ch, basis = worm
+    dx, air = [], []
+    for seed in range(8):
+        r = simulate_modal(ch, modal_controller(ch, basis, hand_set("worm"), ramp=RAMP), 10.0,
+                           initial=_kick(ch, basis, seed) if seed else None)
+        assert r.ok, (seed, r.divergence)
+        assert r.contact_radius == pytest.approx(0.012) and r.penetration < 0.006
+        dx.append(r.displacement[0])
+        air.append(1.0 - r.ground_contact.any(axis=1).mean())
+    assert np.mean(dx) < 0.0 and max(dx) < 0.15 and max(dx) - min(dx) > 0.1
+    assert 0.45 < np.mean(air) < 0.75
+
+
+def test_the_loop_rolls_the_same_way_under_small_start_perturbations(loop):
+    ch, basis = loop
+    ctl = lambda: modal_controller(ch, basis, hand_set("loop"), ramp=RAMP)  # noqa: E731
     for seed in (1, 2, 3):
         r = simulate_modal(ch, ctl(), 5.0, initial=_kick(ch, basis, seed))
         assert r.ok
@@ -105,17 +126,26 @@ def test_direction_holds_under_small_start_perturbations(name, worm, loop):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["worm", "loop"])
-def test_holds_for_60_s(name, worm, loop):
+@pytest.mark.parametrize("halve", [False, True])
+def test_holds_for_60_s(name, halve, worm, loop):
+    """The hand-set gaits replay a minute at their modal step dt and at dt/2
+    without divergence, their energy bounded; the loop keeps rolling the
+    same way through the whole minute."""
+    from gaitforge.control.modal.physics import PHYSICS
+
     ch, basis = worm if name == "worm" else loop
-    r = run_recipe(ch, hand_set(name), 60.0, basis=basis, ramp=RAMP)
+    dt = PHYSICS[name].timestep / (2 if halve else 1)
+    r = run_recipe(ch, hand_set(name), 60.0, basis=basis, ramp=RAMP, timestep=dt)
     assert r.ok, r.divergence
-    # Keeps travelling the same way through the whole minute, every 10 s.
-    steps = r.com[::1000, 0]
-    assert len(steps) == 7 and np.all(np.diff(steps) < -r.body_length)
+    assert r.clip.duration == pytest.approx(60.0)
     # Bounded energy: the kinetic energy stays below what a 1 m drop of the body would give.
     assert r.kinetic.max() < ch.mass * 9.81 * 1.0
-    s = summarize(r, ch.mass, 1.0 / hand_set(name).terms[0].frequency)
-    assert s.body_lengths > 12 and math.isfinite(s.cost_of_transport)
+    assert r.penetration < 0.5 * r.contact_radius
+    s = summarize(r, ch.mass)
+    assert math.isfinite(s.cost_of_transport)
+    if name == "loop":  # every 10 s, more than a body length further toward -x
+        steps = r.com[::1000, 0]
+        assert len(steps) == 7 and np.all(np.diff(steps) < -r.body_length)
 
 
 def test_divergence_is_reported_with_time_and_cause(worm):
@@ -131,12 +161,22 @@ def test_divergence_is_reported_with_time_and_cause(worm):
     assert s.distance == 0.0 and s.cycle_residual == math.inf and s.diverged == str(r.divergence)
 
 
-def test_wild_amplitude_diverges_instead_of_running_on(worm):
+def test_a_wild_amplitude_is_held_to_the_joint_limits(worm):
+    """Amplitude 5 (250x the crawl's) once blew up. Now every joint's drive
+    stays within 3 m g L (the worm's L is its length: 11.6 N m, generous for
+    30 g links on 1 N m/rad springs, so the drive sits at that limit and
+    flings the links around: measured peak joint speed 1326 rad/s, the drive
+    giving no torque along a joint's motion past 40 rad/s); as an optimizer's
+    candidate (strict limits) it is over the speed limit within 0.1 s."""
     ch, basis = worm
     wild = GaitRecipe("wild", "worm", (GaitTerm(0, 5.0, 0.0, 5.0), GaitTerm(1, 5.0, 1.0, 5.0)))
-    r = run_recipe(ch, wild, 5.0, basis=basis, ramp=0.0)
-    assert not r.ok
-    assert r.divergence.cause.startswith(("energy blow-up", "MuJoCo warning", "simulation diverged"))
+    r = run_recipe(ch, wild, 2.0, basis=basis, ramp=0.0)
+    mgl = r.limits.mgl
+    assert r.peaks["torque"] <= 3.0 * mgl * (1 + 1e-12) < r.peaks["demand"]
+    assert r.peaks["clipped_steps"] > 0.9 * r.clip.duration / r.rollout.physics.timestep
+    assert r.peaks["speed"] > 40.0 and r.peaks["over_speed_steps"] > 0
+    strict = run_recipe(ch, wild, 2.0, basis=basis, ramp=0.0, strict_limits=True)
+    assert strict.over_limit and strict.divergence.time < 0.1
 
 
 def test_errors(worm):
@@ -210,8 +250,8 @@ def test_ball_joint_references_turn_the_rest_orientation_by_the_modes():
 def test_the_dog_bounds_forward_under_modal_control():
     """The kinematic bound the heuristics suggest, driven physically as spring
     references (ball joints included): 10 s forward without toppling.
-    Measured: 6.2 m, root never below 0.24 m, body axis at most 60° from
-    vertical; the margins below are wide."""
+    Measured under the dog's modal physics (0.25 ms steps, 5 ms contacts):
+    3.69 m, a limit cycle (cycle residual 0.007); the margins below are wide."""
     from gaitforge.motion import heuristics
     dog = Character.from_spec(registry.build("dog"))
     basis = compute_modes(dog, count=heuristics.POOL)
@@ -219,7 +259,7 @@ def test_the_dog_bounds_forward_under_modal_control():
     q = r.rollout.clip.qpos
     up = 1.0 - 2.0 * (q[:, 4] ** 2 + q[:, 5] ** 2)  # z component of the root's own z axis
     assert r.divergence is None
-    assert q[-1, 0] - q[0, 0] > 4.0 and abs(q[-1, 1] - q[0, 1]) < 1.0
+    assert q[-1, 0] - q[0, 0] > 3.0 and abs(q[-1, 1] - q[0, 1]) < 1.0
     assert q[:, 2].min() > 0.15 and up.min() > 0.2
 
 

@@ -9,7 +9,9 @@ import math
 import numpy as np
 
 from gaitforge.cli.args import number
-from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console
+from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console, \
+    physics_lines, timestep_arg
+from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
 from gaitforge.errors import GaitforgeError
 
 
@@ -29,8 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "gait")
     p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
                    help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
-    p.add_argument("--cyclic-tol", type=float, default=1.0, metavar="R",
-                   help="allowed cycle residual (default 1.0; inf: unconstrained)")
+    p.add_argument("--cyclic-tol", type=float, default=CYCLIC_TOLERANCE, metavar="R",
+                   help=f"allowed cycle residual (default {CYCLIC_TOLERANCE:g}; inf: unconstrained)")
+    timestep_arg(p)
+    p.add_argument("--single-step", action="store_true",
+                   help="score each candidate at the step only (default: at DT and DT/2, the worse counts)")
     p.add_argument("--impulses", type=_modes, default=(), metavar="M,M..",
                    help="also optimize a once-per-cycle impulse (time and size) along these elastic modes")
     p.add_argument("--initial", type=_modes, default=(), metavar="M,M..",
@@ -114,7 +119,13 @@ def cmd_optimize(args) -> int:
     start = _start(character, args.start)
     layout = Layout.from_recipe(start, impulses=args.impulses, initial=args.initial)
     name = f"{character.name}_optimized"
-    problem = ModalProblem(source, layout=layout, seconds=seconds, name=name)
+    steps = {"timestep": args.timestep, "halved": not args.single_step}
+    problem = ModalProblem(source, layout=layout, seconds=seconds, name=name, **steps)
+    for line in physics_lines(character, problem.physics()):
+        console.print(line)
+    console.print("each candidate runs at " + " and ".join(f"{1000 * dt:g} ms" for dt in problem.timesteps)
+                  + (" (the worse score counts)" if len(problem.timesteps) > 1 else "")
+                  + "; over a joint's speed limit or sunk too deep counts as a fall")
     x0 = problem.vector(start)
     if heading == "auto":  # forward is where the start gait goes
         d = problem.rollout(x0).displacement
@@ -123,7 +134,7 @@ def cmd_optimize(args) -> int:
         heading = math.atan2(d[1], d[0])
         console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name,
-                           heading=None if heading == "any" else heading, upright=args.upright)
+                           heading=None if heading == "any" else heading, upright=args.upright, **steps)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
                         popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
     ckpt = JsonCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
@@ -138,11 +149,13 @@ def cmd_optimize(args) -> int:
     if s.survived is not None:
         console.print(f"[red]every candidate fell; the best stayed up {s.survived * seconds:.2f} s "
                       f"({s.diverged})[/red]")
-    note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s): "
-            f"{s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, cycle residual "
-            f"{s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
+    steps_note = " and ".join(f"{1000 * dt:g}" for dt in problem.timesteps)
+    note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s at "
+            f"{steps_note} ms, the worse counting): {s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, "
+            f"cycle residual {s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
     save_recipe(problem.recipe(res.x, description=note), args.out)
     console.print(note)
+    replay = f" --timestep {args.timestep:g}" if args.timestep is not None else ""
     console.print(f"wrote {args.out} (replay: gaitforge simulate {args.creature} --recipe {args.out} "
-                  f"--seconds {seconds:g})")
+                  f"--seconds {seconds:g}{replay})")
     return 0

@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="simulated time [s] (default 5)")
     p.add_argument("-o", "--out", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
     p.add_argument("--traces", metavar="FILE.csv", help="write energy and contact traces (CSV)")
+    timestep_arg(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("landscape", help="distance travelled over activation magnitude x phase (Kry 2012 Fig. 4)")
@@ -40,6 +41,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out-dir", default="landscape", metavar="DIR",
                    help="folder for landscape.csv and landscape.png (default landscape)")
     p.set_defaults(func=cmd_landscape)
+
+
+def timestep_arg(p) -> None:
+    from gaitforge.sim.physics import TIMESTEP_RANGE
+
+    p.add_argument("--timestep", type=number(*TIMESTEP_RANGE), metavar="DT",
+                   help="physics step [s] (default: the creature's modal physics, printed; the contact model stays)")
+
+
+def physics_lines(character, physics) -> list[str]:
+    """What a modal run of ``character`` integrates with: MuJoCo's settings as
+    the prepared model holds them (``sim.physics.Physics``) and the joint limits."""
+    import copy
+
+    from gaitforge.control.modal.physics import is_checked, limits
+    from gaitforge.sim.physics import Physics
+
+    m = copy.copy(character.model)
+    physics.apply(m)
+    lines = [str(Physics.of(m)), f"{limits(character, physics)}; {physics.why}"]
+    if not is_checked(character):
+        lines.append(f"[yellow]note: no modal physics was measured for {character.name}; these are the defaults "
+                     "(docs/modal_physics.md)[/yellow]")
+    return lines
 
 
 def _workers_args(p) -> None:
@@ -92,7 +117,8 @@ def _start_recipe(character, path: str | None):
 # ------------------------------------------------------------------ commands
 def cmd_simulate(args) -> int:
     from gaitforge.control.modal import run_recipe
-    from gaitforge.control.modal.measures import summarize
+    from gaitforge.control.modal.measures import limits_report, summarize
+    from gaitforge.control.modal.physics import physics_for
     from gaitforge.control.modal.presets import RAMP
 
     from gaitforge.io.atomic import check_output
@@ -107,8 +133,11 @@ def cmd_simulate(args) -> int:
     recipe = _start_recipe(character, args.recipe)
     if recipe.creature not in (character.name, args.creature):
         raise GaitforgeError(f"recipe {recipe.name!r} is for {recipe.creature!r}, not {character.name!r}")
-    r = run_recipe(character, recipe, seconds, ramp=RAMP)
-    s = summarize(r, character.mass, 1.0 / max(recipe.base_frequency, 1e-9))  # cycle of the stride, not a harmonic
+    physics = physics_for(character, args.timestep)
+    for line in physics_lines(character, physics):
+        console.print(line)
+    r = run_recipe(character, recipe, seconds, ramp=RAMP, physics=physics)
+    s = summarize(r, character.mass)  # cycles of the stride (the lowest frequency), not of a harmonic
     console.print(f"{character.name} {recipe.name}: {r.clip.duration:.2f} s simulated in "
                   f"{r.rollout.wall_time:.2f} s")
     status = 0
@@ -119,6 +148,7 @@ def cmd_simulate(args) -> int:
         console.print(f"travel {r.distance:.3f} m ({s.body_lengths:.2f} body lengths, dx {r.displacement[0]:+.3f} m), "
                       f"speed {s.speed:.3f} m/s, work {s.work:.3f} J, cost of transport {s.cost_of_transport:.3g}, "
                       f"cycle residual {s.cycle_residual:.3g}")
+    console.print(limits_report(s, r.limits))
     from gaitforge.io.atomic import atomic_paths
     from gaitforge.io.clipfiles import save_motion
     from gaitforge.io.modal_traces import save_traces
@@ -151,7 +181,7 @@ def cmd_landscape(args) -> int:
                      else 2.5 * max(t.amplitude for t in recipe.terms))
     freq = _positive("--frequency", args.frequency if args.frequency is not None else recipe.terms[0].frequency,
                      1000.0)
-    problem = ModalProblem(args.creature, modes=(0, 1), seconds=seconds)
+    problem = ModalProblem(args.creature, modes=(0, 1), seconds=seconds, strict_limits=False)  # a map: no limit stops
     mags = np.linspace(amax / grid, amax, grid)
     phases = np.linspace(0.0, 2.0 * math.pi, grid, endpoint=False)
     from gaitforge.cli.progress import progress_bar

@@ -42,6 +42,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
 from gaitforge.errors import GaitforgeError
 from gaitforge.optimize.problem import OBJECTIVES, Score
 from gaitforge.sim.batch import candidate_seeds
@@ -54,7 +55,8 @@ class Settings:
     """objective: distance | speed | cost; budget: total simulations; seed;
     outer: augmented-Lagrangian iterations; popsize (0: CMA-ES default);
     sigma0: initial step in scaled units; cyclic_tol: allowed cycle residual
-    (inf: unconstrained); mu0: first penalty weight."""
+    (default ``measures.CYCLIC_TOLERANCE``; inf: unconstrained); mu0: first
+    penalty weight."""
 
     objective: str = "distance"
     budget: int = 200
@@ -62,7 +64,7 @@ class Settings:
     outer: int = 3
     popsize: int = 0
     sigma0: float = 0.25
-    cyclic_tol: float = 1.0
+    cyclic_tol: float = CYCLIC_TOLERANCE
     mu0: float = 1.0
 
     def __post_init__(self) -> None:
@@ -148,9 +150,23 @@ def run_identity(problem, x0, settings: Settings) -> dict:
                                    "initial": [int(m) for m in layout.initial]},
                         "seconds": problem.seconds, "ramp": problem.ramp, "start_noise": problem.start_noise,
                         "heading": problem.heading,
-                        "upright": None if problem.upright is None else [float(v) for v in problem.upright]},
+                        "upright": None if problem.upright is None else [float(v) for v in problem.upright],
+                        "physics": _physics_identity(problem)},
             "x0": np.asarray(x0, float).tolist(),
             "settings": {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "budget"}}
+
+
+def _physics_identity(problem) -> dict | None:
+    """What a candidate's physics is, as plain data: the steps it runs at,
+    the contact model, the joint limits and whether they stop a run."""
+    physics = getattr(problem, "physics", None)
+    if physics is None:
+        return None
+    p = physics()
+    return {"timesteps": [float(t) for t in problem.timesteps], "integrator": p.integrator,
+            "solref": [float(v) for v in p.solref], "solimp": [float(v) for v in p.solimp],
+            "length": p.length, "torque_limit": p.torque_limit, "speed_limit": p.speed_limit,
+            "impulse_window": p.impulse_window, "strict_limits": bool(problem.strict_limits)}
 
 
 def _strategy(cma, start, lower: np.ndarray, upper: np.ndarray, settings: Settings, j: int):

@@ -12,7 +12,15 @@ initial conditions.
 
 A candidate that falls (root below a height, trunk tilted past an angle:
 ``upright``) stops there and scores as failed, graded by how long it stayed
-up (``Score.survived``).
+up (``Score.survived``); so does one that breaks the creature's limits
+(``strict_limits``: a joint over its speed limit, a contact sunk deeper
+than half the thinnest touching geom's radius; ``control.modal.physics``).
+
+Each candidate runs with its creature's modal physics
+(``control.modal.physics``), at its step dt and, with ``halved`` (the
+default), again at dt/2: the worse of the two scores counts (the shorter
+travel, the larger cycle residual and cost), so a gait whose travel is an
+artefact of the step cannot win.
 """
 from __future__ import annotations
 
@@ -67,11 +75,15 @@ class ModalProblem:
     of ``modes``; upright: (min_height [m], max_tilt [rad]) of the root
     body (height of the root, angle of its z axis from its rest direction)
     below / beyond which the creature has fallen (None: no check).
+    timestep [s]: the physics step dt (None: the creature's modal physics');
+    halved: also run at dt/2 and keep the worse score; strict_limits: a
+    candidate over its joint-speed or penetration limit has failed.
     """
 
     def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
                  start_noise: float = 0.0, name: str | None = None, heading: float | None = None,
-                 layout: Layout | None = None, upright: tuple[float, float] | None = None):
+                 layout: Layout | None = None, upright: tuple[float, float] | None = None,
+                 timestep: float | None = None, halved: bool = True, strict_limits: bool = True):
         if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
             raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
         self.heading = None if heading is None else float(heading)
@@ -89,6 +101,12 @@ class ModalProblem:
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0) or (label == "seconds" and v <= 0):
                 raise GaitforgeError(f"{label} must be a {'positive' if label == 'seconds' else 'non-negative'} "
                                      f"finite number, got {v!r}")
+        if timestep is not None:
+            from gaitforge.sim.physics import check_timestep
+
+            check_timestep(timestep, timestep)
+        self.timestep = None if timestep is None else float(timestep)
+        self.halved, self.strict_limits = bool(halved), bool(strict_limits)
         self.creature = creature
         self.modes = tuple(dict.fromkeys(m for m, _, _ in layout.terms))  # the driven modes
         self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
@@ -132,8 +150,23 @@ class ModalProblem:
         """Inverse of :meth:`recipe` for a recipe of this problem's layout."""
         return self.layout.vector(recipe)
 
-    def rollout(self, x: np.ndarray, seed: int = 0):
-        """The :class:`ModalRollout` of candidate ``x``."""
+    def physics(self):
+        """The :class:`~gaitforge.control.modal.physics.ModalPhysics` the
+        candidates run with (at ``physics().timestep`` and, when ``halved``,
+        at half of it)."""
+        from gaitforge.control.modal.physics import physics_for
+
+        return physics_for(self.creature_name, self.timestep)
+
+    @property
+    def timesteps(self) -> tuple[float, ...]:
+        """The steps [s] every candidate runs at: dt, and dt/2 when ``halved``."""
+        dt = self.physics().timestep
+        return (dt, 0.5 * dt) if self.halved else (dt,)
+
+    def rollout(self, x: np.ndarray, seed: int = 0, timestep: float | None = None):
+        """The :class:`ModalRollout` of candidate ``x`` at ``timestep`` [s]
+        (default: the first of :attr:`timesteps`)."""
         from gaitforge.control.modal import run_recipe
 
         character, basis = self.setup()
@@ -143,22 +176,42 @@ class ModalProblem:
             qvel = basis.shapes[:, list(self.modes)] @ (self.start_noise * rng.standard_normal(len(self.modes)))
             initial = (character.rest_qpos.copy(), qvel)
         return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial,
-                          upright=self.upright)
+                          upright=self.upright, physics=self.physics(),
+                          timestep=self.timesteps[0] if timestep is None else timestep,
+                          strict_limits=self.strict_limits)
 
     def __call__(self, x: np.ndarray, seed: int = 0) -> Score:
+        scores = []
+        for dt in self.timesteps:
+            s = self._score(x, seed, dt)
+            if s.failed:  # a failure at either step is the candidate's (the earlier fall, graded)
+                return s
+            scores.append(s)
+        return worse(scores)
+
+    def _score(self, x: np.ndarray, seed: int, timestep: float) -> Score:
         from gaitforge.control.modal.measures import summarize
 
         try:
-            r = self.rollout(x, seed)
+            r = self.rollout(x, seed, timestep)
         except GaitforgeError as exc:  # e.g. a non-positive period: a failed candidate
             return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, f"invalid candidate: {exc}")
         character, _ = self.setup()
-        if r.fell:
-            return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, str(r.divergence),
+        if r.fell or r.over_limit:
+            return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, f"{r.divergence} at the {1000 * timestep:g} ms step",
                          min(1.0, r.divergence.time / self.seconds))
-        s = summarize(r, character.mass, float(np.asarray(x)[-1]))
+        s = summarize(r, character.mass)  # cycles of the stride, the recipe's lowest frequency
         if self.heading is None or not r.ok:
             return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged)
         travel = float(r.displacement @ (math.cos(self.heading), math.sin(self.heading)))
         cot = s.work / (character.mass * 9.81 * travel) if travel > 1e-9 else math.inf
         return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None)
+
+
+def worse(scores: list[Score]) -> Score:
+    """The worse of scores of one candidate at several steps (none failed):
+    the shortest travel with its dx, speed and work, the largest cost of
+    transport and cycle residual."""
+    low = min(scores, key=lambda s: s.distance)
+    return low._replace(cost_of_transport=max(s.cost_of_transport for s in scores),
+                        cycle_residual=max(s.cycle_residual for s in scores))

@@ -10,7 +10,9 @@ the constraint null space) and the springs' stiffness exactly the one that
 analysis used. The controller writes ``model.qpos_spring`` (the runner gives
 each rollout its own model copy) and, for coupling springs on fixed tendons
 (the loop's closure spring), the tendons' spring lengths, so that the whole
-stiffness K of the analysis pulls toward θ_ref.
+stiffness K of the analysis pulls toward θ_ref; the springs' pull, with the
+impulse torques, is limited per joint (:mod:`.drive`), and nothing but these
+joint torques (and the joints' dampers) drives the creature.
 
 Symbols: θ0 rest pose, uᵢ shape (nv,), αᵢ amplitude and βᵢ posture offset
 (modal coordinates, kg^½ m), γᵢ phase [rad], f̃ᵢ frequency [Hz].
@@ -40,7 +42,8 @@ class ModalPlan:
     tendon_coef (ntendon, h) fixed-tendon coefficients on those joints (the
     tendon's spring length follows its length at θ_ref); tendon_rest
     (ntendon,) the tendons' rest spring lengths; K (nv, nv) the analysed
-    stiffness (for the work trace); kicks: the recipe's modal impulses and
+    stiffness; character: the creature; free_dofs the free joints' dofs
+    (no torque there); kicks: the recipe's modal impulses and
     initial conditions (:class:`ModalKicks`) or None when it has neither.
     """
 
@@ -93,7 +96,11 @@ class ModalPlan:
         self.tendon_coef = coef
         self.tendon_rest = m.tendon_lengthspring[:, 0].copy() if m.ntendon else np.zeros(0)
         self.K = np.asarray(character.stiffness_matrix, float)
-        self.kicks = ModalKicks(basis, recipe) if recipe.impulses or recipe.initial else None
+        self.character = character
+        free = [np.arange(m.jnt_dofadr[j], m.jnt_dofadr[j] + 6) for j in range(m.njnt)
+                if int(m.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE)]
+        self.free_dofs = np.concatenate(free).astype(int) if free else np.zeros(0, int)
+        self.kicks = ModalKicks(basis, recipe, self.free_dofs) if recipe.impulses or recipe.initial else None
 
     def modal_coords(self, t: float) -> np.ndarray:
         """Modal coordinates (n,) at time t [s]: α sin(ω t + γ) + β."""
@@ -140,29 +147,45 @@ def ball_quaternions(v, rest_T, out):  # pragma: no cover - compiled (its .py_fu
 class ModalController:
     """Open-loop modal equilibrium-point controller (Kry09 §4.1).
 
-    Implements :class:`gaitforge.sim.Controller`: each tick it moves the
-    spring reference of every hinge to θ0 + Σ uᵢ(αᵢ sin(2π f̃ᵢ t + γᵢ) + βᵢ)
-    with t = ``data.time`` [s]. ``ramp`` [s] fades the amplitudes in
-    (smoothstep) to avoid a jolt at t = 0 (0: none).
+    Implements :class:`gaitforge.sim.Controller`: every physics step it moves
+    the spring reference of every joint to θ0 + Σ uᵢ(αᵢ sin(2π f̃ᵢ t + γᵢ) + βᵢ)
+    with t = ``data.time`` [s] and sets the joints' torques
+    (:mod:`.drive`: the springs' pull plus impulse torques, limited; nothing
+    on the free joint). ``ramp`` [s] fades the amplitudes in (smoothstep)
+    to avoid a jolt at t = 0 (0: none).
+
+    It runs with its creature's physics (``physics``: a
+    :class:`~gaitforge.control.modal.physics.ModalPhysics`, default the
+    creature's own entry; ``control_dt`` its step, ``prepare_model`` applies
+    it to the run's model copy) and ``limits`` (its
+    :class:`~gaitforge.control.modal.physics.JointLimits`).
 
     The recipe's initial conditions are applied to the state at ``reset``
-    and its modal impulses in ``compute`` (:mod:`.impulses`).
+    (the only write to the state); its modal impulses are torque pulses on
+    the joints (:mod:`.impulses`) spread over ``physics.impulse_window``.
 
     After each rollout ``work`` holds the accumulated absolute mechanical
-    work [J] the moving reference did on the body, ∫ |(K δ)·q̇| dt, sampled
-    once per tick (δ the full joint displacement of the reference), plus
-    the kinetic energy |ΔT| each impulse put in or took out.
+    work [J] of the drive, ∫ |(τ − f_rest)·q̇| dt over the steps (τ the
+    joints' drive torque, f_rest the springs' pull about the rest pose), and
+    ``drive.stats`` the peaks (:class:`~gaitforge.control.modal.drive.JointDrive`).
     """
 
-    def __init__(self, plan: ModalPlan, *, ramp: float = 0.0):
+    def __init__(self, plan: ModalPlan, *, ramp: float = 0.0, physics=None, timestep: float | None = None):
+        from gaitforge.control.modal.drive import JointDrive
+        from gaitforge.control.modal.physics import limits, physics_for
+
         if not (math.isfinite(ramp) and ramp >= 0):
             raise GaitforgeError(f"ramp must be a non-negative number of seconds, got {ramp!r}")
         self.plan = plan
         self.ramp = float(ramp)
         self.work = 0.0
-        self._last_t: float | None = None
         p = plan
-        Ku = p.K @ p.full_U  # (nv, n): generalized force per unit modal coordinate
+        self.physics = (physics if physics is not None else physics_for(plan.character)).with_timestep(timestep)
+        self.limits = limits(plan.character, self.physics)
+        self.control_dt = self.physics.timestep
+        f = float(np.min(p.omega[p.omega > 0])) / (2.0 * math.pi) if np.any(p.omega > 0) else 0.0
+        self.period = 1.0 / f if f > 0 else math.inf  # s: the gait cycle (the lowest positive frequency)
+        self.drive = JointDrive(plan.character, plan, self.limits.torque, self.limits.speed)
         # One shared frequency (the usual gait): α sin(ωt + γ) = α cos γ sin ωt + α sin γ cos ωt, so the
         # reference is R0 + e(t) (sin ωt S + cos ωt C) with (h,) vectors precomputed once.
         self._single = len(set(p.omega.tolist())) == 1
@@ -172,22 +195,26 @@ class ModalController:
         self._R0 = p.rest_hinge + p.U @ p.beta
         self._a_cos, self._a_sin = a_cos, a_sin
         self._D0 = p.U @ p.beta
-        self._P = np.vstack([Ku @ a_cos, Ku @ a_sin, Ku @ p.beta])  # (3, nv): power terms
-        self._Ku = Ku
         # Preallocated operands of the per-tick products (a tuple operand costs a conversion each tick).
-        self._w2, self._delta, self._v3 = np.zeros(2), np.zeros(len(p.hinge_qpos)), np.zeros(3)
+        self._w2, self._delta = np.zeros(2), np.zeros(len(p.hinge_qpos))
         self._kicks = p.kicks
+        self._pulses: list[list] = []  # [torque (nv,), steps left] of the impulses being delivered
+        self._pulse = np.zeros(plan.character.model.nv)
 
     @property
     def state(self) -> str:
         return "modal"
 
+    def prepare_model(self, model: mujoco.MjModel) -> None:
+        """Give the run's model copy this controller's physics (``sim.controller``)."""
+        self.physics.apply(model)
+
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.work = 0.0
-        self._last_t = None
+        self.drive.reset()
+        self._pulses = []
         # Views into this rollout's buffers, kept for the per-tick fast path.
         self._spring = model.qpos_spring[self.plan.hinge_index] if isinstance(self.plan.hinge_index, slice) else None
-        self._qvel = data.qvel
         self._SC = np.ascontiguousarray(np.column_stack([self._S, self._C]))
         coef = self.plan.tendon_coef
         self._tendons = model.tendon_lengthspring if coef.shape[0] else None
@@ -199,6 +226,7 @@ class ModalController:
         self._quats = np.empty((len(self.plan.ball_qpos), 4))
         self._coords = np.empty(len(self.plan.alpha))  # modal coordinates of the general path, per tick
         self._fast = self._single and self._spring is not None and not self._balls
+        data.qfrc_applied[:] = 0.0
         if self._kicks is not None:
             self._kicks.reset()
             self._kicks.start(model, data)
@@ -264,30 +292,49 @@ class ModalController:
                 lengths = self._tendons
                 for i, (t0, ts, tc) in enumerate(self._T):
                     lengths[i, 0] = lengths[i, 1] = t0 + ws * ts + wc * tc
-            last = self._last_t
-            if last is not None:
-                v0, v1, v2 = np.dot(self._P, self._qvel, out=self._v3).tolist()
-                self.work += abs(ws * v0 + wc * v1 + v2) * (t - last)
-            self._last_t = t
         else:
-            self._compute(model, data, t)
+            self._apply(model, t)
+        impulse = self._impulse(model, data, t) if self._kicks is not None else None
+        self.work += abs(self.drive.step(model, data, impulse)) * self.control_dt
+
+    def _impulse(self, model: mujoco.MjModel, data: mujoco.MjData, t: float) -> np.ndarray | None:
+        """The impulse torque (nv,) of this step, or None: each impulse due
+        now becomes a torque J / W held for the W = ``impulse_window`` that
+        follows (whole steps, at least one)."""
         kicks = self._kicks
-        if kicks is not None and t + 1e-9 >= kicks.next:
-            self.work += kicks.apply(model, data, t, self._envelope(t))
+        assert kicks is not None
+        if t + 1e-9 >= kicks.next:
+            J = kicks.fire(model, data, t, self._envelope(t))
+            if J is not None:
+                steps = max(1, int(round(self.physics.impulse_window / self.control_dt)))
+                self._pulses.append([J / (steps * self.control_dt), steps])
+        if not self._pulses:
+            return None
+        pulse = self._pulse
+        pulse[:] = 0.0
+        for entry in self._pulses:
+            pulse += entry[0]
+            entry[1] -= 1
+        self._pulses = [e for e in self._pulses if e[1] > 0]
+        return pulse
 
-    def _compute(self, model: mujoco.MjModel, data: mujoco.MjData, t: float) -> None:
-        c = self._apply(model, t)
-        if self._last_t is not None:
-            if self._single:
-                v0, v1, v2 = np.dot(self._P, self._qvel, out=self._v3).tolist()
-                power = c[0] * v0 + c[1] * v1 + v2
-            else:
-                power = float((self._Ku @ c) @ data.qvel)
-            self.work += abs(power) * (t - self._last_t)
-        self._last_t = t
+    @property
+    def peaks(self) -> dict[str, float]:
+        """Peak drive torque [N m], peak joint speed [rad/s] and peak demanded
+        torque [N m] of the last rollout, and the steps in which the torque
+        was limited or a joint ran over its speed limit."""
+        from gaitforge.control.modal.drive import CLIPPED_STEPS, OVER_SPEED_STEPS, PEAK_DEMAND, PEAK_SPEED, \
+            PEAK_TORQUE
+
+        s = self.drive.stats
+        return {"torque": float(s[PEAK_TORQUE]), "speed": float(s[PEAK_SPEED]), "demand": float(s[PEAK_DEMAND]),
+                "clipped_steps": float(s[CLIPPED_STEPS]), "over_speed_steps": float(s[OVER_SPEED_STEPS])}
 
 
-def modal_controller(character, basis, recipe: GaitRecipe, *, ramp: float = 0.0) -> ModalController:
+def modal_controller(character, basis, recipe: GaitRecipe, *, ramp: float = 0.0, physics=None,
+                     timestep: float | None = None) -> ModalController:
     """A :class:`ModalController` driving ``character`` with ``recipe``'s
-    terms on ``basis`` (a :class:`ModalBasis` of that character)."""
-    return ModalController(ModalPlan(character, basis, recipe), ramp=ramp)
+    terms on ``basis`` (a :class:`ModalBasis` of that character), with
+    ``physics`` (default: the creature's, ``physics.physics_for``) and its
+    step replaced by ``timestep`` [s] when given."""
+    return ModalController(ModalPlan(character, basis, recipe), ramp=ramp, physics=physics, timestep=timestep)

@@ -1,12 +1,18 @@
 """Modal impulses and initial conditions of physically simulated modal
 control (Nunes et al. 2012, surveyed in Kry 2012 §4.5).
 
-An impulse of size s (kg^½ m/s) along elastic mode uᵢ (nv,) changes the
-generalized velocity by Δq̇ = uᵢ s, i.e. the modal velocity of mode i by s
-(the shapes are mass normalized). A :class:`~gaitforge.motion.recipe.ModalImpulse`
-fires once per gait cycle of period P = 1/f (f the recipe's lowest term
-frequency) at the times (k + at) P, k = 0, 1, …, on the first control tick
-at or after each. Its size follows the controller's amplitude fade-in.
+An impulse of size s (kg^½ m/s) along elastic mode uᵢ (nv,) is a joint
+torque impulse: the generalized impulse J = M(q) uᵢ s with the free joint's
+rows set to zero, which the controller spreads over a short window W as the
+torque J / W on the joints (``ModalController``; limited like every joint
+torque, :mod:`.drive`). Free in the air it changes the modal velocity of
+mode i by about s (the shapes are mass normalized: at the rest pose M uᵢ
+already has no free rows, so the root's momentum is not what J changes);
+nothing writes the state, so momentum changes through contacts only. A
+:class:`~gaitforge.motion.recipe.ModalImpulse` fires once per gait cycle
+of period P = 1/f (f the recipe's lowest term frequency) at the times
+(k + at) P, k = 0, 1, …, on the first step at or after each. Its size
+follows the controller's amplitude fade-in.
 
 An initial condition (:class:`~gaitforge.motion.recipe.ModalStart`) moves
 the start state: q ← q ⊕ Σ uᵢ oᵢ (``mj_integratePos``, so ball and free
@@ -28,9 +34,11 @@ class ModalKicks:
     """Impulses and initial conditions of ``recipe`` on ``basis`` (a
     :class:`ModalBasis`): U (nv, n) the impulses' shapes, size (n,), at (n,)
     cycle fractions, period [s]; U0 (nv, s) the initial conditions' shapes
-    with offset (s,) and velocity (s,)."""
+    with offset (s,) and velocity (s,); free (f,) the free joints' dofs,
+    where an impulse puts nothing."""
 
-    def __init__(self, basis, recipe: GaitRecipe):
+    def __init__(self, basis, recipe: GaitRecipe, free=()):
+        self.free = np.asarray(free, int)
         shapes = np.asarray(basis.shapes, float)
         imp, start = recipe.impulses, recipe.initial
         self.U = np.ascontiguousarray(shapes[:, [i.mode for i in imp]])
@@ -59,18 +67,18 @@ class ModalKicks:
         """How many instants (k + at) P of each impulse lie at or before t [s] (n,)."""
         return np.floor((t + _EPS) / self.period - self.at).astype(int) + 1
 
-    def apply(self, model: mujoco.MjModel, data: mujoco.MjData, t: float, envelope: float) -> float:
-        """Give the impulses due at t [s] (scaled by ``envelope``); returns the
-        kinetic energy change |ΔT| [J] = |Δq̇ᵀ M q̇ + ½ Δq̇ᵀ M Δq̇| (M of the last step)."""
+    def fire(self, model: mujoco.MjModel, data: mujoco.MjData, t: float, envelope: float) -> np.ndarray | None:
+        """The generalized impulse J (nv,) [N m s, kg m²/s] of the impulses due
+        at t [s] (scaled by ``envelope``): M(q) Σ uᵢ sᵢ with the free joints'
+        rows zero (M of the last step), or None when none is due."""
         n = self.due(t)
         fire = n > self._fired
         self._fired = n
         self.next = float(np.min((n + self.at) * self.period))
         if not fire.any():
-            return 0.0
+            return None
         dv = self.U[:, fire] @ (self.size[fire] * envelope)
-        Mdv = np.empty_like(dv)
-        mujoco.mj_mulM(model, data, Mdv, dv)
-        gain = float(Mdv @ data.qvel + 0.5 * (Mdv @ dv))
-        data.qvel[:] += dv
-        return abs(gain)
+        J = np.empty_like(dv)
+        mujoco.mj_mulM(model, data, J, dv)
+        J[self.free] = 0.0
+        return J

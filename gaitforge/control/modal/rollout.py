@@ -12,6 +12,12 @@ Divergence (the run stops and is reported with the time and the cause):
 non-finite state, any MuJoCo warning raised during the run (e.g. "bad qacc",
 after which MuJoCo silently resets the state), and energy blow-up (kinetic
 energy above ``energy_limit`` [J]).
+
+Every tick (every physics step under a :class:`ModalController`) the
+deepest penetration of a ground contact is tracked, with the geoms that
+touched the ground; at each start of a gait cycle (the controller's
+``period``) the whole state is kept for the cycle residual
+(``measures.cycle_residual``).
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from gaitforge.control.jit import kernel
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim import Rollout, run
 
@@ -33,6 +40,8 @@ _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.m
 # about the rest pose) may not rise above the work the moving reference put
 # in by more than ENERGY_SLACK[0] m g L + ENERGY_SLACK[1] W.
 ENERGY_SLACK = (0.05, 0.25)
+OVER_LIMIT = "over a limit"  # how every report of a run stopped by ``strict_limits`` begins
+MAX_PENETRATION = 0.02  # m: no contact may sink deeper, whatever the geom
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,17 @@ class ModalRollout:
     body touches the ground (bodies in model order, world excluded);
     divergence: a :class:`Divergence` or None; body_length [m] the
     character's rest extent along x; scalar_qpos (h,) qpos addresses of
-    the hinge/slide joints (for cycle measures).
+    the hinge/slide joints (for cycle measures); qvel (T, nv) the
+    velocities at the clip's frames; cycle_times (K,) [s], cycle_qpos (K,
+    nq) and cycle_qvel (K, nv): the state at the first tick of each gait
+    cycle (none without a period); penetration [m] the deepest any geom
+    sank into the ground at any tick; contact_radius [m] the smallest
+    radius (least half-extent) of a geom that touched the ground (inf:
+    none did); peaks: the drive's peaks (``ModalController.peaks``; empty
+    for another controller); limits: the joint limits it ran under
+    (``physics.JointLimits``) or None; model and rest_qpos: the
+    character's model and rest pose (what the state is measured against);
+    period [s] the gait cycle the cycle states were kept at (inf: none).
     """
 
     rollout: Rollout
@@ -69,6 +88,17 @@ class ModalRollout:
     divergence: Divergence | None
     body_length: float
     scalar_qpos: np.ndarray | None = None
+    qvel: np.ndarray | None = None
+    cycle_times: np.ndarray | None = None
+    cycle_qpos: np.ndarray | None = None
+    cycle_qvel: np.ndarray | None = None
+    penetration: float = 0.0
+    contact_radius: float = math.inf
+    peaks: dict | None = None
+    limits: Any = None
+    model: Any = None
+    rest_qpos: np.ndarray | None = None
+    period: float = math.inf
 
     @property
     def clip(self):
@@ -89,6 +119,12 @@ class ModalRollout:
         from gaitforge.control.modal.falls import FELL
 
         return self.divergence is not None and self.divergence.cause.startswith(FELL)
+
+    @property
+    def over_limit(self) -> bool:
+        """True when the run stopped because a joint ran over its speed limit
+        or a contact sank too deep (``strict_limits``)."""
+        return self.divergence is not None and self.divergence.cause.startswith(OVER_LIMIT)
 
     @property
     def displacement(self) -> np.ndarray:
@@ -115,13 +151,54 @@ def body_length(character) -> float:
     return float(hi - lo)
 
 
+def geom_radius(model: mujoco.MjModel, g: int) -> float:
+    """The radius [m] of geom ``g`` for the penetration bound: a sphere's,
+    capsule's or cylinder's radius, else its least half-extent (a box's half
+    thickness, an ellipsoid's shortest semi-axis)."""
+    size = model.geom_size[g]
+    kind = int(model.geom_type[g])
+    if kind in (int(mujoco.mjtGeom.mjGEOM_SPHERE), int(mujoco.mjtGeom.mjGEOM_CAPSULE),
+                int(mujoco.mjtGeom.mjGEOM_CYLINDER)):
+        return float(size[0])
+    return float(np.min(size[size > 0])) if np.any(size > 0) else math.inf
+
+
+@kernel
+def ground_penetration(dist, geom, on_ground, touched):  # pragma: no cover - compiled
+    """The deepest penetration [m] (≥ 0) among the contacts (dist (ncon,),
+    geom (ncon, 2)) that involve a ground geom (``on_ground`` (ngeom,) bool);
+    marks the other geom of each such contact in ``touched`` (ngeom,)."""
+    deepest = 0.0
+    for i in range(dist.shape[0]):
+        a, b = geom[i, 0], geom[i, 1]
+        if on_ground[a]:
+            other = b
+        elif on_ground[b]:
+            other = a
+        else:
+            continue
+        touched[other] = True
+        if -dist[i] > deepest:
+            deepest = -dist[i]
+    return deepest
+
+
 class _Recorder:
     """Wraps a controller: samples energies every ``every`` ticks (aligned with
-    the runner's records) and checks for divergence every tick."""
+    the runner's records), checks for divergence every tick, tracks ground
+    penetration every tick and keeps the state at each cycle start."""
 
     def __init__(self, character, inner, every: int, energy_limit: float, initial, slack: tuple[float, float]):
         self.inner, self.every, self.limit, self.initial = inner, every, energy_limit, initial
+        self.period = float(getattr(inner, "period", math.inf))
         m = character.model
+        self.on_ground = np.array([m.geom_bodyid[g] == 0 for g in range(m.ngeom)], bool)
+        self.radius = np.array([geom_radius(m, g) for g in range(m.ngeom)], float)
+        self.strict = False
+        self.touched = np.zeros(m.ngeom, bool)
+        self.penetration = 0.0
+        self.cycles: list[tuple[float, np.ndarray, np.ndarray]] = []
+        self._next_cycle = 0.0
         kinds = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
         scalar = [j for j in range(m.njnt) if int(m.jnt_type[j]) in kinds]
         self.scalar_q = np.array([m.jnt_qposadr[j] for j in scalar], int)
@@ -129,8 +206,9 @@ class _Recorder:
         self.rest_q = np.asarray(character.rest_qpos)[self.scalar_q].copy()
         self.K = np.asarray(character.stiffness_matrix)[np.ix_(dofs, dofs)].copy()
         self.slack_abs, self.slack_rel = slack
-        # (kinetic [J], potential [J], work [J], mass centre (3,) [m], bodies touching (nbody-1,), passive [J])
-        self.samples: list[tuple[float, float, float, np.ndarray, np.ndarray, float]] = []
+        # (kinetic [J], potential [J], work [J], mass centre (3,) [m], bodies touching (nbody-1,), passive [J],
+        #  qvel (nv,))
+        self.samples: list[tuple[float, float, float, np.ndarray, np.ndarray, float, np.ndarray]] = []
         self.divergence: Divergence | None = None
         self.data: Any = None  # the run's mujoco.MjData and MjModel, bound at reset
         self.model: Any = None
@@ -141,6 +219,17 @@ class _Recorder:
     @property
     def state(self) -> str:
         return self.inner.state
+
+    @property
+    def control_dt(self) -> float:
+        from gaitforge.sim.controller import DEFAULT_CONTROL_DT
+
+        return float(getattr(self.inner, "control_dt", DEFAULT_CONTROL_DT))
+
+    def prepare_model(self, model) -> None:
+        prepare = getattr(self.inner, "prepare_model", None)
+        if prepare is not None:
+            prepare(model)
 
     def reset(self, model, data) -> None:
         model.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
@@ -156,6 +245,10 @@ class _Recorder:
         self.samples.clear()
         self.divergence = None
         self._warn = data.warning.number.copy()
+        self.touched[:] = False
+        self.penetration = 0.0
+        self.cycles = []
+        self._next_cycle = 0.0
 
     def sample(self, data) -> None:
         # This state's kinematics, contacts and energies (mj_step's lag one step).
@@ -175,7 +268,8 @@ class _Recorder:
         gravity = -float(self.model.body_mass @ (data.xipos @ self.model.opt.gravity))
         passive = float(e[1]) + gravity + 0.5 * float(dq @ self.K @ dq)
         work = float(getattr(self.inner, "work", 0.0))
-        self.samples.append((float(e[1]), float(e[0]), work, data.subtree_com[1].copy(), touch, passive))
+        self.samples.append((float(e[1]), float(e[0]), work, data.subtree_com[1].copy(), touch, passive,
+                             data.qvel.copy()))
         if self.divergence is None and self.samples:
             gain = passive - self.samples[0][5]
             if not math.isfinite(gain) or gain > work + self.slack(work):
@@ -187,8 +281,25 @@ class _Recorder:
         (soft contacts and the per-tick work sum are not exact)."""
         return self.slack_abs + self.slack_rel * work
 
+    def allowed_penetration(self) -> float:
+        """How deep [m] a contact may sink: half the radius of the thinnest
+        geom that touched the ground so far, and at most ``MAX_PENETRATION``."""
+        radius = self.radius[self.touched]
+        return min(MAX_PENETRATION, 0.5 * float(radius.min())) if len(radius) else MAX_PENETRATION
+
     def check(self, data) -> str | None:
-        """The divergence reason, if any (also used as the runner's fall check)."""
+        """The divergence reason, if any (also used as the runner's fall check);
+        with ``strict`` a joint over its speed limit or a contact sunk too deep
+        stops the run too."""
+        if self.divergence is None and self.strict:
+            allowed = self.allowed_penetration()
+            if self.penetration > allowed:
+                self.divergence = Divergence(float(data.time), f"{OVER_LIMIT}: a contact sank "
+                                             f"{1000 * self.penetration:.1f} mm, deeper than {1000 * allowed:.1f} mm")
+            peaks, limits = getattr(self.inner, "peaks", None), getattr(self.inner, "limits", None)
+            if self.divergence is None and peaks is not None and limits is not None and peaks["over_speed_steps"]:
+                self.divergence = Divergence(float(data.time), f"{OVER_LIMIT}: a joint turned at "
+                                             f"{peaks['speed']:.0f} rad/s, over its {limits.speed:g} rad/s limit")
         return None if self.divergence is None else self.divergence.cause
 
     def _scan(self, data, when: float) -> None:
@@ -202,6 +313,14 @@ class _Recorder:
 
     def compute(self, model, data) -> None:
         t = data.time
+        if data.ncon:
+            deepest = ground_penetration(data.contact.dist, data.contact.geom, self.on_ground, self.touched)
+            if deepest > self.penetration:
+                self.penetration = deepest
+        if t + 1e-9 >= self._next_cycle:  # the first tick of a gait cycle: keep the state
+            self.cycles.append((float(t), data.qpos.copy(), data.qvel.copy()))
+            k = math.floor((t + 1e-9) / self.period) + 1 if math.isfinite(self.period) else math.inf
+            self._next_cycle = k * self.period if math.isfinite(self.period) else math.inf
         if t < self._last_t:  # MuJoCo reset the state after a bad step (it warns and restarts at t = 0)
             self._scan(data, self._last_t)
         if self._tick % self.every == 0:  # warnings and energies are checked at the record ticks
@@ -217,19 +336,32 @@ class _Recorder:
         self.inner.compute(model, data)
 
 
-def simulate_modal(character, controller, seconds: float, *, control_dt: float = 0.002,
+def simulate_modal(character, controller, seconds: float, *, control_dt: float | None = None,
                    record_fps: float = 100.0, initial: tuple[np.ndarray, np.ndarray] | None = None,
-                   energy_limit: float | None = None, upright: tuple[float, float] | None = None) -> ModalRollout:
+                   energy_limit: float | None = None, upright: tuple[float, float] | None = None,
+                   strict_limits: bool = False) -> ModalRollout:
     """Run ``controller`` (e.g. a :class:`ModalController`) on ``character``
     for ``seconds`` [s] with :func:`gaitforge.sim.run` and record energies.
 
+    control_dt [s]: the control interval (default the controller's own:
+    a :class:`ModalController` acts every step of its physics; 0.002 s for
+    a controller that names none).
     initial: (qpos (nq,), qvel (nv,)) start state (default: rest, at rest).
     energy_limit [J]: kinetic energy that counts as a blow-up (default
     100 · m g L, with m the mass, L the body length). A diverged run stops
     at the divergence; its report is in ``divergence``. upright:
     (min_height [m], max_tilt [rad]) of the root (``falls.upright_check``):
     a fall stops the run too and is reported as its divergence.
+    strict_limits: a joint over its speed limit or a contact deeper than
+    half the radius of the thinnest geom touching the ground (at most
+    ``MAX_PENETRATION``) stops the run too (checked every 20 ms), reported
+    as a divergence that begins with ``OVER_LIMIT`` (how optimization keeps
+    to the limits; a replay only reports them).
     """
+    from gaitforge.sim.controller import DEFAULT_CONTROL_DT
+
+    if control_dt is None:
+        control_dt = float(getattr(controller, "control_dt", DEFAULT_CONTROL_DT))
     for label, v in (("seconds", seconds), ("control_dt", control_dt), ("record_fps", record_fps)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise GaitforgeError(f"{label} must be a positive finite number, got {v!r}")
@@ -238,6 +370,7 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float =
     every = max(1, int(round(1.0 / (record_fps * control_dt))))
     mgl = character.mass * 9.81 * length
     rec = _Recorder(character, controller, every, limit, initial, (ENERGY_SLACK[0] * mgl, ENERGY_SLACK[1]))
+    rec.strict = bool(strict_limits)
     check = rec.check
     if upright is not None:
         from gaitforge.control.modal.falls import upright_check
@@ -250,26 +383,39 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float =
     n = rollout.clip.n_frames
     while len(rec.samples) < n:  # the runner records the final state without a control tick
         rec.sample(rec.data)
-    kin, pot, work, com, touch, _ = zip(*rec.samples[:n])
-    kin, pot, work, com = (np.array(x, float) for x in (kin, pot, work, com))
+    kin, pot, work, com, touch, _, qvel = zip(*rec.samples[:n])
+    kin, pot, work, com, qvel = (np.array(x, float) for x in (kin, pot, work, com, qvel))
     divergence = rec.divergence
     if divergence is None and rollout.fall is not None:
         rec._scan(rec.data, rollout.fall.time)  # the runner stopped at MuJoCo's reset before our next tick
         divergence = rec.divergence or Divergence(rollout.fall.time, rollout.fall.reason)
+    m = character.model
+    radius = min((geom_radius(m, int(g)) for g in np.flatnonzero(rec.touched)), default=math.inf)
+    cycles = [c for c in rec.cycles if c[0] <= rollout.clip.times[-1] + 1e-9]
+    peaks = getattr(controller, "peaks", None)
     return ModalRollout(rollout, kin, pot, work, com.reshape(n, 3), np.array(touch, bool), divergence, length,
-                        np.array(controller.plan.hinge_qpos) if hasattr(controller, "plan") else None)
+                        np.array(controller.plan.hinge_qpos) if hasattr(controller, "plan") else None,
+                        qvel.reshape(n, m.nv), np.array([c[0] for c in cycles], float),
+                        np.array([c[1] for c in cycles], float).reshape(len(cycles), m.nq),
+                        np.array([c[2] for c in cycles], float).reshape(len(cycles), m.nv),
+                        rec.penetration, radius, dict(peaks) if peaks is not None else {},
+                        getattr(controller, "limits", None), m, np.asarray(character.rest_qpos, float).copy(),
+                        rec.period)
 
 
-def run_recipe(character, recipe, seconds: float, *, ramp: float = 0.5, basis=None, **kwargs) -> ModalRollout:
+def run_recipe(character, recipe, seconds: float, *, ramp: float = 0.5, basis=None, physics=None,
+               timestep: float | None = None, **kwargs) -> ModalRollout:
     """Simulate ``recipe`` (a :class:`GaitRecipe` whose terms drive modes of
     ``character``) for ``seconds`` [s]: computes the modal basis the recipe
     refers to (``gaitforge.motion.recipe.modes_for``) unless ``basis`` is
     given, builds a :class:`ModalController` with amplitude fade-in ``ramp``
-    [s] and runs :func:`simulate_modal` (kwargs go there)."""
+    [s], ``physics`` (default the creature's) and ``timestep`` [s] (default
+    the physics' own) and runs :func:`simulate_modal` (kwargs go there)."""
     from gaitforge.control.modal.controller import modal_controller
     from gaitforge.motion.recipe import check_basis, modes_for
 
     if basis is None:
         basis = modes_for(character, recipe)
     check_basis(recipe, basis, character)
-    return simulate_modal(character, modal_controller(character, basis, recipe, ramp=ramp), seconds, **kwargs)
+    ctl = modal_controller(character, basis, recipe, ramp=ramp, physics=physics, timestep=timestep)
+    return simulate_modal(character, ctl, seconds, **kwargs)
