@@ -47,6 +47,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError, brief
 from gaitforge.io.atomic import write_bytes
+from gaitforge.io.files import kind_of
 from gaitforge.optimize.cmaes import Generation
 from gaitforge.optimize.problem import Score
 
@@ -213,14 +214,6 @@ def _difference(theirs: Any, ours: Any, where: str = "") -> str | None:
     return f"{where or 'identity'}: {brief(theirs)} in the checkpoint, {brief(ours)} here"
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "an unknown kind of file"
-
-
 def _reject(token: str) -> float:
     raise ValueError(f"non-standard constant {token}")
 
@@ -265,7 +258,7 @@ class JsonCheckpoint:
             raise self._fail(f"cannot read the checkpoint ({exc.strerror or exc})") from None
         limit = f"more than the {MAX_BYTES // 2 ** 20} MiB a checkpoint may hold; refused without reading it"
         if not stat.S_ISREG(st.st_mode):
-            raise self._fail(f"is {_kind(st.st_mode)}, not a regular file; refused without reading it")
+            raise self._fail(f"is {kind_of(st.st_mode)}, not a regular file; refused without reading it")
         if st.st_size > MAX_BYTES:
             raise self._fail(f"{st.st_size:,} bytes, {limit}")
         try:
@@ -275,7 +268,7 @@ class JsonCheckpoint:
         with os.fdopen(fd, "rb") as fh:
             mode = os.fstat(fh.fileno()).st_mode  # the file opened may not be the one looked at
             if not stat.S_ISREG(mode):
-                raise self._fail(f"is {_kind(mode)}, not a regular file; refused without reading it")
+                raise self._fail(f"is {kind_of(mode)}, not a regular file; refused without reading it")
             try:
                 data = fh.read(MAX_BYTES + 1)
             except OSError as exc:

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import mujoco
 
+from gaitforge.creatures import spec_checks
 from gaitforge.errors import GaitforgeError
 
-TIMESTEP_RANGE = (1e-5, 0.05)  # s: steps a user may ask for (finer ones would run for days)
+TIMESTEP_RANGE = spec_checks.TIMESTEP  # s: steps a user may ask for, as a creature file (finer would run for days)
 
 _INTEGRATORS = {int(v): k.lower() for k, v in (("Euler", mujoco.mjtIntegrator.mjINT_EULER),
                                                ("RK4", mujoco.mjtIntegrator.mjINT_RK4),
