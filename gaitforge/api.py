@@ -23,14 +23,12 @@ a :class:`gaitforge.errors.ResultError`.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
-
 from gaitforge import inputs
 from gaitforge.creatures.character import Character
 from gaitforge.modal import ModalBasis, compute_modes
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.metrics import GaitMetrics
-from gaitforge.sim import Rollout
+from gaitforge.control.entry import Run
 
 
 
@@ -234,97 +232,104 @@ def _save_options(path, options: dict) -> dict:
     return out
 
 
-class Run(NamedTuple):
-    """A simulated run: the (possibly scaled) character and its rollout
-    (``rollout.clip``, ``rollout.fall``)."""
-
-    character: Character
-    rollout: Rollout
-
-
 def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,
         scale: float = 1.0, turn_rate: float = 0.0, path=None, schedule=None, gains: str = "ours",
-        timestep: float | None = None) -> Run:
-    """Simulate a controlled runner: a Raibert & Hodgins controller (``name``
-    raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
-    accepted) or a quadruped skills controller (dog, gorilla). ``gait`` one
-    of its gaits (default its first), ``speed`` [m/s] (default its
-    default), ``seconds`` of simulated time; dynamic ``scale`` (Raibert
-    runners); ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
-    ``schedule`` of ``skills.commands.Command`` (skills runners); ``gains``
-    a named gain set (``control.skills.catalog.GAINS``: "ours"; the gorilla
-    also "thesis", "ours-10ms", "thesis-10ms"); ``timestep`` [s] replaces
-    the controller's physics step (it must divide its control interval; the
-    run's ``rollout.physics`` says what ran)."""
-    from gaitforge.control.skills import catalog as skills
-    from gaitforge.errors import GaitforgeError
-    from gaitforge.sim.push import check_gains, family_of
+        timestep: float | None = None, progress=None) -> Run:
+    """Simulate any runner of the controller registry (``gaitforge runners``
+    lists them; :mod:`gaitforge.control.registry`): a Raibert & Hodgins
+    runner (raibert_biped, raibert_quadruped, kangaroo; biped and quadruped
+    accepted), a skills runner (dog, gorilla) or a modal gait (worm, loop).
+    ``gait`` one of its gaits (default its default), ``speed`` [m/s]
+    (default the gait's default; outside the gait's range refused; a modal
+    gait takes none), ``seconds`` of simulated time; dynamic ``scale``,
+    ``turn_rate`` [rad/s], ``path`` (a ``WaypointPath``) and a
+    ``schedule`` of ``skills.commands.Command`` where the runner takes them;
+    ``gains`` a named gain set ("ours"; the gorilla also "thesis",
+    "ours-10ms", "thesis-10ms"); ``timestep`` [s] replaces the physics step
+    (it must divide the control interval; ``rollout.physics`` says what
+    ran); ``progress(t)`` is called about once per simulated second.
+    Returns a :class:`Run` that unpacks as ``character, rollout``."""
+    from gaitforge.control import registry
 
     name, gait = inputs.text("name", name), inputs.optional_text("gait", gait)
     seconds = inputs.RUN_SECONDS.check("seconds", seconds)
     scale, turn_rate = inputs.SCALE.check("scale", scale), inputs.TURN_RATE.check("turn_rate", turn_rate)
     path, schedule = inputs.waypoint_path("path", path), inputs.schedule("schedule", schedule, seconds)
     timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
-    check_gains(name, inputs.text("gains", gains))
-    if family_of(name) == "skills":
-        if scale != 1.0:
-            raise GaitforgeError(f"{name} cannot be scaled (scaling works for the Raibert runners)")
-        sr = skills.runner(name)
-        g = gait or sr.default_gait
-        sr.check_gait(g)
-        v = inputs.run_speed(sr, g, speed, path)
-        character, rollout = skills.simulate(name, g, v, seconds, turn_rate=turn_rate, path=path,
-                                             schedule=schedule, gains=gains, timestep=timestep)
-        return Run(character, rollout)
-    from gaitforge.control.raibert import catalog
-
-    if turn_rate or schedule is not None:
-        raise GaitforgeError(f"turn_rate and schedule work for the skills controllers ({', '.join(skills.RUNNERS)}); "
-                             f"{name} follows a path instead")
-    r = catalog.runner(name)
-    g = gait or r.default_gait
-    r.check_gait(g)
-    character, rollout = catalog.simulate(r.key, g, inputs.run_speed(r, g, speed, path), seconds, path=path,
-                                          scale=scale, timestep=timestep)
-    return Run(character, rollout)
+    gains = inputs.text("gains", gains)
+    if progress is not None and not callable(progress):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"progress: must be a callable (t) or None, got {brief(progress)}")
+    e = registry.entry(name, gait)
+    options = {"path": path, "scale": scale, "turn_rate": turn_rate, "schedule": schedule}
+    registry.check_options(e, options)
+    e.check_gains(gains)
+    return e.run(speed=inputs.run_speed(e, speed, path), seconds=seconds, timestep=timestep, gains=gains,
+                 progress=progress, **{k: v for k, v in options.items() if k in e.options})
 
 
 def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | None = None,
          ray: str | None = None, force: float | None = None, gains: str = "ours",
-         timestep: float | None = None) -> dict:
+         timestep: float | None = None, progress=None) -> dict:
     """Push recovery (:mod:`gaitforge.sim.push`: a 0.5 s sideways push at the
     pelvis, every phase tried, survival as :data:`gaitforge.sim.push.SURVIVAL`)
     of ``name``'s ``gait`` at each commanded speed [m/s] (default
-    :func:`gaitforge.sim.push.default_speeds`); any runner: dog, gorilla or a
-    Raibert runner. Without ``force``: {speed: the largest force [N] such that
-    every force on a grid of 2 % of body weight up to it survives}
-    (:func:`gaitforge.sim.push.largest_push`). With ``force`` [N]: {speed:
-    {"force", "survived", "phases": [per phase: start_s, survived,
-    peak_tilt_deg, min_height_m, foreign_contact, fall], "criteria"}}
-    (:func:`gaitforge.sim.push.push_at`). ``gains``: a named gain set ("ours";
-    the gorilla also "thesis": its servos at kp_scale 1, and "ours-10ms",
-    "thesis-10ms": at its former 10 ms discrete step; ``control.skills.catalog.GAINS``);
-    ``timestep`` [s] replaces the runner's physics step.
-    Trials run on
-    ``workers`` processes or a Ray cluster."""
-    from gaitforge.sim.push import (PushCase, check_force, check_gains, family_of, largest_push,
-                                    push_at, runner_of)
+    :func:`gaitforge.sim.push.default_speeds`); any registry runner that
+    stands (a modal crawl does not: refused). Without ``force``: {speed: the
+    largest force [N] such that every force on a grid of 2 % of body weight
+    up to it survives} (:func:`gaitforge.sim.push.largest_push`). With
+    ``force`` [N]: {speed: {"force", "survived", "phases": [per phase:
+    start_s, survived, peak_tilt_deg, min_height_m, foreign_contact, fall],
+    "criteria"}} (:func:`gaitforge.sim.push.push_at`). ``gains``: a named
+    gain set ("ours"; the gorilla also "thesis": its servos at kp_scale 1,
+    and "ours-10ms", "thesis-10ms": at its former 10 ms discrete step;
+    ``control.skills.catalog.GAINS``); ``timestep`` [s] replaces the
+    runner's physics step. Trials run on ``workers`` processes or a Ray
+    cluster. ``progress``: see :func:`push_results`."""
+    results = push_results(name, gait, speeds=speeds, phases=phases, workers=workers, ray=ray, force=force,
+                           gains=gains, timestep=timestep, progress=progress)
+    if force is not None:
+        return {r.case.speed: r.as_dict() for r in results}
+    return {r.case.speed: r.largest for r in results}
 
+
+def push_results(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | None = None,
+                 ray: str | None = None, force: float | None = None, gains: str = "ours",
+                 timestep: float | None = None, progress=None) -> list:
+    """:func:`push`'s full results, one per speed: ``sim.push.PushResult``
+    (the scan: largest, first failing force, its phases' verdicts, stride,
+    trials), or ``sim.push.ForceResult`` with ``force``. ``progress(done,
+    speed, force, trials)`` is called as the work advances (``done``: speeds
+    finished; ``force`` [N] and ``trials`` of the scan under way, None when
+    a speed is finished)."""
+    from gaitforge.control import registry
     from gaitforge.sim.batch import check_workers
+    from gaitforge.sim.push import PushCase, check_force, check_pushable, largest_push, push_at
 
     name, gait = inputs.text("name", name), inputs.text("gait", gait)
-    family = family_of(name)
-    r = runner_of(name)
-    r.check_gait(gait)
-    check_gains(name, inputs.text("gains", gains))
+    e = registry.entry(name, gait)
+    check_pushable(e, registry.standing())
+    e.check_gains(inputs.text("gains", gains))
     if force is not None:
         force = check_force(force)
     phases = inputs.PUSH_PHASES.check("phases", phases)
     check_workers(workers)
     ray = inputs.optional_text("ray", ray)
-    speeds = inputs.push_speeds(r, name, gait, speeds)
+    speeds = inputs.push_speeds(e, speeds)
     timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
-    cases = [PushCase(family, r.key, gait, float(v), gains=gains, timestep=timestep) for v in speeds]
-    if force is not None:
-        return {c.speed: push_at(c, force, phases=phases, workers=workers, ray=ray).as_dict() for c in cases}
-    return {c.speed: largest_push(c, phases=phases, workers=workers, ray=ray).largest for c in cases}
+    if progress is not None and not callable(progress):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"progress: must be a callable or None, got {brief(progress)}")
+    out = []
+    for k, v in enumerate(speeds):
+        case = PushCase(e, float(v), gains=gains, timestep=timestep)
+        if force is not None:
+            out.append(push_at(case, force, phases=phases, workers=workers, ray=ray))
+        else:
+            def advance(f: float, trials: int, k: int = k, v: float = v) -> None:
+                if progress is not None:
+                    progress(k, v, f, trials)
+            out.append(largest_push(case, phases=phases, workers=workers, ray=ray, progress=advance))
+        if progress is not None:
+            progress(k + 1, v, None, None)
+    return out

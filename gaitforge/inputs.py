@@ -160,25 +160,16 @@ def speed_profile(name: str, value: Any):
                          f"callable V(t), got {brief(value)}")
 
 
-def run_speed(runner, gait: str, speed: float | None, path=None) -> float:
-    """The speed [m/s] a run is commanded: ``speed`` (checked, within
-    :data:`RUN_SPEED`), else the path's own, else :func:`default_speed`."""
+def run_speed(entry, speed: float | None, path=None) -> float | None:
+    """The speed [m/s] a run of registry ``entry`` is asked for: ``speed``
+    (checked, within :data:`RUN_SPEED`), else the path's own, else None
+    (the entry's default: ``control.entry.Entry.speed_for``, which also
+    refuses a speed outside the gait's range)."""
     if speed is not None:
         return RUN_SPEED.check("speed", speed)
     if path is not None and getattr(path, "speed", None) is not None:
         return RUN_SPEED.check("the path's speed", path.speed)
-    return default_speed(runner, gait)
-
-
-def default_speed(runner, gait: str) -> float:
-    """A runner's speed for ``gait`` when none is asked: its default speed
-    when the gait holds it, else the middle of the gait's range (0 for
-    standing). ``run dog --gait walk`` walks at 0.45 m/s, not at the trot's
-    0.8 m/s that the walk cannot hold."""
-    lo, hi = runner.speed_range(gait)
-    if lo <= runner.default_speed <= hi:
-        return float(runner.default_speed)
-    return round((lo + hi) / 2, 3)
+    return None
 
 
 def schedule(name: str, value: Any, seconds: float):
@@ -210,21 +201,17 @@ def waypoint_path(name: str, value: Any):
     return value
 
 
-def push_speeds(runner, name: str, gait: str, speeds: Any) -> list[float]:
-    """The commanded speeds [m/s] of a push table: finite numbers inside
-    ``runner``'s range for ``gait`` (``name`` as the user spelled the
-    creature); None: the table's default speeds."""
+def push_speeds(entry, speeds: Any) -> list[float]:
+    """The commanded speeds [m/s] of a push table of registry ``entry``:
+    finite numbers inside its gait's range; None: the table's default
+    speeds (``sim.push.default_speeds``)."""
     if speeds is None:
         from gaitforge.sim.push import default_speeds
 
-        return default_speeds(runner, gait)
+        return default_speeds(entry)
     if isinstance(speeds, (str, bytes)) or not hasattr(speeds, "__iter__"):
         raise GaitforgeError(f"speeds: must be a list of speeds [m/s], got {brief(speeds)}")
     out = [RUN_SPEED.check(f"speeds[{i}]", v) for i, v in enumerate(speeds)]
     if not out or len(out) > 100:
         raise GaitforgeError(f"speeds: give 1 to 100 speeds, got {len(out)}")
-    lo, hi = runner.speed_range(gait)
-    for v in out:
-        if not lo - 1e-9 <= v <= hi + 1e-9:
-            raise GaitforgeError(f"{name} {gait}: speed {v:g} m/s is outside its range {lo:g}–{hi:g} m/s")
-    return out
+    return [float(entry.speed_for(v)) for v in out]

@@ -82,14 +82,14 @@ SURVIVAL = Survival()  # the definition every push table uses
 
 @dataclass(frozen=True)
 class PushCase:
-    """One cell of a push table: ``family`` ("skills" or "raibert"), the
-    runner's ``creature`` key, its ``gait`` and ``speed`` [m/s]; times [s];
-    ``gains`` a named gain set of the runner (``gain_sets``); ``timestep``
-    [s] replaces the runner's physics step (None: its own)."""
+    """One cell of a push table: ``runner`` a controller registry entry
+    (``control.entry.Entry``: anything with ``key``, ``gait``, ``stands``
+    and ``run(speed=, seconds=, perturb=, gains=, timestep=)`` returning
+    (character, rollout)) and its commanded ``speed`` [m/s]; times [s];
+    ``gains`` one of the entry's gain sets; ``timestep`` [s] replaces the
+    runner's physics step (None: its own)."""
 
-    family: str
-    creature: str
-    gait: str
+    runner: Any
     speed: float
     settle: float = 8.0
     duration: float = 0.5
@@ -97,78 +97,46 @@ class PushCase:
     gains: str = "ours"
     timestep: float | None = None
 
+    @property
+    def creature(self) -> str:
+        """The runner's key (its creature's registry name)."""
+        return str(self.runner.key)
+
+    @property
+    def gait(self) -> str:
+        return str(self.runner.gait)
+
     def simulate(self, seconds: float, perturb: Callable | None = None):
         """(character, rollout) of this case's runner, pushed by ``perturb``."""
-        if self.family == "skills":
-            from gaitforge.control.skills import catalog as skills
-            return skills.simulate(self.creature, self.gait, self.speed, seconds, perturb=perturb,
-                                   gains=self.gains, timestep=self.timestep)
-        if self.family == "raibert":
-            from gaitforge.control.raibert import catalog as raibert
-            check_gains(self.creature, self.gains)
-            return raibert.simulate(self.creature, self.gait, self.speed, seconds, perturb=perturb,
-                                    timestep=self.timestep)
-        raise GaitforgeError(f"push: unknown controller family {self.family!r} (skills, raibert)")
+        character, rollout = self.runner.run(speed=self.speed, seconds=seconds, perturb=perturb, gains=self.gains,
+                                             timestep=self.timestep)
+        return character, rollout
+
 
 THESIS_SPEEDS = tuple(THESIS_TABLE_3_1["ds_walk"])  # m/s, the speeds of Wang 2011 Table 3.1
 
 
-def default_speeds(runner, gait: str, count: int = 5) -> list[float]:
-    """The speeds [m/s] a push table covers when none are asked for: the
-    thesis' 0.1 … 0.5 m/s where the gait's range holds them all (the
-    gorilla), else ``count`` speeds spread evenly over the gait's range
-    (rounded to 0.01 m/s; one speed for a gait with a single speed)."""
-    lo, hi = runner.speed_range(gait)
+def default_speeds(runner, count: int = 5) -> list[float]:
+    """The speeds [m/s] a push table of ``runner`` (a registry entry: one
+    gait) covers when none are asked for: the thesis' 0.1 … 0.5 m/s where
+    the gait's range holds them all (the gorilla), else ``count`` speeds
+    spread evenly over the gait's range (rounded to 0.01 m/s; one speed for
+    a gait with a single speed)."""
+    check_pushable(runner)
+    lo, hi = runner.speed_range
     if lo - 1e-9 <= THESIS_SPEEDS[0] and THESIS_SPEEDS[-1] <= hi + 1e-9:
         return list(THESIS_SPEEDS)
     return sorted({round(float(v), 2) for v in np.linspace(lo, hi, count)})
 
 
-def family_of(creature: str) -> str:
-    """"skills" for the skills runners (dog, gorilla), "raibert" for the RH91
-    runners; raises ``UnknownNameError`` listing them otherwise."""
-    from gaitforge.control.skills import catalog as skills
-
-    if creature in skills.RUNNERS:
-        return "skills"
-    from gaitforge.control.raibert import catalog as raibert
-    from gaitforge.errors import UnknownNameError
-
-    try:
-        raibert.runner(creature)
-    except UnknownNameError:
-        names = [r.creature for r in raibert.RUNNERS.values()] + list(skills.RUNNERS)
-        families = [k for k, r in raibert.RUNNERS.items() if k != r.creature]
-        raise UnknownNameError(f"no simulated controller for {creature!r} (creatures with one: {', '.join(names)}; "
-                               f"also by family: {', '.join(families)})") from None
-    return "raibert"
-
-
-def runner_of(creature: str):
-    """The catalogue entry (``sim.catalog.Runner``) of any runner."""
-    if family_of(creature) == "skills":
-        from gaitforge.control.skills import catalog as skills
-        return skills.runner(creature)
-    from gaitforge.control.raibert import catalog as raibert
-    return raibert.runner(creature)
-
-
-def gain_sets(creature: str) -> tuple[str, ...]:
-    """The named gain sets of ``creature``'s runner: "ours" for every runner;
-    the gorilla also has "thesis" (``control.skills.catalog.GAINS``)."""
-    if family_of(creature) == "skills":
-        from gaitforge.control.skills import catalog as skills
-        return tuple(skills.GAINS[skills.runner(creature).key])
-    return ("ours",)
-
-
-def check_gains(creature: str, gains: str) -> None:
-    """Raise ``UnknownNameError`` unless ``gains`` is one of ``creature``'s gain sets."""
-    from gaitforge.errors import UnknownNameError
-
-    sets = gain_sets(creature)
-    if gains not in sets:
-        raise UnknownNameError(f"{creature} has no gain set {gains!r} (gain sets: {', '.join(sets)})")
+def check_pushable(runner, standing: Sequence[str] = ()) -> None:
+    """Refuse a runner that does not stand (a modal crawl: nothing balances,
+    so a push has nothing to upset), naming ``standing``, the runners that
+    do, where given."""
+    if not runner.stands or runner.speed_range is None:
+        names = f" (runners that stand: {', '.join(standing)})" if standing else ""
+        raise GaitforgeError(f"push: {runner.key} {runner.gait} does not stand on legs, so there is no balance "
+                             f"for a push to upset{names}")
 
 
 def push_body(character) -> int:
@@ -437,6 +405,7 @@ def unpushed(case: PushCase, phases: int = 4, criteria: Survival = SURVIVAL) -> 
     """Simulate ``case`` unpushed and measure what its trials share (``Unpushed``)."""
     if isinstance(phases, bool) or not isinstance(phases, (int, np.integer)) or phases < 1:
         raise GaitforgeError(f"push: phases must be a whole number ≥ 1, got {phases!r}")
+    check_pushable(case.runner)
     since, until = case.settle + case.duration, case.settle + case.duration + case.after
     character, base = case.simulate(until)
     _check_sideways(character, case)

@@ -19,21 +19,10 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.sim.controller import Controller, run_settings
+from gaitforge.sim.events import DIVERGED, RunEvent
 from gaitforge.sim.physics import Physics
 
 _OWN: Any = object()  # the default of ``run``'s settings: the controller's own
-
-
-@dataclass(frozen=True)
-class FallEvent:
-    """When and how a run failed: time [s], the reason, the controller state."""
-
-    time: float
-    reason: str
-    state: str
-
-    def __str__(self) -> str:
-        return f"fell at t = {self.time:.2f} s ({self.reason}) in state {self.state}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +33,8 @@ class Rollout:
     contact (T, F) bool: foot touches the ground (the foot's body or a body
     below it, e.g. toes); grf (T, F, 3) [N] ground reaction force on each
     foot (with those bodies) in world axes; states: the controller's state
-    label at each record tick; fall: a FallEvent or None; wall_time [s];
+    label at each record tick; fall: a ``sim.events.RunEvent`` (a fall
+    or a divergence) or None; wall_time [s];
     other_contact (T,) int: the id of a body that is no foot (nor below
     one) and touches the ground at that tick, 0 when none does (None: not
     recorded); physics: what the run integrated with
@@ -56,7 +46,7 @@ class Rollout:
     contact: np.ndarray
     grf: np.ndarray
     states: tuple[str, ...]
-    fall: FallEvent | None
+    fall: RunEvent | None
     wall_time: float
     other_contact: np.ndarray | None = None
     physics: Physics | None = None
@@ -140,7 +130,7 @@ def _ground_forces(m: mujoco.MjModel, d: mujoco.MjData, body_to_foot: dict[int, 
 
 
 def run(character: Character, controller: Controller, seconds: float, *, control_dt: float | None = None,
-        record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | None] | None = _OWN,
+        record_fps: float = 100.0, fall_check: Callable[[mujoco.MjData], str | RunEvent | None] | None = _OWN,
         stop_on_fall: bool = True, perturb: Callable[[float, mujoco.MjData], None] | None = None,
         model: mujoco.MjModel | None = None, progress: Callable[[float], None] | None = None,
         initial: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None,
@@ -150,7 +140,8 @@ def run(character: Character, controller: Controller, seconds: float, *, control
 
     control_dt [s] must be a multiple of the model's timestep; record_fps the
     sampling rate of the recorded clip. ``fall_check(data)`` returns a reason
-    string when the creature has fallen (None: no check). ``perturb(t,
+    string when the creature has fallen, or a ``RunEvent`` of its own (None:
+    no check). ``perturb(t,
     data)`` may apply external forces (``xfrc_applied``) each tick.
     ``model`` overrides the character's model (e.g. a scaled copy); it is
     copied, never changed. Left out, ``control_dt``, the model's preparation
@@ -206,7 +197,7 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         if fall_check is not None and fall is None and k % check_every == 0:
             reason = fall_check(d)
             if reason is not None:
-                fall = FallEvent(float(d.time), reason, controller.state)
+                fall = reason if isinstance(reason, RunEvent) else RunEvent(float(d.time), reason, controller.state)
                 if stop_on_fall:
                     break
         if perturb is not None:
@@ -217,10 +208,10 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         before = float(d.time)
         mujoco.mj_step(m, d, nstep=nstep)
         if not math.isfinite(float(d.qpos.sum())):  # NaN/inf propagate into the sum
-            fall = FallEvent(float(d.time), "simulation diverged", controller.state)
+            fall = RunEvent(float(d.time), "non-finite state", controller.state, DIVERGED)
             break
         if d.time < before:  # MuJoCo reset the data after a bad acceleration (its warning): time restarts at 0
-            fall = FallEvent(before, "simulation diverged (MuJoCo reset it)", controller.state)
+            fall = RunEvent(before, "MuJoCo reset it", controller.state, DIVERGED)
             break
     wall = _time.perf_counter() - start
     fps = 1.0 / (record_every * control_dt)

@@ -2,10 +2,11 @@
 
 Public surface: :class:`ModalController` / :func:`modal_controller` (the
 spring reference follows a sum of modal vibrations), :func:`simulate_modal`
-→ :class:`ModalRollout` (clip, contacts, energy traces, divergence).
+→ :class:`ModalRollout` (clip, contacts, energy traces, and why it stopped
+early: a ``sim.events.RunEvent``).
 """
 from gaitforge.control.modal.controller import ModalController, ModalPlan, modal_controller
-from gaitforge.control.modal.rollout import Divergence, ModalRollout, body_length, run_recipe, simulate_modal
+from gaitforge.control.modal.rollout import ModalRollout, body_length, run_recipe, simulate_modal
 
-__all__ = ["Divergence", "ModalController", "ModalPlan", "ModalRollout", "body_length", "modal_controller",
+__all__ = ["ModalController", "ModalPlan", "ModalRollout", "body_length", "modal_controller",
            "run_recipe", "simulate_modal"]

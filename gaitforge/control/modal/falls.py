@@ -10,8 +10,6 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 
-FELL = "fell"  # how every fall report begins
-
 
 def _z_axis(q: np.ndarray) -> np.ndarray:
     """The body z axis (3,) in world axes of unit quaternion q (w, x, y, z)."""
@@ -35,10 +33,10 @@ def upright_check(character, min_height: float, max_tilt: float) -> Callable[[mu
         q = data.qpos
         h = float(q[a + 2])
         if h < min_height:
-            return f"{FELL}: root height {h:.3f} m below {min_height:g} m"
+            return f"root height {h:.3f} m below {min_height:g} m"
         c = float(_z_axis(q[a + 3:a + 7]) @ rest)
         if c < cos_max:
-            return (f"{FELL}: trunk tilted {math.degrees(math.acos(max(-1.0, min(1.0, c)))):.0f} deg, "
+            return (f"trunk tilted {math.degrees(math.acos(max(-1.0, min(1.0, c)))):.0f} deg, "
                     f"more than {math.degrees(max_tilt):.0f} deg")
         return None
 

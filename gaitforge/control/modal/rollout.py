@@ -8,7 +8,8 @@ springs about their current reference, MuJoCo's ``mjENBL_ENERGY``) and the
 cumulative absolute work W [J] the moving spring reference did
 (:class:`ModalController.work`).
 
-Divergence (the run stops and is reported with the time and the cause):
+A divergence (the run stops and is reported with the time and the cause as a
+``sim.events.RunEvent``):
 non-finite state, any MuJoCo warning raised during the run (e.g. "bad qacc",
 after which MuJoCo silently resets the state), and energy blow-up (kinetic
 energy above ``energy_limit`` [J]).
@@ -31,6 +32,7 @@ import numpy as np
 from gaitforge.control.jit import kernel
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim import Rollout, run
+from gaitforge.sim.events import DIVERGED, OVER_LIMIT, RunEvent
 
 _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.mjtWarning.__members__.items()
                   if k != "mjNWARNING"}
@@ -40,20 +42,7 @@ _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.m
 # about the rest pose) may not rise above the work the moving reference put
 # in by more than ENERGY_SLACK[0] m g L + ENERGY_SLACK[1] W.
 ENERGY_SLACK = (0.05, 0.25)
-OVER_LIMIT = "over a limit"  # how every report of a run stopped by ``strict_limits`` begins
 MAX_PENETRATION = 0.02  # m: no contact may sink deeper, whatever the geom
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """Why and when a simulation stopped being trustworthy: time [s] of the
-    first control tick at which it was noticed, and the cause."""
-
-    time: float
-    cause: str
-
-    def __str__(self) -> str:
-        return f"diverged at t = {self.time:.3f} s ({self.cause})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +53,8 @@ class ModalRollout:
     kinetic, potential, work (T,) [J] energy traces at the clip's frames;
     com (T, 3) [m] centre of mass; ground_contact (T, nbody - 1) bool: which
     body touches the ground (bodies in model order, world excluded);
-    divergence: a :class:`Divergence` or None; body_length [m] the
+    divergence: why the run stopped early (``sim.events.RunEvent``: a
+    fall, a divergence or a limit stop) or None; body_length [m] the
     character's rest extent along x; scalar_qpos (h,) qpos addresses of
     the hinge/slide joints (for cycle measures); qvel (T, nv) the
     velocities at the clip's frames; cycle_times (K,) [s], cycle_qpos (K,
@@ -85,7 +75,7 @@ class ModalRollout:
     work: np.ndarray
     com: np.ndarray
     ground_contact: np.ndarray
-    divergence: Divergence | None
+    divergence: RunEvent | None
     body_length: float
     scalar_qpos: np.ndarray | None = None
     qvel: np.ndarray | None = None
@@ -116,15 +106,13 @@ class ModalRollout:
     @property
     def fell(self) -> bool:
         """True when the run stopped because the creature fell (``upright``)."""
-        from gaitforge.control.modal.falls import FELL
-
-        return self.divergence is not None and self.divergence.cause.startswith(FELL)
+        return self.divergence is not None and self.divergence.fell
 
     @property
     def over_limit(self) -> bool:
         """True when the run stopped because a joint ran over its speed limit
         or a contact sank too deep (``strict_limits``)."""
-        return self.divergence is not None and self.divergence.cause.startswith(OVER_LIMIT)
+        return self.divergence is not None and self.divergence.over_limit
 
     @property
     def displacement(self) -> np.ndarray:
@@ -209,7 +197,7 @@ class _Recorder:
         # (kinetic [J], potential [J], work [J], mass centre (3,) [m], bodies touching (nbody-1,), passive [J],
         #  qvel (nv,))
         self.samples: list[tuple[float, float, float, np.ndarray, np.ndarray, float, np.ndarray]] = []
-        self.divergence: Divergence | None = None
+        self.divergence: RunEvent | None = None
         self.data: Any = None  # the run's mujoco.MjData and MjModel, bound at reset
         self.model: Any = None
         self._tick = 0
@@ -273,8 +261,8 @@ class _Recorder:
         if self.divergence is None and self.samples:
             gain = passive - self.samples[0][5]
             if not math.isfinite(gain) or gain > work + self.slack(work):
-                self.divergence = Divergence(float(data.time), f"energy blow-up: mechanical energy rose "
-                                                               f"{gain:.4g} J, more than the {work:.4g} J put in")
+                self.divergence = RunEvent(float(data.time), f"energy blow-up: mechanical energy rose {gain:.4g} J, "
+                                           f"more than the {work:.4g} J put in", self.state, DIVERGED)
 
     def slack(self, work: float) -> float:
         """Energy [J] the passive system may gain beyond the work put in
@@ -287,20 +275,20 @@ class _Recorder:
         radius = self.radius[self.touched]
         return min(MAX_PENETRATION, 0.5 * float(radius.min())) if len(radius) else MAX_PENETRATION
 
-    def check(self, data) -> str | None:
-        """The divergence reason, if any (also used as the runner's fall check);
+    def check(self, data) -> RunEvent | None:
+        """The divergence, if any (also used as the runner's fall check);
         with ``strict`` a joint over its speed limit or a contact sunk too deep
         stops the run too."""
         if self.divergence is None and self.strict:
             allowed = self.allowed_penetration()
             if self.penetration > allowed:
-                self.divergence = Divergence(float(data.time), f"{OVER_LIMIT}: a contact sank "
-                                             f"{1000 * self.penetration:.1f} mm, deeper than {1000 * allowed:.1f} mm")
+                self.divergence = RunEvent(float(data.time), f"a contact sank {1000 * self.penetration:.1f} mm, "
+                                           f"deeper than {1000 * allowed:.1f} mm", self.state, OVER_LIMIT)
             peaks, limits = getattr(self.inner, "peaks", None), getattr(self.inner, "limits", None)
             if self.divergence is None and peaks is not None and limits is not None and peaks["over_speed_steps"]:
-                self.divergence = Divergence(float(data.time), f"{OVER_LIMIT}: a joint turned at "
-                                             f"{peaks['speed']:.0f} rad/s, over its {limits.speed:g} rad/s limit")
-        return None if self.divergence is None else self.divergence.cause
+                self.divergence = RunEvent(float(data.time), f"a joint turned at {peaks['speed']:.0f} rad/s, over its "
+                                           f"{limits.speed:g} rad/s limit", self.state, OVER_LIMIT)
+        return self.divergence
 
     def _scan(self, data, when: float) -> None:
         """Record the first new MuJoCo warning (if any) as the divergence at ``when`` [s]."""
@@ -309,7 +297,7 @@ class _Recorder:
         warn = data.warning.number.copy()
         if np.any(warn != self._warn):
             i = int(np.argmax(warn != self._warn))
-            self.divergence = Divergence(when, f"MuJoCo warning: {_WARNING_NAMES.get(i, i)}")
+            self.divergence = RunEvent(when, f"MuJoCo warning: {_WARNING_NAMES.get(i, i)}", self.state, DIVERGED)
 
     def compute(self, model, data) -> None:
         t = data.time
@@ -329,8 +317,8 @@ class _Recorder:
             if self.divergence is None:
                 kinetic = self.samples[-1][0]
                 if not math.isfinite(kinetic) or kinetic > self.limit:
-                    self.divergence = Divergence(float(t), f"energy blow-up: kinetic energy {kinetic:.4g} J > "
-                                                           f"{self.limit:g} J")
+                    self.divergence = RunEvent(float(t), f"energy blow-up: kinetic energy {kinetic:.4g} J > "
+                                               f"{self.limit:g} J", self.state, DIVERGED)
         self._tick += 1
         self._last_t = t
         self.inner.compute(model, data)
@@ -339,7 +327,7 @@ class _Recorder:
 def simulate_modal(character, controller, seconds: float, *, control_dt: float | None = None,
                    record_fps: float = 100.0, initial: tuple[np.ndarray, np.ndarray] | None = None,
                    energy_limit: float | None = None, upright: tuple[float, float] | None = None,
-                   strict_limits: bool = False) -> ModalRollout:
+                   strict_limits: bool = False, progress=None, perturb=None) -> ModalRollout:
     """Run ``controller`` (e.g. a :class:`ModalController`) on ``character``
     for ``seconds`` [s] with :func:`gaitforge.sim.run` and record energies.
 
@@ -355,8 +343,9 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float |
     strict_limits: a joint over its speed limit or a contact deeper than
     half the radius of the thinnest geom touching the ground (at most
     ``MAX_PENETRATION``) stops the run too (checked every 20 ms), reported
-    as a divergence that begins with ``OVER_LIMIT`` (how optimization keeps
-    to the limits; a replay only reports them).
+    as an event of kind ``sim.events.OVER_LIMIT`` (how optimization keeps
+    to the limits; a replay only reports them). progress, perturb: as in
+    :func:`gaitforge.sim.run`.
     """
     from gaitforge.sim.controller import DEFAULT_CONTROL_DT
 
@@ -379,7 +368,8 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float |
 
         def check(data):
             return rec.check(data) or fallen(data)
-    rollout = run(character, rec, seconds, control_dt=control_dt, record_fps=record_fps, fall_check=check)
+    rollout = run(character, rec, seconds, control_dt=control_dt, record_fps=record_fps, fall_check=check,
+                  progress=progress, perturb=perturb)
     n = rollout.clip.n_frames
     while len(rec.samples) < n:  # the runner records the final state without a control tick
         rec.sample(rec.data)
@@ -388,7 +378,7 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float |
     divergence = rec.divergence
     if divergence is None and rollout.fall is not None:
         rec._scan(rec.data, rollout.fall.time)  # the runner stopped at MuJoCo's reset before our next tick
-        divergence = rec.divergence or Divergence(rollout.fall.time, rollout.fall.reason)
+        divergence = rec.divergence or rollout.fall
     m = character.model
     radius = min((geom_radius(m, int(g)) for g in np.flatnonzero(rec.touched)), default=math.inf)
     cycles = [c for c in rec.cycles if c[0] <= rollout.clip.times[-1] + 1e-9]

@@ -1,0 +1,163 @@
+"""One entry of the controller registry (``control.registry``): a runnable
+(creature, gait) of any controller family, with one call that simulates it.
+
+What differs between families is data on the entry — its speed range (or
+none: a modal gait sets its own speed), whether it stands (can be pushed),
+which run options it takes, its gain sets — and two functions the family
+supplies: ``simulate`` (build the creature and its controller, run them)
+and ``measure`` (what to report about a run). Nothing outside the family's
+adapter (``control.runners``) branches on a family, creature or gait name.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, NamedTuple
+
+from gaitforge.errors import GaitforgeError, UnknownNameError
+
+# Run options beyond the ones every entry takes (speed, seconds, timestep,
+# initial, seed, progress, perturb): what a request for each says when an
+# entry does not take it.
+OPTION_WORDS = {
+    "path": ("does not follow paths", "paths work for"),
+    "scale": ("cannot be scaled", "scaling works for"),
+    "turn_rate": ("does not turn on command", "turn_rate works for"),
+    "schedule": ("takes no command schedule", "schedules work for"),
+    "plots": ("has no gait graph to plot", "plots work for"),
+}
+UNSET = {"path": None, "scale": 1.0, "turn_rate": 0.0, "schedule": None, "plots": None}  # option values that ask nothing
+
+
+class Measures(NamedTuple):
+    """What a family reports about a run: title; rows of (quantity with its
+    unit, value as text); notes: further lines (e.g. why nothing was
+    measured)."""
+
+    title: str
+    rows: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A runnable (creature, gait).
+
+    key: the catalogue name (the creature's registry name, e.g.
+    ``raibert_biped``); aliases: other names accepted for it (``biped``);
+    gait; family ("raibert", "skills", "modal": for listings only);
+    creature: the registry creature simulated; speed_range (lo, hi) [m/s]:
+    the commanded speeds it holds (None: it takes no commanded speed, its
+    drive sets it); default_speed [m/s] (None with no range); stands: it
+    balances on legs, so a sideways push can be judged
+    (``sim.push``); default: the creature's default gait; options: the run
+    options it takes beyond the common ones (:data:`OPTION_WORDS`);
+    gain_sets: its named gain sets ("ours" first); gait_graph(entry, speed):
+    the gait graph its controller follows at ``speed`` (None: none to
+    plot); simulate(entry, speed,
+    seconds, *, timestep, start, progress, perturb, gains, **options) ->
+    (character, rollout, detail): the family's run (``detail`` its own
+    record, e.g. a ``ModalRollout``; ``start`` a
+    ``sim.ensemble.PerturbedStart`` or None); measure(run) -> Measures.
+    """
+
+    key: str
+    gait: str
+    family: str
+    creature: str
+    speed_range: tuple[float, float] | None
+    default_speed: float | None
+    stands: bool
+    simulate: Callable[..., tuple[Any, Any, Any]] = field(repr=False, compare=False)
+    measure: Callable[["Run"], Measures] = field(repr=False, compare=False)
+    default: bool = False
+    aliases: tuple[str, ...] = ()
+    options: frozenset[str] = frozenset()
+    gain_sets: tuple[str, ...] = ("ours",)
+    gait_graph: Callable[["Entry", float], Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name the entry answers to: its key, then its aliases."""
+        return (self.key, *self.aliases)
+
+    @property
+    def label(self) -> str:
+        """``key gait``: how messages name the entry."""
+        return f"{self.key} {self.gait}"
+
+    def speed_for(self, speed: float | None) -> float | None:
+        """The commanded speed [m/s] of a run asked for ``speed`` (None: the
+        default): refused with a ``GaitforgeError`` naming the range when
+        outside it, or when the entry takes no speed."""
+        if self.speed_range is None:
+            if speed is not None:
+                raise GaitforgeError(f"{self.label} takes no speed: its drive sets how fast it goes "
+                                     "(give no speed)")
+            return None
+        if speed is None:
+            return self.default_speed
+        lo, hi = self.speed_range
+        if not lo - 1e-9 <= speed <= hi + 1e-9:
+            raise GaitforgeError(f"{self.label}: speed {speed:g} m/s is outside its range {lo:g}–{hi:g} m/s")
+        return float(speed)
+
+    def check_gains(self, gains: str) -> None:
+        """Raise ``UnknownNameError`` unless ``gains`` is one of the entry's gain sets."""
+        if gains not in self.gain_sets:
+            raise UnknownNameError(f"{self.key} has no gain set {gains!r} (gain sets: {', '.join(self.gain_sets)})")
+
+    def run(self, *, speed: float | None = None, seconds: float = 10.0, timestep: float | None = None,
+            initial=None, seed: int = 0, progress: Callable[[float], None] | None = None,
+            perturb: Callable | None = None, gains: str = "ours", **options) -> "Run":
+        """Simulate the entry for ``seconds`` [s] at ``speed`` [m/s] (None:
+        its default; out of range: refused); ``timestep`` [s] replaces its
+        physics step; ``initial`` (a ``sim.ensemble.StartNoise``) with
+        ``seed`` draws a perturbed start (None: the rest pose, unperturbed);
+        ``progress(t)`` about once per simulated second; ``perturb(t,
+        data)`` may push the creature; ``gains`` one of its gain sets;
+        ``options`` those it takes (``options``)."""
+        commanded = self.speed_for(speed)
+        self.check_gains(gains)
+        from gaitforge.control.registry import check_options
+
+        check_options(self, options)
+        start = None
+        if initial is not None:
+            from gaitforge.sim.ensemble import PerturbedStart
+
+            start = PerturbedStart(initial, seed, commanded or 0.0)
+        character, rollout, detail = self.simulate(self, commanded, seconds, timestep=timestep, start=start,
+                                                   progress=progress, perturb=perturb, gains=gains, **options)
+        return Run(character, rollout, self, commanded, detail)
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A simulated run: the (possibly scaled) character, its rollout
+    (``sim.Rollout``: clip, contacts, ``fall``), the entry that ran, the
+    commanded speed [m/s] (None: the entry takes none) and the family's own
+    record (``detail``: a ``ModalRollout`` for a modal gait, else None).
+    Unpacks as ``character, rollout``."""
+
+    character: Any
+    rollout: Any
+    entry: Entry | None = None
+    speed: float | None = None
+    detail: Any = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.character, self.rollout))
+
+    def measures(self) -> Measures:
+        """What the entry's family reports about this run."""
+        if self.entry is None:
+            raise GaitforgeError("this run names no registry entry to measure it")
+        return self.entry.measure(self)
+
+
+def fmt(value: Any) -> str:
+    """A measured value as table text: — for none, 4 significant digits."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
