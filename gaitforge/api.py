@@ -252,17 +252,18 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     from gaitforge.control import registry
 
     name, gait = inputs.text("name", name), inputs.optional_text("gait", gait)
+    e = registry.entry(name, gait)
     seconds = inputs.RUN_SECONDS.check("seconds", seconds)
     scale, turn_rate = inputs.SCALE.check("scale", scale), inputs.TURN_RATE.check("turn_rate", turn_rate)
-    path, schedule = inputs.waypoint_path("path", path), inputs.schedule("schedule", schedule, seconds)
+    schedule = inputs.schedule("schedule", schedule, seconds)
+    registry.check_options(e, {"path": path, "scale": scale, "turn_rate": turn_rate, "schedule": schedule})
+    path = inputs.waypoint_path("path", path)  # (a file is read only for a runner that follows paths)
     timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
     gains = inputs.text("gains", gains)
     if progress is not None and not callable(progress):
         from gaitforge.errors import GaitforgeError, brief
         raise GaitforgeError(f"progress: must be a callable (t) or None, got {brief(progress)}")
-    e = registry.entry(name, gait)
     options = {"path": path, "scale": scale, "turn_rate": turn_rate, "schedule": schedule}
-    registry.check_options(e, options)
     e.check_gains(gains)
     return e.run(speed=inputs.run_speed(e, speed, path), seconds=seconds, timestep=timestep, gains=gains,
                  progress=progress, **{k: v for k, v in options.items() if k in e.options})
@@ -320,7 +321,7 @@ def push_results(name: str, gait: str, *, speeds=None, phases: int = 4, workers:
     if progress is not None and not callable(progress):
         from gaitforge.errors import GaitforgeError, brief
         raise GaitforgeError(f"progress: must be a callable or None, got {brief(progress)}")
-    out = []
+    out: list = []
     for k, v in enumerate(speeds):
         case = PushCase(e, float(v), gains=gains, timestep=timestep)
         if force is not None:

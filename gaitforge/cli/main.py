@@ -26,9 +26,9 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 from gaitforge import __version__  # noqa: E402
 from gaitforge.errors import GaitforgeError, GaitforgeWarning, NotMetError  # noqa: E402
 from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
-                           raibert_cmd, skills_cmd)
+                           push_cmd, raibert_cmd, run_cmd)
 
-COMMAND_MODULES = [creatures_cmd, modes_cmd, motion_cmd, raibert_cmd, skills_cmd, modalsim_cmd, modalopt_cmd,
+COMMAND_MODULES = [creatures_cmd, modes_cmd, motion_cmd, run_cmd, raibert_cmd, push_cmd, modalsim_cmd, modalopt_cmd,
                    demo_cmd]
 MAX_LINE = 400  # characters of an error or warning line (values inside are cut to ~80 already)
 

@@ -1,48 +1,19 @@
-"""Commands for the RH91 dynamic runners: ``run`` and ``report raibert``."""
+"""``report raibert``: Table 2 of Raibert & Hodgins 1991 reproduced (their
+runs go through ``gaitforge run``, :mod:`.run_cmd`)."""
 from __future__ import annotations
 
 import argparse
-import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from gaitforge.naming import match
-from gaitforge import inputs
 from gaitforge.cli.args import number
-from gaitforge.control.raibert import catalog
-from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="simulate a controlled runner: a Raibert & Hodgins runner (raibert_biped, "
-                                   "raibert_quadruped, kangaroo) or a quadruped skills controller (dog, gorilla)")
-    p.add_argument("creature", metavar="CREATURE",
-                   help="raibert_biped, raibert_quadruped, kangaroo (biped and quadruped also accepted), dog, gorilla")
-    p.add_argument("--gait", help="run, gallop_together, gallop_alternate (biped); trot, bound, gallop "
-                                  "(quadruped); hop (kangaroo); stand, walk, trot (dog); stand, ds_walk, "
-                                  "trot (gorilla). Default: the creature's first")
-    p.add_argument("--turn", type=number(inputs.TURN_RATE), default=0.0, metavar="RATE",
-                   help="yaw rate [rad/s] to turn at (dog, gorilla)")
-    p.add_argument("--plots", metavar="DIR", help="write footprints.png, gait_graph.png and gait_diagram.png "
-                                                  "into DIR (dog, gorilla)")
-    p.add_argument("--speed", type=number(inputs.RUN_SPEED), help="desired forward speed [m/s]")
-    p.add_argument("--path", metavar="FILE", help="YAML file of waypoints to follow (biped, quadruped)")
-    p.add_argument("--seconds", type=number(inputs.RUN_SECONDS), default=10.0, help="simulated time [s] (default 10)")
-    p.add_argument("--scale", type=number(inputs.SCALE), default=1.0, metavar="L",
-                   help="dynamic scaling factor (Table 1)")
-    p.add_argument("--timestep", type=number(inputs.TIMESTEP), metavar="DT",
-                   help="physics step [s] instead of the controller's own (must divide its control interval)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
-                   help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
-    p.set_defaults(func=cmd_run)
-
     p = sub.add_parser("report", help="reproduce a paper's measurements")
     p.add_argument("paper", choices=["raibert"], help="raibert: Table 2 of Raibert & Hodgins 1991")
     p.add_argument("--seconds", type=number(0, 600, above=True), default=30.0, help="simulated time per experiment [s]")
@@ -50,78 +21,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out-dir", "--out", dest="out", default="report-raibert", metavar="DIR",
                    help="folder for table2.md, table2.csv and the plots (default report-raibert)")
     p.set_defaults(func=cmd_report)
-
-
-def _measures_table(title: str, measures) -> Table:
-    t = Table(title=title)
-    t.add_column("quantity")
-    t.add_column("value", justify="right")
-    for k, v in measures.as_dict().items():
-        t.add_row(k.replace("_", " "), "—" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v))
-    return t
-
-
-def cmd_run(args) -> int:
-    from gaitforge.control.raibert.measures import measure_run
-    from gaitforge.control.skills import catalog as skills
-
-    from gaitforge.sim.push import family_of
-
-    if family_of(args.creature) == "skills":
-        from gaitforge.cli.skills_cmd import run_skills
-        return run_skills(args)
-    if args.plots:
-        raise GaitforgeError(f"--plots works for the skills controllers ({', '.join(skills.RUNNERS)})")
-    if args.turn:
-        raise GaitforgeError(f"--turn works for the skills controllers ({', '.join(skills.RUNNERS)}); "
-                             f"{args.creature} follows --path instead")
-
-    r = catalog.runner(args.creature)
-    gait = match(args.gait, r.speed_ranges) or args.gait if args.gait else r.default_gait
-    r.check_gait(gait)
-    if args.output:
-        from gaitforge.io.atomic import check_output
-        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
-        check_output(args.output, EXPORT_EXTENSIONS, "motion")
-    path = None
-    if args.path:
-        from gaitforge.io.paths import load_path
-        path = load_path(args.path)
-    # --speed, else the path file's speed, else the gait's default (inputs.default_speed); reported as
-    # the controller uses it (clamped into the gait's range, which it warns about).
-    speed = inputs.run_speed(r, gait, args.speed, path)
-    lo, hi = r.speed_range(gait, args.scale)
-    used = min(max(speed, lo), hi)
-    from gaitforge.cli.progress import MIN_SECONDS, progress_bar
-
-    with warnings.catch_warnings(record=True) as caught, \
-            progress_bar(f"{args.creature} {gait}", args.seconds, quiet=args.quiet,
-                         worth_it=args.seconds >= MIN_SECONDS, unit="s") as advance:
-        warnings.simplefilter("always")
-        character, rollout = catalog.simulate(args.creature, gait, speed, args.seconds, path=path,
-                                              scale=args.scale, progress=advance, timestep=args.timestep)
-    for w in caught:
-        print(f"gaitforge: warning: {w.message}", file=sys.stderr)
-    sim = rollout.clip.duration
-    console.print(f"{character.name} {gait}: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
-                  f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")
-    console.print(str(rollout.physics), soft_wrap=True)
-    status = 0
-    if rollout.fall is not None:
-        console.print(f"[red]{rollout.fall}[/red]")
-        status = 1
-    else:
-        settle = min(5.0, 0.3 * sim)
-        try:
-            console.print(_measures_table(f"{character.name} {gait} at {used:g} m/s",
-                                          measure_run(character, rollout, used, settle)))
-        except GaitforgeError as exc:
-            console.print(f"no measurements: {exc}")
-    if args.output:
-        from gaitforge.io.clipfiles import save_motion
-        save_motion(character, rollout.clip, args.output)
-        console.print(f"wrote {args.output}")
-    return status
 
 
 def cmd_report(args) -> int:

@@ -26,7 +26,7 @@ OPTION_WORDS = {
     "schedule": ("takes no command schedule", "schedules work for"),
     "plots": ("has no gait graph to plot", "plots work for"),
 }
-UNSET = {"path": None, "scale": 1.0, "turn_rate": 0.0, "schedule": None, "plots": None}  # option values that ask nothing
+UNSET = {"path": None, "scale": 1.0, "turn_rate": 0.0, "schedule": None, "plots": None}  # values that ask nothing
 
 
 class Measures(NamedTuple):

@@ -75,6 +75,7 @@ def check_options(e: Entry, options: Mapping[str, Any]) -> None:
     for name, value in options.items():
         if name not in OPTION_WORDS:
             raise GaitforgeError(f"run: unknown option {name!r} (valid: {', '.join(OPTION_WORDS)})")
-        if name not in e.options and value is not None and value != UNSET[name]:
+        asks = value is not None and (UNSET[name] is None or value != UNSET[name])
+        if name not in e.options and asks:
             cannot, works = OPTION_WORDS[name]
             raise GaitforgeError(f"{e.key} {cannot} ({works}: {', '.join(takers(name))})")
