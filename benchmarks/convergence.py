@@ -57,9 +57,9 @@ def measure(runner: str, gait: str, speed: float, seconds: float, timestep: floa
     """(speed [m/s], stride [s], fall [s] or nan, penetration [m], radius [m]) of one quiet run."""
     from gaitforge.creatures import registry
     from gaitforge.creatures.character import Character
-    from gaitforge.sim.push import runner_of
+    from gaitforge.control import registry as runners
 
-    probe = ContactProbe(Character.from_spec(registry.build(runner_of(runner).creature)).model)
+    probe = ContactProbe(Character.from_spec(registry.build(runners.entry(runner, gait).creature)).model)
     _, r = simulate_perturbed(runner, gait, speed, seconds, QUIET, 0, timestep=timestep, perturb=probe)
     t, x = r.times, r.clip.qpos[:, 0]
     half = t >= 0.5 * t[-1]
@@ -68,7 +68,7 @@ def measure(runner: str, gait: str, speed: float, seconds: float, timestep: floa
 
 
 def main(argv: list[str] | None = None) -> None:
-    from gaitforge.sim.push import runner_of
+    from gaitforge.control import registry as runners
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runners", default=",".join(RUNNERS))
@@ -79,10 +79,11 @@ def main(argv: list[str] | None = None) -> None:
           "| Δspeed, Δstride vs dt/2 |")
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     for name in args.runners.split(","):
-        r = runner_of(name)
-        for gait, (lo, hi) in r.speed_ranges.items():
-            if (args.gaits and gait not in args.gaits.split(",")) or hi <= 0.0:
+        for e in runners.gaits(name):
+            gait = e.gait
+            if e.speed_range is None or (args.gaits and gait not in args.gaits.split(",")) or e.speed_range[1] <= 0.0:
                 continue
+            lo, hi = e.speed_range
             v = round(0.5 * (lo + hi), 3)
             rows = []
             dt = None
@@ -108,12 +109,12 @@ def _own_timestep(name: str, gait: str, speed: float) -> float:
     from gaitforge.creatures import registry
     from gaitforge.creatures.character import Character
     from gaitforge.sim.controller import run_settings
-    from gaitforge.sim.push import runner_of
+    from gaitforge.control import registry as runners
 
-    r = runner_of(name)
-    character = Character.from_spec(registry.build(r.creature))
-    assert r.make is not None
-    return float(run_settings(r.make(character, gait, speed), character.model).model.opt.timestep)
+    e = runners.entry(name, gait)
+    character = Character.from_spec(registry.build(e.creature))
+    assert e.controller is not None
+    return float(run_settings(e.controller(e, character, speed), character.model).model.opt.timestep)
 
 
 if __name__ == "__main__":

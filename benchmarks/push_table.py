@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from gaitforge.control import registry
 from gaitforge.sim.push import (THESIS_TABLE_3_1, PushCase, PushTrial, grid, largest_push, scan, unpushed)
 
 GAIT_NAMES = {"ds_walk": "DS walk", "trot": "trotting walk"}
@@ -44,7 +45,7 @@ def table(gaits: list[str], speeds: list[float], gains: list[str], workers: int)
         for g in gains:
             for v in speeds:
                 t = time.perf_counter()
-                res = largest_push(PushCase("skills", "gorilla", gait, v, gains=g), workers=workers)
+                res = largest_push(PushCase(registry.entry("gorilla", gait), v, gains=g), workers=workers)
                 wall = time.perf_counter() - t
                 results[gait, g, v] = res
                 why = "; ".join(f"phase {k + 1}: {x.why(res.reference, res.criteria)}"
@@ -66,7 +67,7 @@ def table(gaits: list[str], speeds: list[float], gains: list[str], workers: int)
 
 
 def jitter(gait: str, speed: float) -> None:
-    case = PushCase("skills", "gorilla", gait, speed)
+    case = PushCase(registry.entry("gorilla", gait), speed)
     base = unpushed(case)
     trial = PushTrial(case, base.body, base.reference)
     for offset in (0.0, 0.01, 0.02, 0.03, 0.05, 0.07):

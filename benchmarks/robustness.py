@@ -25,10 +25,11 @@ from gaitforge.sim.ensemble import StartNoise, ensemble
 RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
 
 
-def _runner(name: str):
-    from gaitforge.sim.push import runner_of
+def _ranges(name: str) -> dict[str, tuple[float, float]]:
+    """gait → (lo, hi) [m/s] of the registry runner ``name`` (gaits with a range)."""
+    from gaitforge.control import registry
 
-    return runner_of(name)
+    return {e.gait: e.speed_range for e in registry.gaits(name) if e.speed_range is not None}
 
 
 def _speeds(lo: float, hi: float) -> list[float]:
@@ -53,8 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     print("| runner | gait | speed m/s | held | first fall s | speed miss | footfalls read as | wall s |")
     print("|---|---|---|---|---|---|---|---|", flush=True)
     for name in args.runners.split(","):
-        r = _runner(name)
-        for gait, (lo, hi) in r.speed_ranges.items():
+        for gait, (lo, hi) in _ranges(name).items():
             if (args.gaits and gait not in args.gaits.split(",")) or hi <= 0.0:
                 continue
             speeds = [float(v) for v in args.speeds.split(",")] if args.speeds else _speeds(lo, hi)

@@ -60,9 +60,9 @@ def test_bad_input_is_a_gaitforge_error(tmp_path):
     assert str(err.value) == f"{tmp_path / 'c.obj'}: unknown creature file extension '.obj' " \
                              "(valid: .yaml, .yml, .json, .xml, .urdf, .bvh)"
     with pytest.raises(gf.GaitforgeError) as err:
-        gf.run("worm", "crawl")
-    assert str(err.value) == "no simulated controller for 'worm' (creatures with one: raibert_biped, " \
-                             "raibert_quadruped, kangaroo, gorilla, dog; also by family: biped, quadruped)"
+        gf.run("unicorn", "crawl")
+    assert str(err.value) == "no simulated controller for 'unicorn' (creatures with one: raibert_biped, " \
+                             "raibert_quadruped, kangaroo, gorilla, dog, worm, loop; also accepted: biped, quadruped)"
     with pytest.raises(gf.GaitforgeError) as err:
         gf.save(gf.animate("dog", "trot", seconds=0.2, pin=False), tmp_path / "x.txt")
     assert str(err.value).startswith(f"{tmp_path / 'x.txt'}: unknown motion file extension '.txt'")

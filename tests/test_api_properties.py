@@ -173,8 +173,11 @@ def test_the_api_and_the_cli_give_the_same_message(capsys):
     (lambda: gf.run("dog", speed=1e9), "speed: must be a number from 0 to 20, got 1000000000.0"),
     (lambda: gf.run("dog", speed=-1), "speed: must be a number from 0 to 20, got -1"),
     (lambda: gf.run("gorilla", turn_rate=float("nan")), "turn_rate: must be a number from -3 to 3, got nan"),
-    (lambda: gf.run("kangaroo", turn_rate=0.5), "turn_rate and schedule work for the skills controllers (gorilla, "
-                                                "dog); kangaroo follows a path instead"),
+    (lambda: gf.run("kangaroo", turn_rate=0.5), "kangaroo does not turn on command (turn_rate works for: gorilla, "
+                                                "dog)"),
+    (lambda: gf.run("raibert_quadruped", "trot", speed=9.0),
+     "raibert_quadruped trot: speed 9 m/s is outside its range 0.5–2.2 m/s"),
+    (lambda: gf.run("worm", speed=0.1), "worm crawl takes no speed: its drive sets how fast it goes (give no speed)"),
     (lambda: gf.run("dog", schedule=[Command(0.0, "trot", float("nan"))]),
      "schedule[0].speed: must be a number from 0 to 20, got nan"),
     (lambda: gf.modes(gf.creature("worm"), count=0), "count: must be a whole number from 1 to 10000, got 0"),
@@ -216,13 +219,15 @@ def test_a_clip_no_gait_makes_is_not_written(tmp_path, dog, clip):
 
 
 def test_a_gaits_default_speed_is_in_its_range():
-    from gaitforge.control.raibert import catalog
-    from gaitforge.control.skills import catalog as skills
-    from gaitforge.inputs import default_speed
-    for r in [*catalog.RUNNERS.values(), *skills.RUNNERS.values()]:
-        for gait, (lo, hi) in r.speed_ranges.items():
-            v = default_speed(r, gait)
-            assert lo <= v <= hi
-            if lo <= r.default_speed <= hi:
-                assert v == r.default_speed
-    assert default_speed(skills.RUNNERS["dog"], "walk") == 0.45
+    from gaitforge.control import registry
+    from gaitforge.control.runners.common import default_speed
+    for e in registry.ENTRIES:
+        r = registry.catalogue(e)
+        if r is None:  # a modal gait: no commanded speed
+            assert e.speed_range is None and e.default_speed is None
+            continue
+        lo, hi = e.speed_range
+        assert lo <= e.default_speed <= hi and e.default_speed == default_speed(r, e.gait)
+        if lo <= r.default_speed <= hi:
+            assert e.default_speed == r.default_speed
+    assert registry.entry("dog", "walk").default_speed == 0.45

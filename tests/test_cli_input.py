@@ -215,7 +215,7 @@ def test_run_takes_creature_names_and_family_names(capsys):
     assert main(["run", "quadruped", "--seconds", "2", "--speed", "1.0"]) == 0
     by_family = capsys.readouterr().out
     timing = lambda out: out.split("\n", 1)[1]  # noqa: E731  (the first line reports wall time)
-    assert by_creature.startswith("raibert_quadruped trot: 2.0 s simulated")
+    assert by_creature.startswith("raibert_quadruped trot at 1 m/s: 2.0 s simulated")
     assert timing(by_creature) == timing(by_family)
 
 
@@ -275,15 +275,15 @@ def test_the_run_loop_reports_simulated_time():
     assert seen == pytest.approx([0.0, 1.0, 2.0], abs=0.01)
 
 
-def test_a_path_files_speed_is_used_and_a_clamped_speed_reported_as_used(tmp_path, capsys):
+def test_a_path_files_speed_is_used_and_a_speed_out_of_range_refused(tmp_path, capsys):
     path = tmp_path / "p.yaml"
     path.write_text("waypoints: [[0, 0], [6, 0]]\nspeed: 0.8\n")
     assert main(["run", "raibert_biped", "--path", str(path), "--seconds", "3"]) == 0
     out = capsys.readouterr().out
     assert "raibert_biped run at 0.8 m/s" in out and "│ desired speed         │     0.8 │" in out
-    assert main(["run", "raibert_quadruped", "--speed", "9", "--seconds", "3"]) == 0
-    captured = capsys.readouterr()
-    assert "raibert_quadruped trot at 2.2 m/s" in captured.out and "clamped" in captured.err
+    assert main(["run", "raibert_quadruped", "--speed", "9", "--seconds", "3"]) == 2
+    assert capsys.readouterr().err == ("gaitforge: error: raibert_quadruped trot: speed 9 m/s is outside its range "
+                                       "0.5–2.2 m/s\n")
 
 
 def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, monkeypatch, capsys):

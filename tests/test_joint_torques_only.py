@@ -13,7 +13,7 @@ import pytest
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.sim.controller import run_settings
-from gaitforge.sim.push import runner_of
+from gaitforge.control import registry as runners
 
 RUNNERS = ["dog", "gorilla", "biped", "quadruped", "kangaroo"]
 
@@ -29,12 +29,11 @@ def monitored_run(name: str, seconds: float) -> dict[str, float]:
     the middle of its range: state written by the controller (qpos/qvel
     change), root force commanded (× body weight), external body forces [N],
     the root's residual (× body weight)."""
-    r = runner_of(name)
-    gait = r.default_gait
-    lo, hi = r.speed_ranges[gait]
-    character = Character.from_spec(registry.build(r.creature))
-    assert r.make is not None
-    controller = r.make(character, gait, 0.5 * (lo + hi))
+    e = runners.entry(name)  # the default gait
+    lo, hi = e.speed_range
+    character = Character.from_spec(registry.build(e.creature))
+    assert e.controller is not None
+    controller = e.controller(e, character, 0.5 * (lo + hi))
     control_dt, m, _ = run_settings(controller, character.model)
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos
@@ -70,8 +69,7 @@ def test_only_the_joints_drive_the_runner(name):
 def test_the_monitor_sees_a_hidden_push():
     """The residual check is not vacuous: a force on the root, written where
     the contact and passive forces do not account for it, is caught."""
-    r = runner_of("dog")
-    character = Character.from_spec(registry.build(r.creature))
+    character = Character.from_spec(registry.build(runners.entry("dog").creature))
     m = character.model
     d = mujoco.MjData(m)
     d.qpos[:] = character.rest_qpos

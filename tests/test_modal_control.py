@@ -152,8 +152,8 @@ def test_divergence_is_reported_with_time_and_cause(worm):
     ch, basis = worm
     r = simulate_modal(ch, modal_controller(ch, basis, hand_set("worm")), 2.0, energy_limit=0.05)
     assert not r.ok
-    assert r.divergence.cause.startswith("energy blow-up: kinetic energy ")
-    assert r.divergence.cause.endswith(" J > 0.05 J")
+    assert r.divergence.kind == "diverged" and r.divergence.reason.startswith("energy blow-up: kinetic energy ")
+    assert r.divergence.reason.endswith(" J > 0.05 J")
     assert 0.0 < r.divergence.time < 2.0
     assert r.clip.duration < 2.0 and r.clip.duration == pytest.approx(r.divergence.time, abs=0.03)
     assert str(r.divergence).startswith(f"diverged at t = {r.divergence.time:.3f} s (energy blow-up")
@@ -221,7 +221,7 @@ def test_mujoco_warning_is_reported_with_its_time(worm):
     ch, _ = worm
     r = simulate_modal(ch, _Kicker(), 1.0)
     assert not r.ok
-    assert r.divergence.cause == "MuJoCo warning: badqvel"
+    assert r.divergence.reason == "MuJoCo warning: badqvel" and r.divergence.kind == "diverged"
     assert r.divergence.time == pytest.approx(0.1, abs=0.0021)
     assert r.clip.duration < 0.2
 

@@ -183,7 +183,7 @@ def test_one_frequency_layout_keeps_the_classic_vector():
 def test_a_fall_is_a_failed_candidate_graded_by_time_up():
     x = ModalProblem("worm").vector(hand_set("worm"))
     fell = ModalProblem("worm", seconds=1.0, upright=(0.5, math.pi))(x, 0)  # the worm's root is far below 0.5 m
-    assert fell.failed and fell.diverged.startswith("diverged at t = 0.000 s (fell: root height ")
+    assert fell.failed and fell.diverged.startswith("fell at t = 0.000 s (root height ")
     assert fell.survived == 0.0 and objective_value(fell, "distance") == FAILED
     later = fell._replace(survived=0.5)
     assert 0.5 * FAILED < objective_value(later, "distance") < objective_value(fell, "distance")
@@ -198,9 +198,9 @@ def test_upright_check_reports_tilt():
     d = dog.make_data()
     assert check(d) is None
     d.qpos[3:7] = [math.cos(0.35), 0.0, math.sin(0.35), 0.0]  # pitched 40°
-    assert check(d) == "fell: trunk tilted 40 deg, more than 30 deg"
+    assert check(d) == "trunk tilted 40 deg, more than 30 deg"
     d.qpos[2] = 0.1
-    assert check(d) == "fell: root height 0.100 m below 0.2 m"
+    assert check(d) == "root height 0.100 m below 0.2 m"
 
 
 def test_optimize_covers_impulses_and_initial_conditions_then_replays(tmp_path, capsys):

@@ -103,8 +103,8 @@ def test_energy_that_the_controller_did_not_put_in_is_a_blow_up():
 
     worm = ModalProblem("worm").setup()[0]
     r = simulate_modal(worm, Cheat(), 3.0)
-    assert not r.ok and r.divergence.cause.startswith("energy blow-up: mechanical energy rose ")
-    assert r.divergence.cause.endswith("more than the 0 J put in")
+    assert not r.ok and r.divergence.reason.startswith("energy blow-up: mechanical energy rose ")
+    assert r.divergence.reason.endswith("more than the 0 J put in")
 
 
 def test_two_steps_the_worse_counts():

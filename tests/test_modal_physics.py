@@ -210,8 +210,9 @@ def test_limits_are_reported_and_enforced(worm):
     assert r.peaks["demand"] > r.peaks["torque"]
     strict = run_recipe(ch, hand_set("worm"), 3.0, basis=basis, physics=dataclasses.replace(weak, speed_limit=1.0),
                         strict_limits=True)
-    assert strict.over_limit and strict.divergence.cause.startswith("over a limit: a joint turned at ")
-    assert strict.divergence.cause.endswith("rad/s, over its 1 rad/s limit")
+    assert strict.over_limit and strict.divergence.reason.startswith("a joint turned at ")
+    assert strict.divergence.reason.endswith("rad/s, over its 1 rad/s limit")
+    assert str(strict.divergence).startswith("went over a limit at t = ")
 
 
 # ------------------------------------------------------------------ impulses

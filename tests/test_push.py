@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 from gaitforge.cli.main import main
+from gaitforge.control import registry
 from gaitforge.sim.push import (SURVIVAL, Push, PushCase, PushTrial, Survival, Verdict, grid, judge, largest_push,
-                                push_at, reference_height, root_track, runner_of, scan)
+                                push_at, reference_height, root_track, scan)
 
 # A short real case: the gorilla's trot is the cheapest runner to simulate
 # (a 7.5 s trial takes ~0.1 s); a coarse grid (10 % of body weight) keeps
 # the scan to a few trials.
-CASE = PushCase("skills", "gorilla", "trot", 0.3, settle=4.0, after=3.0)
+CASE = PushCase(registry.entry("gorilla", "trot"), 0.3, settle=4.0, after=3.0)
 
 
 # ---------------------------------------------------------------- the scan
@@ -146,13 +147,13 @@ def test_root_below_seventy_percent_of_the_unpushed_runs_lowest_fails(gorilla):
 
 
 def test_a_fall_reported_by_the_runner_fails(gorilla):
-    from gaitforge.sim.runner import FallEvent
+    from gaitforge.sim.events import RunEvent
 
     qpos = tilted(gorilla, 0.0)
     reference = float(root_track(gorilla, qpos)[0].min())
-    v = judge(gorilla, rollout_of(gorilla, qpos, fall=FallEvent(0.9, "front leg frame tilted 61°", "trot:SWWS")),
+    v = judge(gorilla, rollout_of(gorilla, qpos, fall=RunEvent(0.9, "front leg frame tilted 61°", "trot:SWWS")),
               0.0, 1.0, reference)
-    assert not v.survived and v.fall == "fell at t = 0.90 s (front leg frame tilted 61°) in state trot:SWWS"
+    assert not v.survived and v.fall == "fell at t = 0.900 s (front leg frame tilted 61°) in state trot:SWWS"
 
 
 def test_the_runner_records_contacts_of_bodies_that_are_no_feet():
@@ -178,7 +179,7 @@ def test_the_runner_reports_a_run_mujoco_reset_as_diverged(gorilla):
             d.qfrc_applied[:] = 1e12 if d.time >= 0.5 else 0.0
 
     rollout = run(gorilla, Blow(), 2.0, fall_check=None)
-    assert rollout.fall is not None and rollout.fall.reason == "simulation diverged (MuJoCo reset it)"
+    assert rollout.fall is not None and rollout.fall.reason == "MuJoCo reset it" and rollout.fall.kind == "diverged"
     assert rollout.fall.time == pytest.approx(0.5) and rollout.times[-1] <= 0.5 + 1e-9
 
 
@@ -234,7 +235,6 @@ def test_thesis_gains_are_the_gorillas_servos_at_kp_scale_one():
 
     from gaitforge.control.skills import catalog
     from gaitforge.sim.controller import run_settings
-    from gaitforge.sim.push import gain_sets
 
     ours = catalog.PARAMS["gorilla"]
     assert catalog.params("gorilla", "thesis") == replace(ours, kp_scale=1.0)
@@ -242,8 +242,9 @@ def test_thesis_gains_are_the_gorillas_servos_at_kp_scale_one():
                                                                integrator="discrete")
     assert catalog.params("gorilla", "ours-10ms") == replace(ours, timestep=0.01, integrator="discrete")
     assert ours.kp_scale == 3.0 and ours.timestep == 0.002 and ours.integrator == "implicitfast"
-    assert gain_sets("gorilla") == ("ours", "thesis", "ours-10ms", "thesis-10ms") and gain_sets("dog") == ("ours",)
-    assert gain_sets("raibert_quadruped") == ("ours",)
+    gain_sets = {k: registry.entry(k).gain_sets for k in ("gorilla", "dog", "raibert_quadruped")}
+    assert gain_sets == {"gorilla": ("ours", "thesis", "ours-10ms", "thesis-10ms"), "dog": ("ours",),
+                         "raibert_quadruped": ("ours",)}
     character, _ = catalog.simulate("gorilla", "stand", 0.0, 0.02)
     stiff = {g: run_settings(catalog.RUNNERS["gorilla"].make(character, "stand", 0.0, gains=g),
                              character.model).model.jnt_stiffness for g in ("ours", "thesis")}
@@ -307,6 +308,10 @@ def test_api_push_rejects_a_bad_force():
     (["push", "gorilla", "--gait", "trot", "--speeds", "0.1,fast"], "expected speeds like 0.1,0.2,0.3"),
     (["push", "gorilla", "--gait", "trot", "--speeds", "0.9"], "speed 0.9 m/s is outside its range 0–0.6 m/s"),
     (["push", "cat", "--gait", "trot"], "no simulated controller for 'cat'"),
+    (["push", "worm", "--gait", "crawl"],
+     "gaitforge: error: push: worm crawl does not stand on legs, so there is no balance for a push to upset "
+     "(runners that stand: raibert_biped, raibert_quadruped, kangaroo, gorilla, dog)\n"),
+    (["push", "loop", "--gait", "roll", "--speeds", "0.1"], "push: loop roll does not stand on legs"),
     (["push", "kangaroo", "--gait", "hop", "--speeds", "2"], "kangaroo moves in its sagittal plane only"),
     (["push", "gorilla", "--gait", "trot", "--json", "out.txt"], ".json"),
     (["push", "gorilla", "--gait", "trot", "--gains", "wang"],
@@ -326,14 +331,14 @@ def test_cli_push_rejects_bad_input(argv, message, capsys):
 def test_default_speeds_are_the_thesis_ones_where_the_gait_holds_them_else_its_range():
     from gaitforge.sim.push import default_speeds
 
-    assert default_speeds(runner_of("gorilla"), "ds_walk") == [0.1, 0.2, 0.3, 0.4, 0.5]
-    assert default_speeds(runner_of("dog"), "trot") == [0.4, 0.62, 0.85, 1.08, 1.3]  # 0.4–1.3: not 0.1–0.3
-    assert default_speeds(runner_of("dog"), "walk") == [0.2, 0.33, 0.45, 0.57, 0.7]  # 0.2–0.7: not the thesis' 0.1
-    assert default_speeds(runner_of("dog"), "pace") == [0.1, 0.2, 0.3, 0.4, 0.5]     # 0.1–1.1 holds them all
-    assert default_speeds(runner_of("dog"), "gallop") == [1.3, 1.32, 1.35, 1.38, 1.4]
-    assert default_speeds(runner_of("gorilla"), "stand") == [0.0]                  # a gait of one speed
-    lo, hi = runner_of("raibert_quadruped").speed_range("trot")
-    speeds = default_speeds(runner_of("raibert_quadruped"), "trot")
+    assert default_speeds(registry.entry("gorilla", "ds_walk")) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert default_speeds(registry.entry("dog", "trot")) == [0.4, 0.62, 0.85, 1.08, 1.3]  # 0.4–1.3: not 0.1–0.3
+    assert default_speeds(registry.entry("dog", "walk")) == [0.2, 0.33, 0.45, 0.57, 0.7]  # 0.2–0.7: not the thesis' 0.1
+    assert default_speeds(registry.entry("dog", "pace")) == [0.1, 0.2, 0.3, 0.4, 0.5]     # 0.1–1.1 holds them all
+    assert default_speeds(registry.entry("dog", "gallop")) == [1.3, 1.32, 1.35, 1.38, 1.4]
+    assert default_speeds(registry.entry("gorilla", "stand")) == [0.0]                  # a gait of one speed
+    lo, hi = registry.entry("raibert_quadruped", "trot").speed_range
+    speeds = default_speeds(registry.entry("raibert_quadruped", "trot"))
     assert len(speeds) == 5 and speeds[0] == round(lo, 2) and speeds[-1] == round(hi, 2)
 
 
@@ -369,3 +374,14 @@ def test_the_api_checks_push_arguments_before_any_work(kw, message):
     with pytest.raises(gf.GaitforgeError) as info:
         gf.push("gorilla", "trot", **kw)
     assert str(info.value) == message
+
+
+def test_a_push_table_of_a_runner_that_does_not_stand_is_refused_before_any_work():
+    import gaitforge as gf
+
+    with pytest.raises(gf.GaitforgeError) as info:
+        gf.push("worm", "crawl")
+    assert str(info.value) == ("push: worm crawl does not stand on legs, so there is no balance for a push to upset "
+                               "(runners that stand: raibert_biped, raibert_quadruped, kangaroo, gorilla, dog)")
+    with pytest.raises(gf.GaitforgeError, match="^push: loop roll does not stand on legs"):
+        largest_push(PushCase(registry.entry("loop"), 0.0))

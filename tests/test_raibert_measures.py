@@ -107,11 +107,10 @@ def test_run_command_bad_input(tmp_path, capsys):
     assert not (tmp_path / "x.obj").exists()
 
 
-def test_speed_outside_range_is_clamped_with_warning(capsys):
-    assert main(["run", "quadruped", "--gait", "trot", "--speed", "9", "--seconds", "3"]) == 0
+def test_speed_outside_range_is_refused_naming_the_range(capsys):
+    assert main(["run", "quadruped", "--gait", "trot", "--speed", "9", "--seconds", "3"]) == 2
     err = capsys.readouterr().err
-    assert err == ("gaitforge: warning: desired speed 9.0 m/s is outside the quadruped trot range [0.5, 2.2] m/s; "
-                   "clamped\n")
+    assert err == "gaitforge: error: raibert_quadruped trot: speed 9 m/s is outside its range 0.5–2.2 m/s\n"
 
 
 @pytest.mark.slow

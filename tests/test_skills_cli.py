@@ -50,9 +50,13 @@ def test_plots_are_written(outputs):
     (["run", "gorilla", "--gait", "gallop"], "gorilla has no gait 'gallop' (valid gaits: stand, ds_walk, trot)"),
     (["run", "gorilla", "--speed", "0.9"], "gorilla ds_walk: speed 0.9 m/s is outside its range 0–0.6 m/s"),
     (["run", "gorilla", "--scale", "2"], "gorilla cannot be scaled"),
-    (["run", "raibert_biped", "--turn", "0.2"], "--turn works for the skills controllers"),
-    (["run", "raibert_biped", "--plots", "x"], "--plots works for the skills controllers"),
-    (["run", "worm"], "no simulated controller for 'worm'"),
+    (["run", "raibert_biped", "--turn", "0.2"],
+     "raibert_biped does not turn on command (turn_rate works for: gorilla, dog)"),
+    (["run", "raibert_biped", "--plots", "x"], "raibert_biped has no gait graph to plot (plots work for: gorilla, dog)"),
+    (["run", "kangaroo", "--path", "p.yaml"],
+     "kangaroo does not follow paths (paths work for: raibert_biped, raibert_quadruped, gorilla, dog)"),
+    (["run", "worm", "--speed", "0.1"], "worm crawl takes no speed: its drive sets how fast it goes (give no speed)"),
+    (["run", "unicorn"], "no simulated controller for 'unicorn'"),
     (["run", "gorilla", "-o", "walk.txt"], ".txt"),
 ])
 def test_bad_requests_get_one_line_and_exit_2(argv, message, capsys):

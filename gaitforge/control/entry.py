@@ -54,7 +54,9 @@ class Entry:
     options it takes beyond the common ones (:data:`OPTION_WORDS`);
     gain_sets: its named gain sets ("ours" first); gait_graph(entry, speed):
     the gait graph its controller follows at ``speed`` (None: none to
-    plot); simulate(entry, speed,
+    plot); controller(entry, character, speed): the family's controller
+    for the gait at ``speed`` [m/s] (for tools that step it themselves);
+    simulate(entry, speed,
     seconds, *, timestep, start, progress, perturb, gains, **options) ->
     (character, rollout, detail): the family's run (``detail`` its own
     record, e.g. a ``ModalRollout``; ``start`` a
@@ -75,6 +77,7 @@ class Entry:
     options: frozenset[str] = frozenset()
     gain_sets: tuple[str, ...] = ("ours",)
     gait_graph: Callable[["Entry", float], Any] | None = field(default=None, repr=False, compare=False)
+    controller: Callable[["Entry", Any, Any], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -58,6 +58,16 @@ def entry(name: str, gait: str | None = None) -> Entry:
     return next(e for e in mine if e.gait == found)
 
 
+def catalogue(e: Entry):
+    """The family catalogue's ``sim.catalog.Runner`` behind a legged entry
+    (its ``make``, ``speed_ranges``); None for a modal entry."""
+    for runners in (raibert.catalog.RUNNERS, skills.catalog.RUNNERS):
+        for r in runners.values():
+            if r.creature == e.creature:
+                return r
+    return None
+
+
 def standing() -> list[str]:
     """Keys of the runners that stand (a sideways push can be judged)."""
     return list(dict.fromkeys(e.key for e in ENTRIES if e.stands))

@@ -48,10 +48,23 @@ def measure(r: Run) -> Measures:
     return Measures(f"{r.character.name} {r.entry.gait if r.entry else ''}", rows, (limits_report(s, m.limits),))
 
 
+def controller(entry: Entry, character, speed: None = None):
+    """The ``ModalController`` of the creature's hand-set gait under its
+    modal physics (its basis computed here)."""
+    from gaitforge.control.modal import modal_controller
+    from gaitforge.control.modal.physics import physics_for
+    from gaitforge.motion.recipe import modes_for
+
+    recipe = presets.hand_set(entry.creature)
+    return modal_controller(character, modes_for(character, recipe), recipe, ramp=presets.RAMP,
+                            physics=physics_for(character))
+
+
 def entries() -> list[Entry]:
     out = []
     for creature in presets.names():
         recipe = presets.hand_set(creature)
         gait = recipe.name.removeprefix(f"{creature}_")
-        out.append(Entry(creature, gait, "modal", creature, None, None, False, simulate, measure, default=True))
+        out.append(Entry(creature, gait, "modal", creature, None, None, False, simulate, measure, default=True,
+                         controller=controller))
     return out
