@@ -99,7 +99,8 @@ def test_the_same_rule_for_every_family_through_the_api_and_the_cli(capsys):
         gf.run("kangaroo", speed=6.0, seconds=0.1)  # a Raibert runner: it used to be clamped with a warning
     assert str(err.value) == "kangaroo hop: speed 6 m/s is outside its range 0.5–5.25 m/s"
     assert main(["run", "biped", "--speed", "5", "--seconds", "0.1"]) == 2
-    assert capsys.readouterr().err == "gaitforge: error: raibert_biped run: speed 5 m/s is outside its range 0.5–4 m/s\n"
+    assert capsys.readouterr().err == ("gaitforge: error: raibert_biped run: speed 5 m/s is outside its range "
+                                       "0.5–4 m/s\n")
     assert main(["run", "dog", "--gait", "gallop", "--speed", "1", "--seconds", "0.1"]) == 2
     assert capsys.readouterr().err == "gaitforge: error: dog gallop: speed 1 m/s is outside its range 1.3–1.4 m/s\n"
     assert main(["run", "worm", "--speed", "0.1", "--seconds", "0.1"]) == 2

@@ -71,72 +71,6 @@ def _character(name_or_path: str) -> Character:
     return load_character(name_or_path)
 
 
-def _plan(args):
-    """(character, basis, recipe) for ``animate``'s arguments."""
-    from gaitforge.modal import compute_modes
-    from gaitforge.motion import presets
-    from gaitforge.motion.heuristics import suggest
-
-    preset = presets.find(args.creature)
-    fast = args.speed is not None or args.froude is not None
-    if preset is not None:
-        if args.gait or args.recipe:
-            raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
-        if fast:
-            raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
-        char = presets.character(preset)
-        basis = presets.basis(preset, char)
-        return char, basis, presets.build(preset.name, char, basis, pinned=not args.no_pin, strict=args.strict)
-    if args.recipe:
-        if fast:
-            raise GaitforgeError("a recipe file has its own speed: drop --speed/--froude (or use --gait)")
-        from gaitforge.io.recipe_files import load_recipe
-        recipe = load_recipe(args.recipe)
-        named = _character(args.creature)
-        if named.name != recipe.creature:
-            raise GaitforgeError(f"{args.recipe}: the recipe is for {recipe.creature!r}, not {named.name!r} "
-                                 "(mode numbers name another creature's modes)")
-        char = _character(recipe.rest_pose) if recipe.rest_pose else named
-        basis = compute_modes(char, count=args.modes or DEFAULT_MODES, constraints=recipe.constraints,
-                              stiffness_scale=recipe.stiffness_scale)
-        return char, basis, recipe
-    char = _character(args.creature)
-    if fast:
-        return _plan_speed(args, char)
-    if not args.gait:
-        raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "
-                             f"(or a preset instead of a creature: {', '.join(presets.names())})")
-    from gaitforge.motion.heuristics import check_gait
-    check_gait(char, args.gait)  # name errors before the modal analysis
-    basis = compute_modes(char, count=args.modes or DEFAULT_MODES)
-    return char, basis, suggest(char, args.gait, basis, pinned=not args.no_pin, strict=args.strict)
-
-
-def _plan_speed(args, char):
-    """(character, basis, recipe, plan) for ``animate --speed/--froude``: the
-    gait asked (default: the one the creature's kind uses at that Froude
-    number) at that speed."""
-    from gaitforge.modal import compute_modes
-    from gaitforge.motion import speed
-    from gaitforge.motion.heuristics import check_gait
-    from gaitforge.motion.mode_selection import pool_size
-
-    from gaitforge.motion.stride import check_speed
-
-    gait = args.gait
-    froude = None if args.froude == TYPICAL else args.froude
-    check_speed(char, args.speed, froude)  # before the modal analysis
-    if gait is None:
-        if args.froude == TYPICAL:
-            raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
-        gait = speed.gait_for_froude(char, speed.froude_of(char, args.speed, froude))
-    check_gait(char, gait)
-    basis = compute_modes(char, count=args.modes or pool_size(char))
-    recipe, plan, _ = speed.suggest_at_speed(char, gait, basis, speed=args.speed, froude=froude,
-                                             pinned=not args.no_pin, strict=args.strict)
-    return char, basis, recipe
-
-
 def recipe_table(recipe, basis) -> Table:
     """The recipe's terms: mode, its natural frequency, α, γ [deg], f̃, β."""
     table = Table(title=f"recipe {recipe.name} ({recipe.creature})")
@@ -196,9 +130,10 @@ def save_clip(char: Character, clip, path, *, label: str | None = None, quiet: b
 
 # ------------------------------------------------------------------ commands
 def cmd_animate(args) -> int:
+    from gaitforge import api
     from gaitforge.io.atomic import check_output
     from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
-    from gaitforge.motion.synthesis import synthesize
+    from gaitforge.motion import presets
 
     gait = args.gait or (Path(args.recipe).stem if args.recipe else "gait")
     out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
@@ -207,29 +142,47 @@ def cmd_animate(args) -> int:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
     if args.diagram:
         check_output(args.diagram, (".png",), "image")
-    if isinstance(args.speed, tuple):
-        return _animate_ramp(args, out)
-    char, basis, recipe = _plan(args)
-    if args.speed is not None or args.froude is not None:
-        from gaitforge.motion.speed import synthesize_at_speed
-        if args.no_flight:
-            raise GaitforgeError("--no-flight does not go with --speed/--froude (the gait's flight sets its speed)")
-        clip = synthesize_at_speed(char, basis, recipe, args.seconds, args.fps, pinned=not args.no_pin)
-    else:
-        clip = synthesize(char, basis, recipe, args.seconds, args.fps, flight=False if args.no_flight else None,
-                          pin_feet=not args.no_pin)
-    from gaitforge.io.clipfiles import check_result
-    check_result(char, clip, "animation")  # before anything is printed or written
-    console.print(recipe_table(recipe, basis))
-    if recipe.description:
-        console.print(recipe.description)
-    analyse(char, clip, args.diagram, f"{char.name} {recipe.name}")
+    preset = presets.find(args.creature) is not None
+    fast = args.speed is not None or args.froude is not None
+    ramp = isinstance(args.speed, tuple)
+    # Which flags go together (the API's own checks name its arguments, these the flags).
+    if ramp and (args.gait or args.save_recipe or args.no_flight):
+        raise GaitforgeError("a speed ramp picks its own gaits and recipes: drop --gait/--save-recipe/--no-flight")
+    if preset and (args.gait or args.recipe):
+        raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
+    if preset and fast:
+        raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
+    if args.recipe and fast:
+        raise GaitforgeError("a recipe file has its own speed: drop --speed/--froude (or use --gait)")
+    if fast and args.no_flight:
+        raise GaitforgeError("--no-flight does not go with --speed/--froude (the gait's flight sets its speed)")
+    if args.froude == TYPICAL and not args.gait:
+        raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
+    if not (preset or fast or args.gait or args.recipe):
+        raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "
+                             f"(or a preset instead of a creature: {', '.join(presets.names())})")
+    made = api.animation(None if preset else args.creature, args.creature if preset else args.gait,
+                         seconds=args.seconds, fps=args.fps, count=args.modes, pin=not args.no_pin,
+                         strict=args.strict, speed=args.speed,
+                         froude=api.TYPICAL if args.froude == TYPICAL else args.froude, recipe=args.recipe,
+                         flight=False if args.no_flight else None)
+    char, clip, recipe = made.character, made.clip, made.recipe
+    if made.ramp is not None:
+        _print_ramp(args, made)
+        marks = [(t, f"{a} → {b}") for t, a, b in made.ramp.switches]
+        v0, v1 = args.speed
+        analyse(char, clip, args.diagram, f"{char.name} {v0:g} → {v1:g} m/s", marks=marks)
+    elif recipe is not None:
+        console.print(recipe_table(recipe, made.basis))
+        if recipe.description:
+            console.print(recipe.description)
+        analyse(char, clip, args.diagram, f"{char.name} {recipe.name}")
     from gaitforge.io.atomic import atomic_paths
     from gaitforge.io.recipe_files import save_recipe
 
     with atomic_paths(out, args.save_recipe) as (tmp_clip, tmp_recipe):  # both files or neither
         save_clip(char, clip, tmp_clip, label=Path(out).name, quiet=args.quiet)
-        if tmp_recipe is not None:
+        if tmp_recipe is not None and recipe is not None:
             save_recipe(recipe, tmp_recipe)
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")
     if args.save_recipe:
@@ -237,41 +190,16 @@ def cmd_animate(args) -> int:
     return 0
 
 
-def _animate_ramp(args, out: str) -> int:
-    """``animate NAME --speed FROM:TO``: a speed ramp with gait transitions."""
-    from gaitforge.modal import compute_modes
-    from gaitforge.motion.mode_selection import pool_size
-    from gaitforge.motion.ramp import ramp
-
-    if args.gait or args.save_recipe or args.no_flight:
-        raise GaitforgeError("a speed ramp picks its own gaits and recipes: drop --gait/--save-recipe/--no-flight")
-    from gaitforge.motion import presets
-    if presets.find(args.creature) is not None:
-        raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
-    char = _character(args.creature)
-    from gaitforge.io.clipfiles import check_result
-    from gaitforge.motion.heuristics import check_gait
-    from gaitforge.motion.stride import check_speed
-    check_gait(char, "walk")
-    for v in args.speed:
-        check_speed(char, v)
-    basis = compute_modes(char, count=args.modes or pool_size(char))
-    r = ramp(char, args.speed, args.seconds, args.fps, basis, plant=not args.no_pin)
-    check_result(char, r.clip, "animation")
+def _print_ramp(args, made) -> None:
+    """The speed ramp's gaits and their switches."""
+    r = made.ramp
+    assert r is not None
     v0, v1 = args.speed
-    console.print(f"{char.name}: speed {v0:g} → {v1:g} m/s over {args.seconds:g} s (Froude {r.froude[0]:.2f} → "
-                  f"{r.froude[-1]:.2f}), gaits {' → '.join(dict.fromkeys(r.gait))}")
+    console.print(f"{made.character.name}: speed {v0:g} → {v1:g} m/s over {args.seconds:g} s (Froude "
+                  f"{r.froude[0]:.2f} → {r.froude[-1]:.2f}), gaits {' → '.join(dict.fromkeys(r.gait))}")
     for t, a, b in r.switches:
         i = min(int(round(t * args.fps)), len(r.speed) - 1)
         console.print(f"  {t:.2f} s: {a} → {b} at {r.speed[i]:.2f} m/s (Froude {r.froude[i]:.2f})")
-    analyse(char, r.clip, args.diagram, f"{char.name} {v0:g} → {v1:g} m/s",
-            marks=[(t, f"{a} → {b}") for t, a, b in r.switches])
-    from gaitforge.io.atomic import atomic_paths
-
-    with atomic_paths(out) as (tmp_clip,):
-        save_clip(char, r.clip, tmp_clip, label=Path(out).name, quiet=args.quiet)
-    console.print(f"wrote {out} ({r.clip.n_frames} frames at {r.clip.fps:g} fps)")
-    return 0
 
 
 def cmd_gaits(args) -> int:
