@@ -11,6 +11,7 @@ layers)::
     gf.save(clip, "trot.glb", dog)               # .glb .bvh .mp4 .gif .npz .csv
     character, rollout = gf.run("raibert_quadruped", "bound", speed=2.0, seconds=20)
     character, rollout = gf.run("gorilla", "ds_walk", speed=0.3, seconds=60, turn_rate=0.1)
+    character, rollout = gf.run("worm", seconds=5)  # its modal crawl; gf.runners() lists every runner
     table = gf.push("gorilla", "trot", speeds=[0.1, 0.3])   # {speed: largest force [N]}
     gf.push("gorilla", "ds_walk", speeds=[0.3], force=200.0, gains="thesis")  # one force, per-phase verdicts
 
@@ -30,7 +31,7 @@ from gaitforge.creatures.character import Character
 from gaitforge.modal import ModalBasis, compute_modes
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.metrics import GaitMetrics
-from gaitforge.control.entry import Run
+from gaitforge.control.entry import Entry, Run
 
 if TYPE_CHECKING:
     from gaitforge.motion.ramp import Ramp
@@ -329,6 +330,16 @@ def _save_options(path, options: dict) -> dict:
         else:
             out[key] = inputs.FPS.check(key, value)
     return out
+
+
+def runners() -> tuple[Entry, ...]:
+    """Every runnable (creature, gait) of the controller registry
+    (:data:`gaitforge.control.registry.ENTRIES`): key, gait, family, speed
+    range [m/s], default speed, whether it stands (can be pushed), the run
+    options it takes and its gain sets."""
+    from gaitforge.control.registry import ENTRIES
+
+    return ENTRIES
 
 
 def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,

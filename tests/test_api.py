@@ -78,3 +78,22 @@ def test_run_and_push_reach_the_skills_and_every_runner():
     assert list(table) == [1.5] and table[1.5]["force"] == 20.0 and len(table[1.5]["phases"]) == 1
     with pytest.raises(gf.GaitforgeError, match="gorilla cannot be scaled"):
         gf.run("gorilla", scale=2.0)
+
+
+def test_the_cli_animates_through_the_one_api_dispatch(tmp_path, capsys):
+    from gaitforge.cli.main import main
+
+    made = gf.animation("dog", "trot", seconds=1.0, pin=False)
+    assert made.recipe is not None and made.ramp is None and made.basis.frequencies.shape[0] == 20
+    np.testing.assert_array_equal(made.clip.qpos, gf.animate("dog", "trot", seconds=1.0, pin=False).qpos)
+    out, recipe = tmp_path / "t.npz", tmp_path / "t.yaml"
+    assert main(["animate", "dog", "--gait", "trot", "--seconds", "1", "--no-pin", "-o", str(out),
+                 "--save-recipe", str(recipe), "--quiet"]) == 0
+    capsys.readouterr()
+    np.testing.assert_array_equal(load_npz(out).qpos, made.clip.qpos)
+    replay = gf.animation("dog", None, recipe=recipe, seconds=1.0, pin=False)
+    np.testing.assert_allclose(replay.clip.qpos, made.clip.qpos, atol=1e-9)
+    with pytest.raises(gf.GaitforgeError) as err:
+        gf.animation("human", None, recipe=recipe)
+    assert str(err.value) == (f"{recipe}: the recipe is for 'dog', not 'human' (mode numbers name another "
+                              "creature's modes)")
