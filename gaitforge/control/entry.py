@@ -110,6 +110,22 @@ class Entry:
         if gains not in self.gain_sets:
             raise UnknownNameError(f"{self.key} has no gain set {gains!r} (gain sets: {', '.join(self.gain_sets)})")
 
+    def physics(self, timestep: float | None = None):
+        """The physics a run of the entry integrates with
+        (``sim.physics.Physics``: step, integrator, solver, ground contact),
+        as its controller prepares the model; ``timestep`` [s] replaces the
+        step as ``run`` does."""
+        from gaitforge.creatures import registry
+        from gaitforge.creatures.character import Character
+        from gaitforge.sim.controller import run_settings
+        from gaitforge.sim.physics import Physics
+
+        if self.controller is None:
+            raise GaitforgeError(f"{self.label} builds no controller of its own to read the physics from")
+        character = Character.from_spec(registry.build(self.creature))
+        controller = self.controller(self, character, self.default_speed)
+        return Physics.of(run_settings(controller, character.model, timestep=timestep).model)
+
     def run(self, *, speed: float | None = None, seconds: float = 10.0, timestep: float | None = None,
             initial=None, seed: int = 0, progress: Callable[[float], None] | None = None,
             perturb: Callable | None = None, gains: str = "ours", **options) -> "Run":
