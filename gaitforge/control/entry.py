@@ -157,7 +157,7 @@ class Run:
     (``sim.Rollout``: clip, contacts, ``fall``), the entry that ran, the
     commanded speed [m/s] (None: the entry takes none) and the family's own
     record (``detail``: a ``ModalRollout`` for a modal gait, else None).
-    Unpacks as ``character, rollout``."""
+    Unpacks and indexes as the pair ``(character, rollout)``."""
 
     character: Any
     rollout: Any
@@ -167,6 +167,12 @@ class Run:
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.character, self.rollout))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index):
+        return (self.character, self.rollout)[index]
 
     def measures(self) -> Measures:
         """What the entry's family reports about this run."""
