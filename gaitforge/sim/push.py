@@ -62,13 +62,14 @@ THESIS_TABLE_3_1 = {  # N, Wang 2011 Table 3.1: largest push survived by the gor
     "ds_walk": {0.1: 200.0, 0.2: 180.0, 0.3: 170.0, 0.4: 150.0, 0.5: 110.0},
     "trot": {0.1: 220.0, 0.2: 190.0, 0.3: 185.0, 0.4: 165.0, 0.5: 150.0},
 }
-THESIS_CREATURE = "gorilla"  # the creature of Wang 2011 Table 3.1
+# Published largest pushes [N] per (runner, gait): {speed [m/s]: force}; the push table prints them beside ours.
+PUBLISHED = {("gorilla", gait): forces for gait, forces in THESIS_TABLE_3_1.items()}
 
 
 def published(creature: str, gait: str) -> dict[float, float]:
     """The published largest pushes {speed [m/s]: force [N]} of a runner's
-    gait ({} where none are published: every runner but the thesis')."""
-    return dict(THESIS_TABLE_3_1.get(gait, {})) if creature == THESIS_CREATURE else {}
+    gait (:data:`PUBLISHED`; {} where none are published)."""
+    return dict(PUBLISHED.get((creature, gait), {}))
 
 
 @dataclass(frozen=True)
