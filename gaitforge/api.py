@@ -379,6 +379,36 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
                  progress=progress, **{k: v for k, v in options.items() if k in e.options})
 
 
+def run_plots(run: Run, folder: str | os.PathLike) -> list:
+    """Write the plots of a run whose entry has a gait graph into
+    ``folder`` (made if missing): footprints.png (where the feet landed),
+    gait_graph.png (the graph the controller followed) and gait_diagram.png
+    (the footfalls); returns their paths."""
+    from pathlib import Path
+
+    from gaitforge.control import registry
+    from gaitforge.io.gait_plots import save_gait_diagram
+    from gaitforge.io.skills_plots import footholds, save_footprints, save_gait_graph
+    from gaitforge.motion.footfall import detect_footfalls
+
+    if not isinstance(run, Run) or run.entry is None:
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"run: must be a Run (from gf.run), got {brief(run)}")
+    e = run.entry
+    registry.check_options(e, {"plots": folder})
+    assert e.gait_graph is not None and run.speed is not None
+    character, rollout = run
+    out = Path(inputs.path_or_name("folder", folder))
+    ff = detect_footfalls(character, rollout.clip, ground=0.0, height_tol=0.01)
+    title = f"{character.name} {e.gait} at {run.speed:g} m/s"
+    paths = [out / "footprints.png", out / "gait_graph.png", out / "gait_diagram.png"]
+    save_footprints(footholds(character, ff, rollout.clip.qpos), paths[0], f"Footprints: {title}")
+    graph, limbs = e.gait_graph(e, run.speed)
+    save_gait_graph(graph, limbs, paths[1], f"Gait graph: {title}")
+    save_gait_diagram(ff, paths[2], f"Footfalls: {title}")
+    return paths
+
+
 def push(name: str, gait: str, *, speeds=None, phases: int = 4, workers: int | None = None,
          ray: str | None = None, force: float | None = None, gains: str = "ours",
          timestep: float | None = None, progress=None) -> dict:

@@ -1,5 +1,6 @@
 """``run`` (simulate any runner of the controller registry through
-``gf.run``) and ``runners`` (list the registry's entries)."""
+``gf.run``; plots through ``gaitforge.api.run_plots``) and ``runners``
+(list the registry's entries)."""
 from __future__ import annotations
 
 import argparse
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args) -> int:
-    import gaitforge as gf
+    from gaitforge import api
     from gaitforge.cli.progress import MIN_SECONDS, progress_bar
 
     e = registry.entry(args.creature, args.gait)  # name errors before anything else
@@ -61,7 +62,7 @@ def cmd_run(args) -> int:
         check_output_dir(args.plots)
     with progress_bar(e.label, args.seconds, quiet=args.quiet, worth_it=args.seconds >= MIN_SECONDS,
                       unit="s") as advance:
-        run = gf.run(args.creature, e.gait, speed=args.speed, seconds=args.seconds, scale=args.scale,
+        run = api.run(args.creature, e.gait, speed=args.speed, seconds=args.seconds, scale=args.scale,
                      turn_rate=args.turn, path=args.path, timestep=args.timestep, progress=advance)
     character, rollout = run
     sim = rollout.clip.duration
@@ -84,7 +85,8 @@ def cmd_run(args) -> int:
         save_clip(character, rollout.clip, args.output, quiet=args.quiet)
         console.print(f"wrote {args.output}")
     if args.plots:
-        _plots(run, args.plots)
+        written = api.run_plots(run, args.plots)
+        console.print(f"wrote {', '.join(p.name for p in written)} in {args.plots}")
     return status
 
 
@@ -97,24 +99,6 @@ def table(title: str, columns: tuple[str, ...], rows, *, numbers: bool = True) -
     for row in rows:
         t.add_row(*row)
     return t
-
-
-def _plots(run, folder: str) -> None:
-    from pathlib import Path
-
-    from gaitforge.control.skills.gaitgraph import LIMBS
-    from gaitforge.io.gait_plots import save_gait_diagram
-    from gaitforge.io.skills_plots import footholds, save_footprints, save_gait_graph
-    from gaitforge.motion.footfall import detect_footfalls
-
-    character, rollout, e = run.character, run.rollout, run.entry
-    out = Path(folder)  # (made by the first plot written; all are written with the command's other outputs)
-    ff = detect_footfalls(character, rollout.clip, ground=0.0, height_tol=0.01)
-    title = f"{character.name} {e.gait} at {run.speed:g} m/s"
-    save_footprints(footholds(character, ff, rollout.clip.qpos), out / "footprints.png", f"Footprints: {title}")
-    save_gait_graph(e.gait_graph(e, run.speed), LIMBS, out / "gait_graph.png", f"Gait graph: {title}")
-    save_gait_diagram(ff, out / "gait_diagram.png", f"Footfalls: {title}")
-    console.print(f"wrote footprints.png, gait_graph.png, gait_diagram.png in {out}")
 
 
 def gait_text(e) -> str:

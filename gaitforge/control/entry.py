@@ -53,8 +53,8 @@ class Entry:
     (``sim.push``); default: the creature's default gait; options: the run
     options it takes beyond the common ones (:data:`OPTION_WORDS`);
     gain_sets: its named gain sets ("ours" first); gait_graph(entry, speed):
-    the gait graph its controller follows at ``speed`` (None: none to
-    plot); controller(entry, character, speed): the family's controller
+    (graph, limbs) of the gait graph its controller follows at ``speed``
+    (None: none to plot); controller(entry, character, speed): the family's controller
     for the gait at ``speed`` [m/s] (for tools that step it themselves);
     simulate(entry, speed,
     seconds, *, timestep, start, progress, perturb, gains, **options) ->

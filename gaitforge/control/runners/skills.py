@@ -55,9 +55,12 @@ def measure(r: Run) -> Measures:
 
 
 def gait_graph(entry: Entry, speed: float):
-    """The gait graph (``control.skills.gaits``) the controller follows for
-    ``entry``'s gait at ``speed`` [m/s]."""
-    return catalog.PARAMS[entry.key].gaits[entry.gait].graph(speed)
+    """(graph, limbs): the gait graph (``control.skills.gaits``) the
+    controller follows for ``entry``'s gait at ``speed`` [m/s], and the
+    limbs it names."""
+    from gaitforge.control.skills.gaitgraph import LIMBS
+
+    return catalog.PARAMS[entry.key].gaits[entry.gait].graph(speed), LIMBS
 
 
 def entries() -> list[Entry]:
