@@ -170,3 +170,20 @@ def test_runners_lists_every_entry(capsys):
     for key in registry.keys():
         assert key in out
     assert "(biped)" in out and "crawl*" in out and "gorilla: ours, thesis" in out
+
+
+def test_push_and_the_run_and_push_commands_reach_no_family_package():
+    """What differs between families is on the entries: the push protocol
+    and the commands import no family's package."""
+    import ast
+    import inspect
+
+    from gaitforge.cli import push_cmd, run_cmd
+    from gaitforge.sim import push
+
+    families = ("gaitforge.control.raibert", "gaitforge.control.skills", "gaitforge.control.modal")
+    for module in (push, run_cmd, push_cmd):
+        tree = ast.parse(inspect.getsource(module))
+        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [m for m in imported if m.startswith(families)], module.__name__
