@@ -356,3 +356,32 @@ def test_the_optimized_worm_replays_60_s(halve):
     r = run_recipe(character, best, 60.0, basis=basis, timestep=PHYSICS["worm"].timestep / (2 if halve else 1))
     assert r.ok, r.divergence
     assert r.clip.duration == pytest.approx(60.0) and r.penetration <= 0.006
+
+
+def test_the_population_never_overrides_the_budget(tmp_path):
+    p = ModalProblem("worm", seconds=0.3)
+    x0 = p.vector(hand_set("worm"))
+    with BatchEvaluator(p, workers=1) as ev:
+        counting = _Counting(ev)
+        with pytest.raises(GaitforgeError) as err:
+            optimize(p, x0, Settings(budget=4, popsize=10000), counting)
+        assert str(err.value) == ("budget 4 is smaller than one CMA-ES generation of 10000 simulations (popsize); "
+                                  "raise the budget or lower the popsize")
+        assert counting.simulated == 0
+        # 10 simulations in generations of 4: two fit, a third would overrun the budget.
+        res = optimize(p, x0, Settings(budget=10, popsize=4, outer=1), counting)
+    assert res.evaluations == counting.simulated == 8
+
+
+def test_an_optimization_in_which_every_candidate_fell_writes_nothing(tmp_path, capsys):
+    from gaitforge.cli.main import main
+
+    out = tmp_path / "best.yaml"
+    # No worm stands 5 m tall: every candidate falls at once.
+    code = main(["optimize", "worm", "--budget", "8", "--popsize", "4", "--seconds", "0.5", "--workers", "1",
+                 "--heading", "any", "--upright", "5,10", "--quiet", "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert err == ["gaitforge: error: every one of the 8 candidates failed: 8 fell (the longest stayed up 0.00 s); "
+                   "no result"]
+    assert list(tmp_path.iterdir()) == []
