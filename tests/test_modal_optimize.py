@@ -385,3 +385,32 @@ def test_an_optimization_in_which_every_candidate_fell_writes_nothing(tmp_path, 
     assert err == ["gaitforge: error: every one of the 8 candidates failed: 8 fell (the longest stayed up 0.00 s); "
                    "no result"]
     assert list(tmp_path.iterdir()) == []
+
+
+class Unstable:
+    """A picklable problem whose every candidate makes MuJoCo warn (a NaN velocity)."""
+
+    def __call__(self, x, seed):
+        import mujoco
+
+        m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size=".1"/></body>'
+                                           '</worldbody></mujoco>')
+        d = mujoco.MjData(m)
+        d.qvel[0] = math.nan
+        mujoco.mj_step(m, d)
+        return float(seed)
+
+
+def test_worker_processes_pass_mujocos_warnings_back_instead_of_printing_them(tmp_path, monkeypatch, capfd):
+    from gaitforge.errors import MujocoWarning
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(MujocoWarning) as caught:
+        out = evaluate_batch(Unstable(), [np.zeros(1)] * 3, [1, 2, 3], workers=2)
+    assert out == [1.0, 2.0, 3.0]
+    texts = [str(w.message) for w in caught if w.category is MujocoWarning]
+    assert texts == ["in a worker process: Nan, Inf or huge value in QVEL at DOF 0. The simulation is unstable. "
+                     "Time = 0.0000."] * 3
+    captured = capfd.readouterr()
+    assert "Nan, Inf" not in captured.out + captured.err
+    assert list(tmp_path.iterdir()) == []  # no MUJOCO_LOG.TXT

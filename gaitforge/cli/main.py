@@ -24,7 +24,7 @@ import warnings
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 from gaitforge import __version__  # noqa: E402
-from gaitforge.errors import GaitforgeError, GaitforgeWarning, NotMetError  # noqa: E402
+from gaitforge.errors import GaitforgeError, GaitforgeWarning, MujocoWarning, NotMetError  # noqa: E402
 from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
                            raibert_cmd, skills_cmd)
 
@@ -236,6 +236,8 @@ _LIBRARIES = {"numpy": "NumPy", "scipy": "SciPy", "mujoco": "MuJoCo", "matplotli
 def _library(category, filename: str) -> str:
     """The library a warning came from, by its file (NumPy's numerical
     warnings point at their caller: they are NumPy's all the same)."""
+    if issubclass(category, MujocoWarning):
+        return "MuJoCo"
     path = os.path.abspath(filename or "")
     if "site-packages" in path or "dist-packages" in path:
         package = path.split("-packages" + os.sep, 1)[1].split(os.sep, 1)[0].split(".")[0]

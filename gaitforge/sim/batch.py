@@ -27,22 +27,45 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, MujocoWarning
 
-_WORKER_PROBLEM = None  # set in each worker process by _init_worker
+_WORKER_PROBLEM: Any = None  # set in each worker process by _init_worker
+_WORKER_WARNINGS: list[str] = []  # MuJoCo's warnings in this worker since the last candidate returned
 
 
 def _init_worker(problem) -> None:
+    """Runs once in each worker: keep MuJoCo's warnings (its C code would
+    print them on the terminal and append them to MUJOCO_LOG.TXT in the
+    working folder) to send back with each result, then set the problem up."""
     global _WORKER_PROBLEM
+    import mujoco
+
+    mujoco.set_mju_user_warning(_WORKER_WARNINGS.append)
     _WORKER_PROBLEM = problem
     setup = getattr(problem, "setup", None)  # build heavy state before the first candidate arrives
     if callable(setup):
         setup()
 
 
-def _call(args):
+def _call(args) -> tuple[Any, list[str]]:
+    """A worker's result and the MuJoCo warnings raised while it was made
+    (those of the set-up come with the first)."""
     params, seed = args
-    return _WORKER_PROBLEM(params, seed)
+    result = _WORKER_PROBLEM(params, seed)
+    said = list(_WORKER_WARNINGS)
+    _WORKER_WARNINGS.clear()
+    return result, said
+
+
+def _result(returned: tuple[Any, list[str]]) -> Any:
+    """A worker's result; its MuJoCo warnings become this process's
+    :class:`MujocoWarning` (the CLI counts them into one line)."""
+    import warnings
+
+    result, said = returned
+    for text in said:
+        warnings.warn(f"in a worker process: {text}", MujocoWarning, stacklevel=2)
+    return result
 
 
 def candidate_seeds(base_seed: int, start: int, count: int) -> list[int]:
@@ -141,7 +164,7 @@ class BatchEvaluator:
         if self._remote is not None:  # results come back in candidate order
             out = []
             for i, r in enumerate(self._remote.map(lambda a, job: a.evaluate.remote(*job), jobs)):
-                out.append(r)
+                out.append(_result(r))
                 if progress:
                     progress(i + 1)
             return out
@@ -155,7 +178,7 @@ class BatchEvaluator:
         chunk = 1  # rollouts take ~0.1–1 s: balance beats saving a few ms of messaging
         out = []
         for i, r in enumerate(self._pool.map(_call, jobs, chunksize=chunk)):
-            out.append(r)
+            out.append(_result(r))
             if progress:
                 progress(i + 1)
         return out
