@@ -38,7 +38,13 @@ def _init_worker(problem) -> None:
     print them on the terminal and append them to MUJOCO_LOG.TXT in the
     working folder) to send back with each result, then set the problem up."""
     global _WORKER_PROBLEM
+    import signal
+
     import mujoco
+
+    # Ctrl-C reaches the whole process group: the main process stops the
+    # pool, so a worker need not stop (and print a traceback) itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     mujoco.set_mju_user_warning(_WORKER_WARNINGS.append)
     _WORKER_PROBLEM = problem
