@@ -374,6 +374,15 @@ OTHER: list[Case] = [
     Case("human-speed-45", "garbage", ("animate", "human", "--gait", "run", "--speed", "45", "-o", "h.npz"),
          "speed 45 m/s is Froude 222 (V²/(g·h), hip height 0.93 m); gaits are made from Froude 0.001 to 100: "
          "0.096 to 30.2 m/s for this creature", 2),
+    # An optimization that can only fail: a population beyond the budget, a worm that must stand 5 m tall.
+    Case("optimize-popsize-over-budget", "garbage", ("optimize", "worm", "--budget", "4", "--popsize", "10000",
+                                                      "-o", "b.yaml"),
+         "budget 4 is smaller than one CMA-ES generation of 10000 simulations (popsize); raise the budget or lower "
+         "the popsize", 2),
+    Case("optimize-every-candidate-falls", "garbage", ("optimize", "worm", "--budget", "4", "--popsize", "4",
+                                                        "--seconds", "0.3", "--workers", "1", "--heading", "any",
+                                                        "--upright", "5,10", "-o", "b.yaml"),
+         "every one of the 4 candidates failed: 4 fell (the longest stayed up 0.00 s); no result", 1),
     Case("run-dog-speed-out-of-gait", "argument", ("run", "dog", "--gait", "walk", "--speed", "5", "--seconds", "1"),
          "dog walk: speed 5 m/s is outside its range 0.2–0.7 m/s", 2),
     # ---------------------------------------------- valid commands the checks must let through
