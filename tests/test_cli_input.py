@@ -361,7 +361,7 @@ def test_modal_simulation_and_optimization_take_creature_files(tmp_path, monkeyp
     by_file = untimed(capsys.readouterr().out)
     assert main(["simulate", "worm", "--seconds", "1"]) == 0
     assert untimed(capsys.readouterr().out) == by_file        # the same run, timing line aside
-    assert main(["optimize", "worm.yaml", "--budget", "4", "--seconds", "0.5", "--workers", "2",
+    assert main(["optimize", "worm.yaml", "--budget", "4", "--popsize", "4", "--seconds", "0.5", "--workers", "2",
                  "-o", "best.yaml"]) == 0
     assert "name: worm_optimized" in (tmp_path / "best.yaml").read_text()
 
