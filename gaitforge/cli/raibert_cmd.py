@@ -12,7 +12,7 @@ from rich.table import Table
 
 from gaitforge.naming import match
 from gaitforge import inputs
-from gaitforge.cli.args import number
+from gaitforge.cli.args import number, video_args
 from gaitforge.control.raibert import catalog
 from gaitforge.errors import GaitforgeError
 
@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
                    help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
+    video_args(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("report", help="reproduce a paper's measurements")
@@ -118,8 +119,8 @@ def cmd_run(args) -> int:
         except GaitforgeError as exc:
             console.print(f"no measurements: {exc}")
     if args.output:
-        from gaitforge.io.clipfiles import save_motion
-        save_motion(character, rollout.clip, args.output)
+        from gaitforge.cli.outputs import save_clip, video_options
+        save_clip(character, rollout.clip, args.output, **video_options(args))
         console.print(f"wrote {args.output}")
     return status
 

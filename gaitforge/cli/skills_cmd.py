@@ -217,8 +217,8 @@ def run_skills(args) -> int:
             t.add_row(f"duty {foot}", f"{duty:.2f}")
         console.print(t)
     if args.output:
-        from gaitforge.io.clipfiles import save_motion
-        save_motion(character, rollout.clip, args.output)
+        from gaitforge.cli.outputs import save_clip, video_options
+        save_clip(character, rollout.clip, args.output, **video_options(args))
         console.print(f"wrote {args.output}")
     if args.plots:
         _plots(character, rollout, r, gait, speed, args.plots)
