@@ -162,3 +162,13 @@ def _check_console(body: str, workdir: Path) -> None:
         assert done.returncode == expect, f"{line}\n{printed[-2000:]}"
         for s in shown:
             assert s.split("…")[0].rstrip() in printed, f"{line}: {s!r} not in\n{printed[-2000:]}"
+
+
+def test_readme_links_resolve():
+    """Every relative link and image of the README names a file of the checkout."""
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [t.split("#")[0] for t in targets if not re.match(r"^[a-z]+:|^#", t)]
+    assert local
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, missing
