@@ -414,3 +414,27 @@ def test_worker_processes_pass_mujocos_warnings_back_instead_of_printing_them(tm
     captured = capfd.readouterr()
     assert "Nan, Inf" not in captured.out + captured.err
     assert list(tmp_path.iterdir()) == []  # no MUJOCO_LOG.TXT
+
+
+def test_a_script_without_a_main_guard_gets_one_clear_error(tmp_path):
+    """Workers import the main script again; one that starts a batch at import
+    time must end with the advice to guard it, not with a traceback per worker."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text("import numpy as np\nfrom gaitforge.sim.batch import evaluate_batch\n\n\n"
+                      "class P:\n    def __call__(self, x, seed):\n        return 1.0\n\n\n"
+                      "evaluate_batch(P(), [np.zeros(1)] * 2, [1, 2], workers=2)\n")
+    import os
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))  # this checkout's gaitforge
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=env)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "gaitforge.errors.GaitforgeError: a worker process stopped before it returned a result (if this runs from a "
+        "script, put the script's work under if __name__ == \"__main__\": — each worker imports the script again; "
+        "else the machine may be out of memory); workers=1 runs without them")
+    assert proc.stderr.count("Traceback") == 1 and "RuntimeError" not in proc.stderr

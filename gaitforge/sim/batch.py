@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, Callable, Sequence
 
@@ -74,6 +75,14 @@ def _result(returned: tuple[Any, list[str]]) -> Any:
     return result
 
 
+# Worker processes start by importing the main script again (forkserver): one
+# without an ``if __name__ == "__main__":`` guard starts its work anew in each
+# worker, which then dies.
+_BROKEN = ("a worker process stopped before it returned a result (if this runs from a script, put the script's "
+           "work under if __name__ == \"__main__\": — each worker imports the script again; else the machine may "
+           "be out of memory); workers=1 runs without them")
+
+
 def candidate_seeds(base_seed: int, start: int, count: int) -> list[int]:
     """Seeds (count,) for candidates ``start .. start + count - 1`` of a run
     seeded with ``base_seed``: each depends only on the base and the index."""
@@ -117,6 +126,13 @@ class BatchEvaluator:
         self._actors: list = []
 
     def __enter__(self) -> "BatchEvaluator":
+        import multiprocessing
+
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # A worker still importing an unguarded main script has reached the
+            # script's own call: it cannot start workers, and its traceback would
+            # only repeat what the main process reports (see _BROKEN). Leave quietly.
+            os._exit(1)
         if self.ray_address is not None:
             self._start_ray()
         elif self.workers > 1:
@@ -183,10 +199,13 @@ class BatchEvaluator:
             return out
         chunk = 1  # rollouts take ~0.1–1 s: balance beats saving a few ms of messaging
         out = []
-        for i, r in enumerate(self._pool.map(_call, jobs, chunksize=chunk)):
-            out.append(_result(r))
-            if progress:
-                progress(i + 1)
+        try:
+            for i, r in enumerate(self._pool.map(_call, jobs, chunksize=chunk)):
+                out.append(_result(r))
+                if progress:
+                    progress(i + 1)
+        except BrokenProcessPool:
+            raise GaitforgeError(_BROKEN) from None
         return out
 
 
