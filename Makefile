@@ -9,7 +9,7 @@ export MUJOCO_GL ?= egl
 
 VALIDATOR := tools/node_modules/gltf-validator
 
-.PHONY: demo test setup clean
+.PHONY: demo test setup clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,8 +49,11 @@ SIM_TESTS := $(wildcard tests/test_skills_*.py tests/test_raibert_*.py) tests/te
 SIM_KERNEL := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX || echo SandyBridge)
 
 test: $(STAMP) $(VALIDATOR)
-	$(VENV)/bin/ruff check gaitforge tests benchmarks
+	$(VENV)/bin/ruff check gaitforge tests benchmarks examples docs
 	$(VENV)/bin/mypy gaitforge
+	@echo "== docs: strict build (every page, link and API reference)"
+	@d=$$(mktemp -d); NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d $$d/site; s=$$?; \
+		rm -rf $$d; exit $$s
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 	@if [ "$$(uname -m)" = x86_64 ]; then for k in $(KERNELS); do \
 		echo "== modal and gait tests again under OPENBLAS_CORETYPE=$$k"; \
@@ -60,5 +63,10 @@ test: $(STAMP) $(VALIDATOR)
 	NUMBA_CPU_NAME=generic OPENBLAS_CORETYPE=$(SIM_KERNEL) $(PY) -m pytest -q -n 2 -p no:cacheprovider $(SIM_TESTS) || exit 1; \
 	fi
 
+# The docs site (mkdocs-material, extra `docs`; `make setup` installs it with the
+# test extra): a strict build into site/, checking every page and link.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(OUT)
+	rm -rf $(VENV) $(OUT) site

@@ -296,7 +296,7 @@ def save(clip: MotionClip, path: str | os.PathLike, character: Character | None 
     save_motion(char, clip, path, **_save_options(path, options))
 
 
-_VIDEO: dict[str, type] = {"fps": float, "width": int, "height": int, "follow": bool, "progress": object}
+_VIDEO: dict[str, type] = {"fps": float, "width": int, "height": int, "camera": str, "progress": object}
 _SAVE_OPTIONS: dict[str, dict[str, type]] = {".bvh": {"rotation_order": str, "units": str}, ".mp4": _VIDEO,
                                              ".gif": _VIDEO}
 
@@ -323,6 +323,11 @@ def _save_options(path, options: dict) -> dict:
             out[key] = value
         elif kind is str:
             out[key] = inputs.text(key, value)
+            if key == "camera":
+                from gaitforge.errors import brief
+                from gaitforge.io.video import CAMERAS
+                if out[key] not in CAMERAS:
+                    raise GaitforgeError(f"camera must be one of {', '.join(CAMERAS)}, got {brief(value)}")
         elif kind is bool:
             out[key] = inputs.flag(key, value)
         elif kind is int:

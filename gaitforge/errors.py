@@ -54,6 +54,12 @@ class GaitforgeWarning(UserWarning):
     libraries' warnings are counted into one line)."""
 
 
+class MujocoWarning(UserWarning):
+    """A warning MuJoCo's C code gave where no Python handler of this
+    process saw it (in a worker process); passed on as this category so the
+    CLI counts it with MuJoCo's others."""
+
+
 class ResultError(NotMetError):
     """A result no valid input makes (a clip whose joints turn round and
     round, positions beyond any run's reach): refused before it is written;

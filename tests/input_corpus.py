@@ -64,6 +64,17 @@ def deep_mjcf(n: int) -> str:
             '</mujoco>')
 
 
+def classed_mjcf(n: int, *, childclass: bool) -> str:
+    """n bodies deep, each joint a ball only through a ``<default>`` class:
+    named on the joint, or given by the outer body's ``childclass``."""
+    joint = '<joint/>' if childclass else '<joint class="b"/>'
+    bodies = "".join(f'<body pos="0 0 0.01">{joint}<geom size="0.01"/>' for _ in range(n))
+    outer = ' childclass="b"' if childclass else ""
+    return ('<mujoco><default><default class="b"><joint type="ball"/><default class="c"><joint type="slide"/>'
+            f'</default></default></default><worldbody><body{outer}><freejoint/><geom size="0.1"/>{bodies}'
+            f'{"</body>" * n}</body></worldbody></mujoco>')
+
+
 def _npy(array: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.save(buf, array)
@@ -186,6 +197,10 @@ MODEL_FILES = [  # (id, model text and other files, message after "m.xml: ")
      "line 1: the model expands to more than 1000 bodies (<body> brings the count past it); at most 1000 are "
      "supported"),
     ("dofs-3003", deep_mjcf(1000),
+     "line 1: the model expands to more than 3000 degrees of freedom; at most 3000 are supported"),
+    ("dofs-3003-by-class", classed_mjcf(999, childclass=False),
+     "line 1: the model expands to more than 3000 degrees of freedom; at most 3000 are supported"),
+    ("dofs-3003-by-childclass", classed_mjcf(999, childclass=True),
      "line 1: the model expands to more than 3000 degrees of freedom; at most 3000 are supported"),
     ("memory-100G", mjcf(head='<size memory="100G"/>'), "line 1: <size memory='100G'> asks for more than the 1 GiB a "
                                                         "model may use"),
@@ -374,6 +389,15 @@ OTHER: list[Case] = [
     Case("human-speed-45", "garbage", ("animate", "human", "--gait", "run", "--speed", "45", "-o", "h.npz"),
          "speed 45 m/s is Froude 222 (V²/(g·h), hip height 0.93 m); gaits are made from Froude 0.001 to 100: "
          "0.096 to 30.2 m/s for this creature", 2),
+    # An optimization that can only fail: a population beyond the budget, a worm that must stand 5 m tall.
+    Case("optimize-popsize-over-budget", "garbage", ("optimize", "worm", "--budget", "4", "--popsize", "10000",
+                                                      "-o", "b.yaml"),
+         "budget 4 is smaller than one CMA-ES generation of 10000 simulations (popsize); raise the budget or lower "
+         "the popsize", 2),
+    Case("optimize-every-candidate-falls", "garbage", ("optimize", "worm", "--budget", "4", "--popsize", "4",
+                                                        "--seconds", "0.3", "--workers", "1", "--heading", "any",
+                                                        "--upright", "5,10", "-o", "b.yaml"),
+         "every one of the 4 candidates failed: 4 fell (the longest stayed up 0.00 s); no result", 1),
     Case("run-dog-speed-out-of-gait", "argument", ("run", "dog", "--gait", "walk", "--speed", "5", "--seconds", "1"),
          "dog walk: speed 5 m/s is outside its range 0.2–0.7 m/s", 2),
     # ---------------------------------------------- valid commands the checks must let through

@@ -88,6 +88,39 @@ def test_sigterm_removes_the_temporary_output(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def _started(proc, folder, ready) -> None:
+    """Wait (up to 240 s) until a file whose name satisfies ``ready`` appears in ``folder``."""
+    deadline = time.time() + 240
+    while time.time() < deadline and not any(ready(p.name) for p in folder.iterdir()):
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read().decode()
+
+
+@pytest.mark.parametrize("argv, ready, left", [
+    (["animate", "dog", "--gait", "trot", "--seconds", "30", "--no-pin", "-o", "t.mp4"],
+     lambda name: name.startswith(".t.mp4."), []),
+    # Workers in other processes: Ctrl-C reaches them too, and none may print a traceback;
+    # the checkpoint of the generations done stays (it is what --resume reads).
+    (["optimize", "worm", "--budget", "400", "--popsize", "4", "--seconds", "2", "--workers", "2", "--quiet",
+      "-o", "best.yaml"], lambda name: name == "best.yaml.ckpt", ["best.yaml.ckpt"]),
+])
+def test_repeated_ctrl_c_and_sigterm_end_in_one_line(tmp_path, argv, ready, left):
+    """Ctrl-C pressed again (and a SIGTERM) while the first one unwinds: exit
+    130, the one line, no traceback from this process or its workers."""
+    env = dict(os.environ, MUJOCO_GL="egl")
+    proc = subprocess.Popen([sys.executable, "-m", "gaitforge.cli.main", *argv], env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    _started(proc, tmp_path, ready)
+    for sig in (signal.SIGINT, signal.SIGINT, signal.SIGTERM, signal.SIGINT):
+        os.killpg(proc.pid, sig)  # the whole process group, as a terminal does
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err.decode().strip().splitlines()) == (130, ["gaitforge: interrupted"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == left
+
+
 @pytest.mark.parametrize("argv, message", [
     (["animate", "dog", "--gait", "trot", "-o", "/proc/nope/out.npz"], "/proc/nope/out.npz: cannot write in /proc"),
     (["animate", "dog", "--gait", "trot", "-o", "/dev/null/out.npz"], "/dev/null/out.npz: /dev/null is not a folder"),
@@ -328,7 +361,7 @@ def test_modal_simulation_and_optimization_take_creature_files(tmp_path, monkeyp
     by_file = untimed(capsys.readouterr().out)
     assert main(["simulate", "worm", "--seconds", "1"]) == 0
     assert untimed(capsys.readouterr().out) == by_file        # the same run, timing line aside
-    assert main(["optimize", "worm.yaml", "--budget", "4", "--seconds", "0.5", "--workers", "2",
+    assert main(["optimize", "worm.yaml", "--budget", "4", "--popsize", "4", "--seconds", "0.5", "--workers", "2",
                  "-o", "best.yaml"]) == 0
     assert "name: worm_optimized" in (tmp_path / "best.yaml").read_text()
 

@@ -82,6 +82,16 @@ def test_animate_gif_shows_progress(tmp_path, capsys):
     assert iio.imread(out).shape[0] == 4
 
 
+def test_video_size_and_camera(tmp_path, capsys):
+    out = tmp_path / "walk.gif"
+    assert main(["animate", "human", "--gait", "walk", "--seconds", "0.2", "--fps", "20", "--size", "64x48",
+                 "--camera", "side", "--quiet", "-o", str(out)]) == 0
+    assert iio.imread(out, index=None).shape == (4, 48, 64, 3)
+    assert main(["animate", "human", "--gait", "walk", "--size", "64x4", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == ("gaitforge: error: animate: argument --size: must be WIDTHxHEIGHT in pixels, "
+                                       "each from 16 to 4096, got '64x4'\n")
+
+
 def _fails(capsys, argv, message, *paths):
     assert main(argv) == 2
     captured = capsys.readouterr()
@@ -136,7 +146,7 @@ def test_demo_writes_the_dog_trot(tmp_path, capsys):
     assert (tmp_path / "dog_trot.glb").read_bytes()[:4] == b"glTF"
     assert (tmp_path / "dog_trot.bvh").read_text().startswith("HIERARCHY")
     video = iio.imread(tmp_path / "dog_trot.mp4")
-    assert video.shape[1:] == (300, 400, 3) and video.shape[0] >= 40
+    assert video.shape[1:] == (480, 640, 3) and video.shape[0] == 121  # 2 s at 60 fps
     assert iio.imread(tmp_path / "dog_trot_gait.png").std() > 5
     assert load_recipe(tmp_path / "dog_trot.yaml").name == "dog-trot"
 

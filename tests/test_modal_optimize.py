@@ -356,3 +356,85 @@ def test_the_optimized_worm_replays_60_s(halve):
     r = run_recipe(character, best, 60.0, basis=basis, timestep=PHYSICS["worm"].timestep / (2 if halve else 1))
     assert r.ok, r.divergence
     assert r.clip.duration == pytest.approx(60.0) and r.penetration <= 0.006
+
+
+def test_the_population_never_overrides_the_budget(tmp_path):
+    p = ModalProblem("worm", seconds=0.3)
+    x0 = p.vector(hand_set("worm"))
+    with BatchEvaluator(p, workers=1) as ev:
+        counting = _Counting(ev)
+        with pytest.raises(GaitforgeError) as err:
+            optimize(p, x0, Settings(budget=4, popsize=10000), counting)
+        assert str(err.value) == ("budget 4 is smaller than one CMA-ES generation of 10000 simulations (popsize); "
+                                  "raise the budget or lower the popsize")
+        assert counting.simulated == 0
+        # 10 simulations in generations of 4: two fit, a third would overrun the budget.
+        res = optimize(p, x0, Settings(budget=10, popsize=4, outer=1), counting)
+    assert res.evaluations == counting.simulated == 8
+
+
+def test_an_optimization_in_which_every_candidate_fell_writes_nothing(tmp_path, capsys):
+    from gaitforge.cli.main import main
+
+    out = tmp_path / "best.yaml"
+    # No worm stands 5 m tall: every candidate falls at once.
+    code = main(["optimize", "worm", "--budget", "8", "--popsize", "4", "--seconds", "0.5", "--workers", "1",
+                 "--heading", "any", "--upright", "5,10", "--quiet", "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert err == ["gaitforge: error: every one of the 8 candidates failed: 8 fell (the longest stayed up 0.00 s); "
+                   "no result"]
+    assert list(tmp_path.iterdir()) == []
+
+
+class Unstable:
+    """A picklable problem whose every candidate makes MuJoCo warn (a NaN velocity)."""
+
+    def __call__(self, x, seed):
+        import mujoco
+
+        m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size=".1"/></body>'
+                                           '</worldbody></mujoco>')
+        d = mujoco.MjData(m)
+        d.qvel[0] = math.nan
+        mujoco.mj_step(m, d)
+        return float(seed)
+
+
+def test_worker_processes_pass_mujocos_warnings_back_instead_of_printing_them(tmp_path, monkeypatch, capfd):
+    from gaitforge.errors import MujocoWarning
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(MujocoWarning) as caught:
+        out = evaluate_batch(Unstable(), [np.zeros(1)] * 3, [1, 2, 3], workers=2)
+    assert out == [1.0, 2.0, 3.0]
+    texts = [str(w.message) for w in caught if w.category is MujocoWarning]
+    assert texts == ["in a worker process: Nan, Inf or huge value in QVEL at DOF 0. The simulation is unstable. "
+                     "Time = 0.0000."] * 3
+    captured = capfd.readouterr()
+    assert "Nan, Inf" not in captured.out + captured.err
+    assert list(tmp_path.iterdir()) == []  # no MUJOCO_LOG.TXT
+
+
+def test_a_script_without_a_main_guard_gets_one_clear_error(tmp_path):
+    """Workers import the main script again; one that starts a batch at import
+    time must end with the advice to guard it, not with a traceback per worker."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text("import numpy as np\nfrom gaitforge.sim.batch import evaluate_batch\n\n\n"
+                      "class P:\n    def __call__(self, x, seed):\n        return 1.0\n\n\n"
+                      "evaluate_batch(P(), [np.zeros(1)] * 2, [1, 2], workers=2)\n")
+    import os
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))  # this checkout's gaitforge
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=env)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "gaitforge.errors.GaitforgeError: a worker process stopped before it returned a result (if this runs from a "
+        "script, put the script's work under if __name__ == \"__main__\": — each worker imports the script again; "
+        "else the machine may be out of memory); workers=1 runs without them")
+    assert proc.stderr.count("Traceback") == 1 and "RuntimeError" not in proc.stderr

@@ -49,3 +49,28 @@ def speed_or_ramp(hi: float = 50.0):
 
     parse.__name__ = "speed"
     return parse
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """An argparse ``type`` for ``--size WxH``: video frame width and height
+    in pixels, each from 16 to 4096 (the API's bounds)."""
+    parts = text.lower().split("x")
+    try:
+        w, h = (int(p) for p in parts)
+    except ValueError:
+        w = h = 0
+    if len(parts) != 2 or not (16 <= w <= 4096 and 16 <= h <= 4096):
+        raise argparse.ArgumentTypeError(f"must be WIDTHxHEIGHT in pixels, each from 16 to 4096, got {text[:80]!r}")
+    return w, h
+
+
+def video_args(p: argparse.ArgumentParser) -> None:
+    """``--size`` and ``--camera`` for a command that may write a video."""
+    from gaitforge.io.video import CAMERAS, VIDEO_FPS, VIDEO_SIZE
+
+    w, h = VIDEO_SIZE
+    p.add_argument("--size", type=frame_size, default=VIDEO_SIZE, metavar="WxH",
+                   help=f"video frame size in pixels (default {w}x{h}; videos run at {VIDEO_FPS:g} fps)")
+    p.add_argument("--camera", choices=CAMERAS, default="follow",
+                   help="video camera: follow (three-quarter view tracking the creature; default), side (fixed, "
+                        "square to the side, whole path in view) or front (tracking, facing the creature)")

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
 
 from gaitforge.cli.creatures_cmd import summary_table
-from gaitforge.cli.motion_cmd import analyse, console, recipe_table, save_clip
+from gaitforge.cli.motion_cmd import analyse, console, recipe_table
+from gaitforge.cli.outputs import save_clip
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 
 DEMO_PRESET = "dog-trot"
 CLIP_SECONDS = 4.0      # the glTF / BVH / NPZ clip: a few strides at 60 frames/s
 VIDEO_SECONDS = 2.0     # the MP4 is cut short: software rendering costs ~0.1-0.3 s a frame
-VIDEO: dict[str, Any] = dict(fps=25.0, width=400, height=300)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,7 +67,7 @@ def cmd_demo(args) -> int:
         save_recipe(recipe, yaml_path)
         for path in (glb, bvh, npz):
             save_clip(dog, clip, str(path))
-        save_clip(dog, short, mp4, label="dog_trot.mp4", **VIDEO)
+        save_clip(dog, short, mp4, label="dog_trot.mp4")  # 60 fps, 640x480
     console.print(f"stills of {len(characters)} creatures written to {out}/")
     written = ", ".join(f"dog_trot{s}" for s in (".glb", ".bvh", ".mp4", ".npz", ".yaml")) + ", dog_trot_gait.png"
     console.print(f"dog trot written to {out}/: {written} ({time.perf_counter() - start:.0f} s in all)")

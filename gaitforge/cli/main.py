@@ -24,7 +24,7 @@ import warnings
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 from gaitforge import __version__  # noqa: E402
-from gaitforge.errors import GaitforgeError, GaitforgeWarning, NotMetError  # noqa: E402
+from gaitforge.errors import GaitforgeError, GaitforgeWarning, MujocoWarning, NotMetError  # noqa: E402
 from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
                            push_cmd, raibert_cmd, run_cmd)
 
@@ -54,7 +54,17 @@ class _Terminated(BaseException):
         self.signum = signum
 
 
+_STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def _terminate(signum, frame):
+    """The first Ctrl-C, SIGTERM or SIGHUP unwinds the command; the ones
+    after it are ignored, so removing temporary files and printing the one
+    line are not cut short by a traceback."""
+    for sig in _STOPPING:
+        signal.signal(sig, signal.SIG_IGN)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise _Terminated(signum)
 
 
@@ -94,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     handlers = {}
     if argv is None:  # the real command: SIGTERM / SIGHUP unwind (temporary files go) like Ctrl-C
-        for sig in (signal.SIGTERM, signal.SIGHUP):
+        for sig in _STOPPING:
             handlers[sig] = signal.signal(sig, _terminate)
     shown = _Warnings(debug)
     try:
@@ -105,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         shown.summary()  # (a failure is one line: its warnings are not summed up)
         return code
     except KeyboardInterrupt:
+        handlers.clear()  # stopping: signals stay ignored until the process ends
         print("gaitforge: interrupted", file=sys.stderr)
         return 130
     except _Terminated as exc:
+        handlers.clear()
         print(f"gaitforge: terminated by signal {exc.signum}", file=sys.stderr)
         return 128 + exc.signum
     except Exception as exc:  # every failure is one line (the traceback with --debug)
@@ -236,6 +248,8 @@ _LIBRARIES = {"numpy": "NumPy", "scipy": "SciPy", "mujoco": "MuJoCo", "matplotli
 def _library(category, filename: str) -> str:
     """The library a warning came from, by its file (NumPy's numerical
     warnings point at their caller: they are NumPy's all the same)."""
+    if issubclass(category, MujocoWarning):
+        return "MuJoCo"
     path = os.path.abspath(filename or "")
     if "site-packages" in path or "dist-packages" in path:
         package = path.split("-packages" + os.sep, 1)[1].split(os.sep, 1)[0].split(".")[0]

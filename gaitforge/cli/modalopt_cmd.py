@@ -12,7 +12,7 @@ from gaitforge.cli.args import number
 from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console, \
     physics_lines, timestep_arg
 from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, NotMetError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -104,6 +104,7 @@ def cmd_optimize(args) -> int:
     from gaitforge.io.checkpoints import JsonCheckpoint
     from gaitforge.io.recipe_files import save_recipe
     from gaitforge.optimize import ModalProblem, Settings, optimize
+    from gaitforge.optimize.cmaes import check_budget
     from gaitforge.optimize.layout import Layout
     from gaitforge.sim.batch import BatchEvaluator
 
@@ -127,6 +128,9 @@ def cmd_optimize(args) -> int:
                   + (" (the worse score counts)" if len(problem.timesteps) > 1 else "")
                   + "; over a joint's speed limit or sunk too deep counts as a fall")
     x0 = problem.vector(start)
+    settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
+                        popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
+    check_budget(settings, x0.size)
     if heading == "auto":  # forward is where the start gait goes
         d = problem.rollout(x0).displacement
         if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
@@ -135,20 +139,21 @@ def cmd_optimize(args) -> int:
         console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name,
                            heading=None if heading == "any" else heading, upright=args.upright, **steps)
-    settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
-                        popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
     ckpt = JsonCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
+    fresh_checkpoint = not ckpt.path.exists()
     from gaitforge.cli.progress import progress_bar
 
-    with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
-        with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
-            res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
-                           progress=None if advance is None else
-                           lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
+    try:
+        with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
+            with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
+                res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
+                               progress=None if advance is None else
+                               lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
+    except NotMetError:
+        if fresh_checkpoint:  # a run that found nothing leaves nothing behind
+            ckpt.path.unlink(missing_ok=True)
+        raise
     s = res.score
-    if s.survived is not None:
-        console.print(f"[red]every candidate fell; the best stayed up {s.survived * seconds:.2f} s "
-                      f"({s.diverged})[/red]")
     steps_note = " and ".join(f"{1000 * dt:g}" for dt in problem.timesteps)
     note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s at "
             f"{steps_note} ms, the worse counting): {s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, "

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 
-from gaitforge.cli.args import number
+from gaitforge.cli.args import number, video_args
 from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
@@ -25,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--out", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
     p.add_argument("--traces", metavar="FILE.csv", help="write energy and contact traces (CSV)")
     timestep_arg(p)
+    video_args(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("landscape", help="distance travelled over activation magnitude x phase (Kry 2012 Fig. 4)")
@@ -150,12 +153,12 @@ def cmd_simulate(args) -> int:
                       f"cycle residual {s.cycle_residual:.3g}")
     console.print(limits_report(s, r.limits))
     from gaitforge.io.atomic import atomic_paths
-    from gaitforge.io.clipfiles import save_motion
+    from gaitforge.cli.outputs import save_clip, video_options
     from gaitforge.io.modal_traces import save_traces
 
     with atomic_paths(args.out, args.traces) as (tmp_out, tmp_traces):  # both files or neither
         if tmp_out is not None:
-            save_motion(character, r.clip, tmp_out)
+            save_clip(character, r.clip, tmp_out, label=Path(args.out).name, **video_options(args))
         if tmp_traces is not None:
             save_traces(character, r, tmp_traces)
     for path in (args.out, args.traces):

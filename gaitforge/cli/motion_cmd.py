@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gaitforge import inputs
-from gaitforge.cli.args import number, speed_or_ramp
+from gaitforge.cli.args import number, speed_or_ramp, video_args
+from gaitforge.cli.outputs import save_clip, video_options
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seconds", type=number(inputs.ANIMATE_SECONDS), default=4.0, metavar="S",
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(inputs.FPS), default=60.0, metavar="N",
-                   help="frames per second (default 60)")
+                   help="frames per second of the clip and of a video (default 60; a GIF at most 50)")
     p.add_argument("--modes", type=number(inputs.ANIMATE_MODES), default=None, metavar="N",
                    help=f"elastic modes to compute (default {DEFAULT_MODES}; with --speed/--froude "
                         "mode_selection.pool_size: more where the feet have soles)")
@@ -45,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="output .glb, .bvh, .mp4, .gif, .npz or .csv (default NAME-GAIT.glb)")
     p.add_argument("--save-recipe", metavar="FILE", help="also write the recipe used (YAML, or JSON for .json)")
     p.add_argument("--diagram", metavar="FILE.png", help="also write the gait diagram (footfall plot)")
+    video_args(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true",
                    help="exit with 1 if no suggested recipe passes the gait's footfall check (default: a warning)")
@@ -113,21 +115,6 @@ def analyse(char: Character, clip, diagram: str | None = None, title: str = "", 
     console.print(metrics_table(m, f"classified as {classify_gait(m)}"))
 
 
-def save_clip(char: Character, clip, path, *, label: str | None = None, quiet: bool = False, **options) -> None:
-    """Write ``clip`` (format from the extension; ``options`` go to the
-    writer, e.g. ``width`` for video); videos show a progress bar on a
-    terminal (``label``: the name to show, default the file's)."""
-    from gaitforge.cli.progress import progress_bar
-    from gaitforge.io.clipfiles import save_motion
-
-    if Path(path).suffix.lower() not in (".mp4", ".gif"):
-        save_motion(char, clip, path, **options)
-        return
-    with progress_bar(f"rendering {label or Path(path).name}", None, quiet=quiet, unit="frames") as advance:
-        save_motion(char, clip, path, **options,
-                    progress=None if advance is None else lambda done, total: advance(done, total))
-
-
 # ------------------------------------------------------------------ commands
 def cmd_animate(args) -> int:
     from gaitforge import api
@@ -181,7 +168,7 @@ def cmd_animate(args) -> int:
     from gaitforge.io.recipe_files import save_recipe
 
     with atomic_paths(out, args.save_recipe) as (tmp_clip, tmp_recipe):  # both files or neither
-        save_clip(char, clip, tmp_clip, label=Path(out).name, quiet=args.quiet)
+        save_clip(char, clip, tmp_clip, label=Path(out).name, **video_options(args))
         if tmp_recipe is not None and recipe is not None:
             save_recipe(recipe, tmp_recipe)
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaitforge import inputs
-from gaitforge.cli.args import number
+from gaitforge.cli.args import number, video_args
 from gaitforge.control import registry
 
 console = Console(highlight=False)
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--out", "--output", dest="output", metavar="FILE",
                    help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
+    video_args(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("runners", help="the simulated controllers: every runner and gait, its speed range and "
@@ -81,8 +82,8 @@ def cmd_run(args) -> int:
         for line in measures.notes:
             console.print(line, soft_wrap=True)
     if args.output:
-        from gaitforge.cli.motion_cmd import save_clip
-        save_clip(character, rollout.clip, args.output, quiet=args.quiet)
+        from gaitforge.cli.outputs import save_clip, video_options
+        save_clip(character, rollout.clip, args.output, **video_options(args))
         console.print(f"wrote {args.output}")
     if args.plots:
         written = api.run_plots(run, args.plots)

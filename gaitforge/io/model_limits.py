@@ -129,6 +129,22 @@ class _Scan:
         self.dofs = 0
         self.includes = 0
         self.dirs = {"mesh": "", "texture": ""}
+        self.joint_types: dict[str, str] = {}  # default class -> the joint type it gives (MJCF)
+
+    def read_defaults(self, root: _Node) -> None:
+        """The joint type each ``<default>`` class gives, inherited from the
+        class it nests in (the outermost is MuJoCo's "main")."""
+        stack = [(root, "hinge", False)]
+        while stack:
+            node, inherited, inside = stack.pop()
+            if node.tag == "default":
+                name = node.attrs.get("class", "main")
+                own = next((c.attrs["type"] for c in node.children if c.tag == "joint" and "type" in c.attrs),
+                           inherited)
+                self.joint_types.setdefault(name, own)
+                stack.extend((c, own, True) for c in node.children if c.tag == "default")
+            elif not inside:
+                stack.extend((c, inherited, False) for c in node.children)
 
     # ------------------------------------------------------------ files
     def _asset(self, node: _Node, name: str, kind: str) -> None:
@@ -177,15 +193,16 @@ class _Scan:
         """Every element in document order (no recursion: a model may nest a
         thousand bodies deep), children of ``<replicate>`` counted as often
         as they are copied."""
-        stack = [(root, factor, "")]
+        stack = [(root, factor, "", "main")]
         while stack:
-            node, factor, parent = stack.pop()
+            node, factor, parent, cls = stack.pop()
             if parent == "default" and node.tag in ("joint", "body"):
                 continue  # a class's defaults, not a joint of the model
-            factor = self._visit(node, factor)
-            stack.extend((child, factor, node.tag) for child in reversed(node.children))
+            factor = self._visit(node, factor, cls)
+            inner = node.attrs.get("childclass", cls) if node.tag in ("body", "frame", "worldbody") else cls
+            stack.extend((child, factor, node.tag, inner) for child in reversed(node.children))
 
-    def _visit(self, node: _Node, factor: int) -> int:
+    def _visit(self, node: _Node, factor: int, cls: str = "main") -> int:
         """Check one element; returns the copy factor of its children."""
         tag, a = node.tag, node.attrs
         if tag == "compiler":
@@ -218,8 +235,9 @@ class _Scan:
             self._add_dofs(node, 6 * factor)
         elif tag == "joint" and "type" in a and a["type"] in _URDF_DOFS:  # URDF
             self._add_dofs(node, _URDF_DOFS[a["type"]] * factor)
-        elif tag == "joint":
-            self._add_dofs(node, _DOFS.get(a.get("type", "hinge"), 1) * factor)
+        elif tag == "joint":  # its type, else its class's, else that of the class its body gives
+            kind = a.get("type") or self.joint_types.get(a.get("class", cls)) or self.joint_types.get("main", "hinge")
+            self._add_dofs(node, _DOFS.get(kind, 1) * factor)
         elif tag == "size":
             memory = _bytes(node, "memory")
             if memory is not None and memory > MAX_MEMORY:
@@ -252,7 +270,9 @@ def scan_model(path: str | os.PathLike) -> None:
     root = _parse(p, str(p))
     if root is None:
         return
-    _Scan(p).walk(root)
+    scan = _Scan(p)
+    scan.read_defaults(root)
+    scan.walk(root)
 
 
 def check_compiled(model, path: str | os.PathLike) -> None:

@@ -21,7 +21,13 @@ simulation gets a seed of its own (``candidate_seeds``).
 
 Budget: outer iteration j gets (budget − evaluations so far) // (outer − j)
 simulations (at least 2; a generation that starts below its share runs
-whole), so the last one takes what remains.
+whole), so the last one takes what remains. A generation starts only if it
+fits in what is left of the budget, so the total never exceeds it; a budget
+smaller than one generation is refused before anything runs.
+
+Failure: the result is the best candidate that neither diverged nor fell.
+When there is none, the run raises ``NotMetError`` naming how many diverged
+and how many fell, so no recipe is made from a failed candidate.
 
 Checkpoints hold data, not the optimizer: the run's identity and, per
 generation, the points asked and their scores (:class:`Generation`;
@@ -37,13 +43,14 @@ budget already spent replays the record and returns its result.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, fields
 from typing import Callable, NamedTuple
 
 import numpy as np
 
 from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, NotMetError
 from gaitforge.optimize.problem import OBJECTIVES, Score
 from gaitforge.sim.batch import candidate_seeds
 
@@ -181,6 +188,32 @@ def _strategy(cma, start, lower: np.ndarray, upper: np.ndarray, settings: Settin
     return cma.CMAEvolutionStrategy(np.clip(start, lower, upper).tolist(), settings.sigma0, opts)
 
 
+def generation_size(settings: Settings, n: int) -> int:
+    """Candidates per CMA-ES generation in an n-dimensional search: the
+    setting, or CMA-ES's default 4 + ⌊3 ln n⌋."""
+    return int(settings.popsize) if settings.popsize else 4 + int(3 * math.log(max(n, 1)))
+
+
+def check_budget(settings: Settings, n: int) -> None:
+    """Refuse a budget smaller than one generation of an n-dimensional search
+    (the population never overrides the budget)."""
+    size = generation_size(settings, n)
+    if size > settings.budget:
+        raise GaitforgeError(f"budget {settings.budget} is smaller than one CMA-ES generation of {size} "
+                             "simulations (popsize); raise the budget or lower the popsize")
+
+
+def _failure(scores: list[Score], seconds: float) -> str:
+    """One line saying how every candidate failed (``survived`` is the
+    share of the ``seconds`` [s] horizon a fallen candidate stayed up)."""
+    fell = [s.survived for s in scores if s.survived is not None]
+    diverged = sum(s.failed for s in scores) - len(fell)
+    parts = [f"{diverged} diverged"] if diverged else []
+    if fell:
+        parts.append(f"{len(fell)} fell (the longest stayed up {max(fell) * seconds:.2f} s)")
+    return f"every one of the {len(scores)} candidates failed: {', '.join(parts)}; no result"
+
+
 def _python(score: Score) -> Score:
     """``score`` with numpy scalars as Python numbers (what a checkpoint gives back)."""
     return Score._make(v.item() if isinstance(v, np.generic) else v for v in score)
@@ -201,6 +234,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
     import cma
 
     x0 = np.asarray(x0, float)
+    check_budget(settings, x0.size)
     scale, lower, upper = problem.layout.bounds(x0)
     identity = run_identity(problem, x0, settings)
     record = (checkpoint.load(identity) if checkpoint is not None else None) or []
@@ -209,6 +243,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
     evaluations, lam, mu = 0, 0.0, float(settings.mu0)
     last_c: float | None = None
     best = outer_best = None
+    every: list[Score] = []  # each candidate's score, to say how they failed when none stands
     history: list[dict] = []
     start = (x0 / scale).tolist()
     for j in range(settings.outer):
@@ -221,7 +256,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
             gen = record[replayed] if replayed < len(record) else None
             if gen is not None and gen.outer != j:
                 break  # the record ended outer iteration j here
-            if gen is None and (evaluations - outer_start >= share or evaluations >= settings.budget):
+            if gen is None and (evaluations - outer_start >= share or evaluations + es.popsize > settings.budget):
                 break
             zs = es.ask()
             xs = [np.asarray(z) * scale for z in zs]
@@ -249,7 +284,12 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
                     outer_best = entry
                 if not s.failed and (best is None or _rank(entry) < _rank(best)):
                     best = entry
-            es.tell(zs, values)
+                every.append(s)
+            with warnings.catch_warnings():
+                # cma takes a median of an empty list in small populations
+                # ("Mean of empty slice"); nothing of ours to report.
+                warnings.simplefilter("ignore", RuntimeWarning)
+                es.tell(zs, values)
             evaluations += len(xs)
             assert outer_best is not None
             history.append({"outer": j, "evaluations": evaluations, "best_f": outer_best[1],
@@ -260,8 +300,9 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
                     checkpoint.save(identity, generations)
             if progress is not None:
                 progress(evaluations, settings.budget, outer_best[1])
+        if outer_best is None:
+            break  # no generation of this outer iteration fits in the budget left
         # Method of multipliers: update λ, μ from this outer iteration's best.
-        assert outer_best is not None  # every outer iteration that starts runs a generation
         c = outer_best[2]
         lam = lam + mu * c
         if last_c is not None and c > 0.25 * last_c:
@@ -272,8 +313,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
         raise GaitforgeError(f"{getattr(checkpoint, 'path', 'checkpoint')}: the checkpoint does not replay on this "
                              f"setup (it records outer iteration {record[replayed].outer}, but the run has "
                              f"{settings.outer}); remove it or drop --resume")
-    final = best or outer_best
-    if final is None:
-        raise GaitforgeError("the optimization evaluated no candidate")
-    L, f, c, x, s = final
+    if best is None:
+        raise NotMetError(_failure(every, float(problem.seconds)))
+    L, f, c, x, s = best
     return Result(np.asarray(x), s, f, c == 0.0 and not s.failed, evaluations, history, lam, mu)

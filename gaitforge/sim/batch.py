@@ -22,27 +22,65 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from gaitforge.errors import GaitforgeError
+from gaitforge.errors import GaitforgeError, MujocoWarning
 
-_WORKER_PROBLEM = None  # set in each worker process by _init_worker
+_WORKER_PROBLEM: Any = None  # set in each worker process by _init_worker
+_WORKER_WARNINGS: list[str] = []  # MuJoCo's warnings in this worker since the last candidate returned
 
 
 def _init_worker(problem) -> None:
+    """Runs once in each worker: keep MuJoCo's warnings (its C code would
+    print them on the terminal and append them to MUJOCO_LOG.TXT in the
+    working folder) to send back with each result, then set the problem up."""
     global _WORKER_PROBLEM
+    import signal
+
+    import mujoco
+
+    # Ctrl-C reaches the whole process group: the main process stops the
+    # pool, so a worker need not stop (and print a traceback) itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    mujoco.set_mju_user_warning(_WORKER_WARNINGS.append)
     _WORKER_PROBLEM = problem
     setup = getattr(problem, "setup", None)  # build heavy state before the first candidate arrives
     if callable(setup):
         setup()
 
 
-def _call(args):
+def _call(args) -> tuple[Any, list[str]]:
+    """A worker's result and the MuJoCo warnings raised while it was made
+    (those of the set-up come with the first)."""
     params, seed = args
-    return _WORKER_PROBLEM(params, seed)
+    result = _WORKER_PROBLEM(params, seed)
+    said = list(_WORKER_WARNINGS)
+    _WORKER_WARNINGS.clear()
+    return result, said
+
+
+def _result(returned: tuple[Any, list[str]]) -> Any:
+    """A worker's result; its MuJoCo warnings become this process's
+    :class:`MujocoWarning` (the CLI counts them into one line)."""
+    import warnings
+
+    result, said = returned
+    for text in said:
+        warnings.warn(f"in a worker process: {text}", MujocoWarning, stacklevel=2)
+    return result
+
+
+# Worker processes start by importing the main script again (forkserver): one
+# without an ``if __name__ == "__main__":`` guard starts its work anew in each
+# worker, which then dies.
+_BROKEN = ("a worker process stopped before it returned a result (if this runs from a script, put the script's "
+           "work under if __name__ == \"__main__\": — each worker imports the script again; else the machine may "
+           "be out of memory); workers=1 runs without them")
 
 
 def candidate_seeds(base_seed: int, start: int, count: int) -> list[int]:
@@ -88,6 +126,13 @@ class BatchEvaluator:
         self._actors: list = []
 
     def __enter__(self) -> "BatchEvaluator":
+        import multiprocessing
+
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # A worker still importing an unguarded main script has reached the
+            # script's own call: it cannot start workers, and its traceback would
+            # only repeat what the main process reports (see _BROKEN). Leave quietly.
+            os._exit(1)
         if self.ray_address is not None:
             self._start_ray()
         elif self.workers > 1:
@@ -141,7 +186,7 @@ class BatchEvaluator:
         if self._remote is not None:  # results come back in candidate order
             out = []
             for i, r in enumerate(self._remote.map(lambda a, job: a.evaluate.remote(*job), jobs)):
-                out.append(r)
+                out.append(_result(r))
                 if progress:
                     progress(i + 1)
             return out
@@ -154,10 +199,13 @@ class BatchEvaluator:
             return out
         chunk = 1  # rollouts take ~0.1–1 s: balance beats saving a few ms of messaging
         out = []
-        for i, r in enumerate(self._pool.map(_call, jobs, chunksize=chunk)):
-            out.append(r)
-            if progress:
-                progress(i + 1)
+        try:
+            for i, r in enumerate(self._pool.map(_call, jobs, chunksize=chunk)):
+                out.append(_result(r))
+                if progress:
+                    progress(i + 1)
+        except BrokenProcessPool:
+            raise GaitforgeError(_BROKEN) from None
         return out
 
 
