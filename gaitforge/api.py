@@ -32,6 +32,7 @@ from gaitforge.modal import ModalBasis, compute_modes
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.metrics import GaitMetrics
 from gaitforge.control.entry import Entry, Run
+from gaitforge.sim import Rollout  # noqa: F401  (a public type: a Run's rollout)
 
 if TYPE_CHECKING:
     from gaitforge.motion.ramp import Ramp
