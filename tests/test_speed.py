@@ -185,10 +185,10 @@ def test_the_gallop_at_the_top_of_its_range_meets_every_check(dog):
     table with its stance force counted (1.5 g measured) and turns the
     trunk little about its roll and yaw axes; split by 0.15 no candidate
     galloped at this speed."""
-    from gaitforge.motion.stride import SPEED_RANGES
+    from gaitforge.motion.gaits import GAITS
 
     c, basis = dog
-    top = SPEED_RANGES["dog"]["gallop"][1]
+    top = GAITS["gallop"].speed_ranges["dog"][1]
     with warnings.catch_warnings():
         warnings.simplefilter("error")                  # it meets every target: no warning
         recipe, plan, check = speed.suggest_at_speed(c, "gallop", basis, speed=top, strict=True)

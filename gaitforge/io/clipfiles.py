@@ -17,7 +17,6 @@ import os
 import zipfile
 from pathlib import Path
 
-import mujoco
 import numpy as np
 
 from gaitforge.creatures.character import Character

@@ -78,7 +78,8 @@ def clip_error(character, clip, m, kind: str, gait: str) -> float:
 
 
 def _double_support_error(character, clip, m, err: float) -> float:
-    """``err`` plus what a walk misses: any frame off the ground at all counts against it, and a foot down under 0.53 of the stride."""
+    """``err`` plus what a walk misses: any frame off the ground at all counts
+    against it, and a foot down under 0.53 of the stride."""
     from gaitforge.motion.grounding import lowest_heights
 
     low = lowest_heights(character, clip.qpos)
@@ -91,8 +92,10 @@ def _single_support_error(character, clip, m, err: float) -> float:
 
 
 def _flight_error(character, clip, m, err: float) -> float:
-    """``err`` plus what a gait with a flight phase misses: each foot down under 0.47 of the stride, every contact point off the
-    ground for :data:`MIN_AIR` of the time, and forward travel of :data:`MIN_STRIDE` hip heights a stride."""
+    """``err`` plus what a gait with a flight phase misses: each foot down
+    under 0.47 of the stride, every contact point off the ground for
+    :data:`MIN_AIR` of the time, and forward travel of :data:`MIN_STRIDE` hip
+    heights a stride."""
     from gaitforge.motion.grounding import lowest_heights
     from gaitforge.motion.metrics import root_positions
 

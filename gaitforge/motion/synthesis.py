@@ -82,8 +82,8 @@ def ground_step(character, recipe: GaitRecipe, qpos: np.ndarray, fps: float, pad
                smooth=smooth, stride=1.0 / recipe.base_frequency if holding.stride_flights else None)
     start = g.root_offset[pad] * [1.0, 1.0, 0.0]
     kept = translate_root(character, g.qpos[pad:pad + n], -np.broadcast_to(start, (n, 3)))
-    return GroundedClip(MotionClip(fps, kept, character.name), g.airborne[pad:pad + n], g.blend[pad:pad + n],
-                        smooth)
+    blend = np.zeros((n, 3)) if g.blend is None else g.blend[pad:pad + n]
+    return GroundedClip(MotionClip(fps, kept, character.name), g.airborne[pad:pad + n], blend, smooth)
 
 
 
