@@ -10,23 +10,21 @@ from gaitforge.motion.footfall import feet_of
 from gaitforge.motion.gaits import GAITS, KINDS, gaits_of_kind
 from gaitforge.naming import match
 
-_Q = ("front", "left"), ("front", "right"), ("rear", "left"), ("rear", "right")
-
 
 def creature_kind(character, gait: str = "walk") -> str:
-    """``"biped"`` (a left and a right foot) or ``"quadruped"`` (front/rear ×
-    left/right); the error says which labels are missing."""
+    """The :data:`~gaitforge.motion.gaits.KINDS` entry whose feet the
+    creature's labelled feet are: ``"biped"`` (a left and a right foot) or
+    ``"quadruped"`` (front/rear × left/right); the error says which labels
+    are missing."""
     try:
         feet = feet_of(character)
     except GaitforgeError:
         raise GaitforgeError(
             f"{character.name} has no feet: suggest({gait!r}) needs contact points named *_foot or bodies "
             "labelled role: foot; add them in the creature file or a labels override") from None
-    keys = sorted((f.limb or "", f.side) for f in feet)
-    if keys == sorted(_Q):
-        return "quadruped"
-    if len(feet) == 2 and {f.side for f in feet} == {"left", "right"}:
-        return "biped"
+    for kind in KINDS.values():
+        if sorted((kind.key(f.limb or "", f.side) for f in feet), key=str) == sorted(kind.feet, key=str):
+            return kind.name
     shown = ", ".join(f"{f.name} ({' '.join(x for x in (f.limb, f.side) if x)})" for f in feet)
     raise GaitforgeError(
         f"{character.name} has feet {shown}: suggest({gait!r}) needs a left and a right foot (biped) or "

@@ -24,10 +24,34 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping
 
-__all__ = ["DutyLaw", "GAITS", "GaitSpec", "HoldingStrategy", "KINDS", "Support", "default_holding",
+__all__ = ["CreatureKind", "DutyLaw", "GAITS", "GaitSpec", "HoldingStrategy", "KINDS", "Support", "default_holding",
            "gaits_of_kind", "speed_gaits", "speed_ranges", "transitions", "typical_froudes"]
 
-KINDS = ("biped", "quadruped")   # creature kinds, told apart by their labelled feet (gait_patterns.creature_kind)
+
+
+@dataclass(frozen=True)
+class CreatureKind:
+    """A kind of creature the gait heuristics know, as data: name; feet: the
+    keys of its labelled feet (a biped's sides, a quadruped's (limb, side)
+    pairs); by_limb: feet told apart by (limb, side), not by side alone;
+    letters: the Kry09 heuristics that apply (A–C on every leg, F and G on
+    front legs only)."""
+
+    name: str
+    feet: tuple
+    by_limb: bool
+    letters: str
+
+    def key(self, limb, side: str):
+        """The key of a foot on ``limb`` (front, rear or None) and ``side``."""
+        return (limb, side) if self.by_limb else side
+
+
+KINDS: Mapping[str, CreatureKind] = MappingProxyType({k.name: k for k in (
+    CreatureKind("biped", ("left", "right"), by_limb=False, letters="ABC"),
+    CreatureKind("quadruped", (("front", "left"), ("front", "right"), ("rear", "left"), ("rear", "right")),
+                 by_limb=True, letters="ABCFG"),
+)})
 
 
 class Support(str, Enum):

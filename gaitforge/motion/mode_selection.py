@@ -15,7 +15,7 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal.describe import SYMMETRIC
 from gaitforge.motion import gait_features as gf
-from gaitforge.motion.gaits import GAITS
+from gaitforge.motion.gaits import GAITS, KINDS
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 KNEE = math.radians(15)          # knee flexion at mid-swing
@@ -112,7 +112,7 @@ def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | N
 
 def _rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | None) -> list[Pick]:
     name, limbs = _LETTERS[letter]
-    front = np.array([features["kind"] == "quadruped" and k[0] == "front" for k in features["keys"]])
+    front = np.array([KINDS[features["kind"]].by_limb and k[0] == "front" for k in features["keys"]])
     mask = front if limbs == "front" else ~front
     norm = float(np.linalg.norm(target[mask]))
     if norm < 1e-6 * max(float(np.abs(target).max()), 1e-300):
@@ -229,7 +229,7 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
     rot = gf.joint_rotations(character, basis.shapes[:, :len(descs)])
     jump = spec.on_the_spot
     sizes = {"x": swing * h, "y": swing * h, "z": lift * h, "knee": 2 * KNEE if jump else KNEE, "sole": lift * h}
-    letters = "ABC" + ("FG" if feats["kind"] == "quadruped" else "")
+    letters = KINDS[feats["kind"]].letters
     picked: list[tuple[str, GaitTerm]] = []
     for k in range(1, len(G["z"]) + 1):
         P = np.exp(-2j * np.pi * k * phi)
