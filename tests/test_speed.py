@@ -294,7 +294,7 @@ def test_cli_froude_without_a_gait_picks_the_gait_of_that_froude(tmp_path, capsy
 def test_cli_bare_froude_is_the_gaits_typical_one(tmp_path, capsys):
     out = tmp_path / "b.npz"
     assert main(["animate", "dog", "--gait", "bound", "--froude", "--seconds", "1", "-o", str(out)]) == 0
-    assert "bound at 2.99 m/s (Froude 2," in capsys.readouterr().out   # DEFAULT_FROUDE["bound"] = 2
+    assert "bound at 2.99 m/s (Froude 2," in capsys.readouterr().out   # GAITS["bound"].typical_froude = 2
 
 
 @pytest.mark.parametrize("args, message", [

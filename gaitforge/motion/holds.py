@@ -32,6 +32,9 @@ feet do not slide, then puts the lowest contact back on the ground in stance
   one by one: held the paired way its fitted recipes rolled, pitched and
   yawed the trunk by 50–75° at Fr ≥ 3; held loose, the dog's gallops meet
   every target at Fr 2–5 within 1.4–1.5 g.
+
+Speed ramps and walks made for a speed are grounded and held another way,
+with the body smoothed along the whole clip: :mod:`gaitforge.motion.holding`.
 """
 from __future__ import annotations
 
