@@ -57,10 +57,10 @@ import numpy as np
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
 from gaitforge.motion.gaits import HoldingStrategy
-from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, centres_of_mass, default_contact_tol,
-                                        flight_offsets, flight_runs, foot_contacts, lowest_heights,
-                                        smooth_ballistic, smooth_stance, smoothstep, stance_velocity_offsets,
-                                        touch_ground, translate_root)
+from gaitforge.motion.flight import (ballistic_heights, flight_offsets, flight_runs, smooth_ballistic, smooth_stance,
+                                     smoothstep)
+from gaitforge.motion.grounding import (MIN_CONTACT_TOL, centres_of_mass, default_contact_tol, foot_contacts,
+                                        lowest_heights, stance_velocity_offsets, touch_ground, translate_root)
 from gaitforge.motion.holds import HOLD_MODES, holding_basis
 from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet

@@ -18,7 +18,8 @@ import numpy as np
 
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import detect_footfalls, feet_of
-from gaitforge.motion.grounding import centres_of_mass, foot_contacts, smooth_ballistic, smoothstep, translate_root
+from gaitforge.motion.flight import smooth_ballistic, smoothstep
+from gaitforge.motion.grounding import centres_of_mass, foot_contacts, translate_root
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS
 
 __all__ = ["FADE", "HOLD_SMOOTH_HZ", "LANDING_BAND", "fading_targets", "hold_targets", "stance_targets", "true_runs"]
