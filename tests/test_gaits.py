@@ -141,3 +141,14 @@ def test_renaming_a_recipe_or_its_file_no_longer_changes_the_motion(trot, tmp_pa
     asked = synthesize(c, basis, dataclasses.replace(r, holding="stance"), 1.0, 60.0, pin_feet=True,
                        holding=HoldingStrategy.PAIRED)
     np.testing.assert_array_equal(asked.qpos, clip.qpos)
+
+
+def test_an_unknown_holding_is_refused_by_name():
+    from gaitforge.errors import UnknownNameError
+
+    c = Character.from_spec(registry.build("dog"))
+    basis = compute_modes(c, count=5)
+    r = GaitRecipe("trot", "dog", (GaitTerm(0, 0.01, 0.0, 2.0),))
+    with pytest.raises(UnknownNameError) as err:
+        synthesize(c, basis, r, 0.5, 60.0, pin_feet=True, holding="tight")
+    assert str(err.value) == "unknown holding 'tight' (valid holdings: stance, paired, loose)"

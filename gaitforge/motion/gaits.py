@@ -24,8 +24,10 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from gaitforge.errors import UnknownNameError
+
 __all__ = ["CreatureKind", "DutyLaw", "GAITS", "GaitSpec", "HoldingStrategy", "KINDS", "Support", "default_holding",
-           "gaits_of_kind", "speed_gaits", "speed_ranges", "transitions", "typical_froudes"]
+           "gaits_of_kind", "holding_strategy", "speed_gaits", "speed_ranges", "transitions", "typical_froudes"]
 
 
 
@@ -244,6 +246,15 @@ def transitions(kind: str) -> tuple[tuple[float, str], ...]:
     bipeds walk → run near 0.5 (Alexander 1984)."""
     starts = sorted((s.ramp_from[kind], n) for n, s in GAITS.items() if kind in s.ramp_from)
     return tuple((top, gait) for (_, gait), top in zip(starts, [s for s, _ in starts[1:]] + [math.inf]))
+
+
+def holding_strategy(value: HoldingStrategy | str) -> HoldingStrategy:
+    """The :class:`HoldingStrategy` ``value`` is or names; the error lists the valid ones."""
+    try:
+        return HoldingStrategy(value)
+    except ValueError:
+        valid = ", ".join(h.value for h in HoldingStrategy)
+        raise UnknownNameError(f"unknown holding {value!r} (valid holdings: {valid})") from None
 
 
 def default_holding(name: str) -> HoldingStrategy:

@@ -68,7 +68,7 @@ from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gf
 from gaitforge.motion.footfall_check import CLEARANCE, MIN_AIR, MIN_STRIDE, footfall_error, recipe_class
 from gaitforge.motion.gait_patterns import check_gait, creature_kind, gaits_for
-from gaitforge.motion.gaits import GAITS, HoldingStrategy
+from gaitforge.motion.gaits import GAITS, HoldingStrategy, holding_strategy
 from gaitforge.motion.mode_selection import KNEE, NOMINEES, RIDGE, SCORE_FLOOR, Pick, fit_recipe, rank
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.naming import match
@@ -118,6 +118,7 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     gait = match(gait, GAITS) or gait  # jumping-jacks or jumping_jacks
     kind = check_gait(character, gait)
     spec = GAITS[gait]
+    held = None if holding is None else holding_strategy(holding)
     if basis is None:
         basis = compute_modes(character, count=POOL)
     descs = describe_modes(character, basis)[:POOL]
@@ -128,8 +129,8 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     for beta, bounce, (swing, lift), snap in itertools.product(spec.duty_factors, spec.bounce_shares, SIZES,
                                                               (False, True)):
         recipe = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, rotation, bounce, snap)
-        if holding is not None:  # recorded, so that the clip shown is the clip checked
-            recipe = replace(recipe, holding=HoldingStrategy(holding))
+        if held is not None:  # recorded, so that the clip shown is the clip checked
+            recipe = replace(recipe, holding=held)
         err = footfall_error(character, basis, recipe, kind, gait)
         if err == 0.0 and pinned:
             err = footfall_error(character, basis, recipe, kind, gait, pin=True)

@@ -48,7 +48,7 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import feet_of
-from gaitforge.motion.gaits import HoldingStrategy
+from gaitforge.motion.gaits import HoldingStrategy, holding_strategy
 from gaitforge.motion.grounding import centres_of_mass, touch_ground, translate_root
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.stance_targets import fading_targets, hold_targets
@@ -144,11 +144,7 @@ def holding_of(recipe, holding: HoldingStrategy | str | None = None) -> Holding:
     """The :class:`Holding` of ``holding`` (a strategy or its value), or of
     the recipe's own strategy when None; the error lists the valid ones."""
     chosen = recipe.holding if holding is None else holding
-    try:
-        return HOLDINGS[HoldingStrategy(chosen if chosen is not None else HoldingStrategy.STANCE)]
-    except ValueError:
-        valid = ", ".join(h.value for h in HoldingStrategy)
-        raise GaitforgeError(f"unknown holding {chosen!r} (valid: {valid})") from None
+    return HOLDINGS[holding_strategy(chosen if chosen is not None else HoldingStrategy.STANCE)]
 
 
 _HOLDING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

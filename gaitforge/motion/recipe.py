@@ -119,11 +119,10 @@ class ModalStart:
 def _holding(value, name: str) -> HoldingStrategy:
     if value is None:
         return default_holding(name)
-    try:
+    if isinstance(value, str) and value in HoldingStrategy._value2member_map_:
         return HoldingStrategy(value)
-    except ValueError:
-        valid = ", ".join(h.value for h in HoldingStrategy)
-        raise SpecError("holding", f"must be one of {valid}, got {brief(value)}") from None
+    valid = ", ".join(h.value for h in HoldingStrategy)
+    raise SpecError("holding", f"must be one of {valid}, got {brief(value)}")
 
 
 def _mode(value) -> None:
