@@ -7,8 +7,8 @@ dynamic control, on MuJoCo.
 package stays cheap.
 """
 from gaitforge.errors import GaitforgeError, NotMetError
+from gaitforge.version import __version__
 
-__version__ = "0.1.0"
 _API = ("creature", "modes", "animate", "metrics", "gait_class", "save", "run", "push")
 __all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
 
