@@ -136,7 +136,7 @@ def main() -> None:
     for name in args.creatures.split(","):
         c = Character.from_spec(registry.build(name))
         basis = compute_modes(c, count=heuristics.POOL)
-        for gait in heuristics.GAITS[heuristics.creature_kind(c)]:
+        for gait in heuristics.gaits_for(c):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t_modes = median_time(lambda: compute_modes(c, count=heuristics.POOL), args.repeats, 1)

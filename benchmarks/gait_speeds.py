@@ -8,7 +8,7 @@ number, relative stride length λ/h beside Alexander's 2.3·Fr^0.3, duty
 factors (per foot, and the plan's target), gait class, foot skate, stance
 force (the largest |a + g ẑ|/g of the centre of mass outside flight: the
 ground reaction per body weight the clip implies; bounded by 4 for the
-paired gaits, ``synthesis.PAIRED_GAITS``), joint limit excess, peak joint
+gaits held the paired or loose way, ``GaitSpec.holding``), joint limit excess, peak joint
 rotation, the trunk's sway (peak-to-peak roll, pitch and yaw of the root
 body over the clip) and the suggestion's wall time. "meets
 all": speed within 10 %, λ/h within 25 % of 2.3·Fr^0.3, the gait class,

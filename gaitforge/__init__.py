@@ -4,12 +4,12 @@ dynamic control, on MuJoCo.
 ``import gaitforge as gf`` gives the one-import API (:mod:`gaitforge.api`):
 ``gf.creature``, ``gf.modes``, ``gf.animate`` (``gf.animation`` with what it
 was made from), ``gf.metrics``, ``gf.gait_class``, ``gf.save``, ``gf.run`` and
-``gf.push`` (any runner of the controller registry), ``gf.runners``. They are loaded on first use, so importing the
-package stays cheap.
+``gf.push`` (any runner of the controller registry), ``gf.runners``. They
+are loaded on first use, so importing the package stays cheap.
 """
 from gaitforge.errors import GaitforgeError, NotMetError
+from gaitforge.version import __version__
 
-__version__ = "0.1.0"
 _API = ("creature", "modes", "animate", "animation", "metrics", "gait_class", "save", "run", "push", "runners")
 __all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
 

@@ -19,7 +19,7 @@ from gaitforge.modal import compute_modes
 from gaitforge.motion import heuristics
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import detect_footfalls, feet_of
-from gaitforge.motion.gait_patterns import CLASS
+from gaitforge.motion.gaits import GAITS, HoldingStrategy
 from gaitforge.motion.grounding import (GRAVITY, SMOOTH_HZ, STANCE_FORCE, centres_of_mass,
                                         flight_runs, foot_contacts, ground, lowest_heights, smooth_stance)
 from gaitforge.motion.metrics import classify_gait, gait_metrics
@@ -194,7 +194,7 @@ def test_feet_stay_on_the_ground_and_the_gait_is_kept(clips, kind, gait):
     ff, ff0 = detect_footfalls(ch, clip), detect_footfalls(ch, plain)
     assert (ff.contact != ff0.contact).mean() <= 0.05        # the same footfalls, give or take a frame
     m, m0 = gait_metrics(ch, clip, ff), gait_metrics(ch, plain, ff0)
-    assert classify_gait(m) == classify_gait(m0) == CLASS[gait]
+    assert classify_gait(m) == classify_gait(m0) == GAITS[gait].gait_class
     assert m.flight_fraction > 0
     assert m.foot_skate < 0.05                                # pinned: the feet down hold still
     # in stance every foot is as high as the stance rule puts it (to a millimetre,
@@ -281,13 +281,17 @@ def test_paired_gaits_fly_smoothly_at_speed(at_speed, kind, gait, fr):
     # the root swings about the centre of mass as the trunk pitches (the bound at Fr 3 by 70°
     # peak to peak; measured 5.6 g there, 2.9–4.7 g in the other rows)
     assert reaction(clip.qpos[:, :3]).max() <= 1.5 * STANCE_FORCE
-    if fr >= 2:  # slower, the plain holding stays within the bound too (the trot at Fr 0.5: 2.9 g)
-        custom = dataclasses.replace(r, name="custom")
+    assert r.holding is HoldingStrategy.PAIRED                # recorded in the recipe: its gait's
+    if fr >= 2:  # slower, the stance holding stays within the bound too (the trot at Fr 0.5: 2.9 g)
+        custom = dataclasses.replace(r, name="custom", holding=HoldingStrategy.STANCE)
         plain = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True)
         assert reaction(centres_of_mass(ch, plain.qpos)).max() > 1.2 * STANCE_FORCE
-        # asked for by name or by the option, the same clip
-        asked = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True, paired=True)
+        # recorded in the recipe or asked for by the option, the same clip; the name plays no part
+        asked = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True, holding="paired")
         np.testing.assert_array_equal(asked.qpos, clip.qpos)
+        renamed = synthesize(ch, basis, dataclasses.replace(r, name="custom"), 3 / plan.frequency, FPS,
+                             pin_feet=True)
+        np.testing.assert_array_equal(renamed.qpos, clip.qpos)
 
 
 def test_a_trot_spends_less_time_down_as_it_speeds_up(at_speed):
@@ -324,21 +328,20 @@ def gallop_at_speed(dog):
 
 
 def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
-    """The gallop at Fr 3 (synthesis.LOOSE_GAITS: held like the paired gaits
+    """The gallop at Fr 3 (its spec's holding is the loose one: held like the paired gaits
     but with the root loose) meets every target of the speed check with its
     stance force counted (≤ 4 g), and its centre of mass is ballistic in
     every flight frame (its flights last two frames: the accelerations
     centred on them reach the take-off and touchdown frames, which the arcs
-    pass through). The same recipe under another name, held the plain way,
+    pass through). The same recipe held the stance way
     breaks the force bound (measured 43 g with the pairs split by 0.15
     cycle; the paired way without the loose variant took 8.3 g then, 3.7 g
     with the split of 0.1, which the loose holding brings to 1.4 g)."""
     import dataclasses
 
     from gaitforge.motion.speed import misses
-    from gaitforge.motion.synthesis import LOOSE_GAITS, SMOOTH_GAITS
 
-    assert "gallop" in LOOSE_GAITS and "gallop" in SMOOTH_GAITS
+    assert GAITS["gallop"].holding is HoldingStrategy.LOOSE
     ch, basis, r, plan, check, clip = gallop_at_speed
     assert check.force_counts and check.gait_class == "gallop"
     assert misses(plan, check, "gallop") == []
@@ -350,16 +353,15 @@ def test_a_gallop_at_speed_flies_smoothly_held_loose(gallop_at_speed):
     # they reach the take-off and touchdown frames, stance frames the IK meets to its
     # tolerance (~1e-9 m, i.e. ~4e-6 m/s² here; measured 7e-6 m/s² horizontally)
     np.testing.assert_allclose(accelerations(com)[fly], np.broadcast_to(-G, (int(fly.sum()), 3)), atol=1e-4)
-    custom = dataclasses.replace(r, name="custom")
-    plain = synthesize(ch, basis, custom, 3 / plan.frequency, FPS, pin_feet=True)
+    assert r.holding is HoldingStrategy.LOOSE
+    plain = synthesize(ch, basis, dataclasses.replace(r, holding="stance"), 3 / plan.frequency, FPS, pin_feet=True)
     assert reaction(centres_of_mass(ch, plain.qpos)).max() > 1.2 * STANCE_FORCE
 
 
 def test_the_loose_holding_moves_more_modes_of_the_same_analysis(dog):
-    """synthesis.holding_basis: HOLD_MODES elastic modes whose leading ones
+    """holds.holding_basis: HOLD_MODES elastic modes whose leading ones
     are the recipe basis' own (built once per basis); a basis as large is used as it is."""
-    from gaitforge.motion.holding import HOLD_MODES
-    from gaitforge.motion.synthesis import holding_basis
+    from gaitforge.motion.holds import HOLD_MODES, holding_basis
 
     ch, basis = dog
     held = holding_basis(ch, basis)

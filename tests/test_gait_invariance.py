@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 QPOS_TOL = 1e-6
 GAITED = ("dog", "human", "human_run", "gorilla")  # built-ins with labelled feet and knees
 CASES = [(name, gait) for name in GAITED
-         for gait in heuristics.GAITS[heuristics.creature_kind(Character.from_spec(registry.build(name)))]]
+         for gait in heuristics.gaits_for(Character.from_spec(registry.build(name)))]
 IMPORTED = [("dog.xml", "trot"), ("humanoid_CMU.xml", "walk")]
 
 

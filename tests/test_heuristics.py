@@ -178,7 +178,7 @@ def test_amplitude_frequency_and_phases_are_plausible(setups, name, gait):
     peak = gait_features.peak_rotation(c, basis, recipe.terms)
     assert math.degrees(peak) == pytest.approx(22.0, abs=0.01)
     h = gait_features.hip_height(c)
-    f = heuristics.STRIDE_FREQUENCY[gait] * math.sqrt(9.81 / h)
+    f = heuristics.GAITS[gait].stride_frequency * math.sqrt(9.81 / h)
     assert min(t.frequency for t in recipe.terms) == pytest.approx(f)
     for t in recipe.terms:  # harmonics of the stride frequency, phases in [0, 2π)
         assert 0.0 <= t.phase < 2 * np.pi

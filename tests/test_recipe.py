@@ -139,7 +139,7 @@ def test_text_round_trip_is_exact(fmt):
 def test_yaml_layout_is_readable():
     text = dump_recipe(GaitRecipe("trot", "dog", (GaitTerm(4, 0.08, 0.0, 2.0),)))
     assert text == ("name: trot\ncreature: dog\ndescription: ''\nconstraints: []\nrest_pose: null\n"
-                    "stiffness_scale: 1.0\nspeed: null\nflight: true\nterms:\n"
+                    "stiffness_scale: 1.0\nspeed: null\nflight: true\nholding: paired\nterms:\n"
                     "- {mode: 4, amplitude: 0.08, phase: 0.0, frequency: 2.0, offset: 0.0}\n")
 
 
@@ -169,7 +169,7 @@ def test_phase_in_degrees_by_hand():
 @pytest.mark.parametrize("text, message", [
     ("name: t\ncreature: dog\nterms: []\ncolour: red\n",
      "t.yaml: colour: unknown key 'colour' (valid keys: name, creature, description, constraints, rest_pose, "
-     "stiffness_scale, speed, flight, terms, impulses, initial)"),
+     "stiffness_scale, speed, flight, holding, terms, impulses, initial)"),
     ("name: t\ncreature: dog\n", "t.yaml: missing required key 'terms'"),
     ("name: t\ncreature: dog\nterms: []\n", "t.yaml: terms: a recipe needs at least one term"),
     ("name: t\ncreature: dog\nterms:\n- {mode: 1, amplitude: big, frequency: 2}\n",

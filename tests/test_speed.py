@@ -185,10 +185,10 @@ def test_the_gallop_at_the_top_of_its_range_meets_every_check(dog):
     table with its stance force counted (1.5 g measured) and turns the
     trunk little about its roll and yaw axes; split by 0.15 no candidate
     galloped at this speed."""
-    from gaitforge.motion.stride import SPEED_RANGES
+    from gaitforge.motion.gaits import GAITS
 
     c, basis = dog
-    top = SPEED_RANGES["dog"]["gallop"][1]
+    top = GAITS["gallop"].speed_ranges["dog"][1]
     with warnings.catch_warnings():
         warnings.simplefilter("error")                  # it meets every target: no warning
         recipe, plan, check = speed.suggest_at_speed(c, "gallop", basis, speed=top, strict=True)
@@ -294,7 +294,7 @@ def test_cli_froude_without_a_gait_picks_the_gait_of_that_froude(tmp_path, capsy
 def test_cli_bare_froude_is_the_gaits_typical_one(tmp_path, capsys):
     out = tmp_path / "b.npz"
     assert main(["animate", "dog", "--gait", "bound", "--froude", "--seconds", "1", "-o", str(out)]) == 0
-    assert "bound at 2.99 m/s (Froude 2," in capsys.readouterr().out   # DEFAULT_FROUDE["bound"] = 2
+    assert "bound at 2.99 m/s (Froude 2," in capsys.readouterr().out   # GAITS["bound"].typical_froude = 2
 
 
 @pytest.mark.parametrize("args, message", [

@@ -95,7 +95,7 @@ def _start(character, text: str | None):
 
     from gaitforge.motion import heuristics
 
-    if text and not os.path.exists(text) and any(text in gaits for gaits in heuristics.GAITS.values()):
+    if text and not os.path.exists(text) and text in heuristics.GAITS:
         return heuristics.suggest(character, text)
     return _start_recipe(character, text)
 

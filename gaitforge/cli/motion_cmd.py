@@ -199,29 +199,26 @@ def cmd_gaits(args) -> int:
     for p in presets.PRESETS:
         table.add_row(p.name, p.creature, p.gait, p.pose, ", ".join(p.constraints) or "-", p.summary)
     console.print(table)
-    from gaitforge.control.modal.presets import names as crawlers
-    from gaitforge.control.raibert import catalog
-    from gaitforge.control.skills import catalog as skills
+    from gaitforge.cli.run_cmd import gait_text
+    from gaitforge.control.registry import ENTRIES
 
     table = Table(title="what each creature does")
-    from gaitforge.motion.speed import SPEED_RANGES
+    from gaitforge.motion.gaits import speed_ranges
 
     for col in ("creature", "kinematic gaits, m/s (animate NAME --gait [--speed])",
-                "simulated gaits, m/s (run NAME --gait)", "modal crawl (simulate NAME)"):
+                "simulated gaits, m/s (run NAME --gait; * default)"):
         table.add_column(col)
     for name in registry.names():
         kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
-        runner = next((r for r in [*catalog.RUNNERS.values(), *skills.RUNNERS.values()] if r.creature == name), None)
-        simulated = ", ".join(g if hi <= 0 else f"{g} {hi:g}" if lo == hi else f"{g} {lo:g}–{hi:g}"
-                              for g, (lo, hi) in runner.speed_ranges.items()) if runner else ""
-        ranges = SPEED_RANGES.get(name, {})
+        simulated = ", ".join(gait_text(e) for e in ENTRIES if e.creature == name)
+        ranges = speed_ranges(name)
         kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
-        table.add_row(name, kin or "-", simulated or "-", "yes" if name in crawlers() else "-")
+        table.add_row(name, kin or "-", simulated or "-")
     console.print(table)
-    from gaitforge.motion.speed import DEFAULT_FROUDE
+    from gaitforge.motion.gaits import typical_froudes
     console.print("kinematic speeds: measured ranges (docs/gait_speeds.md); 'animate NAME --gait G --froude' "
                   "alone uses the gait's typical Froude number: "
-                  + ", ".join(f"{g} {fr:g}" for g, fr in DEFAULT_FROUDE.items()))
+                  + ", ".join(f"{g} {fr:g}" for g, fr in typical_froudes().items()))
     return 0
 
 

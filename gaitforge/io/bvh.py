@@ -41,7 +41,7 @@ from scipy.spatial.transform import Rotation
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.io.atomic import write_text
-from gaitforge.io.clipfiles import Y_UP, check_clip, check_extension, clip_kinematics
+from gaitforge.io.clip_checks import Y_UP, check_clip, check_extension, clip_kinematics
 from gaitforge.motion.clip import MotionClip
 
 ROTATION_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")

@@ -22,10 +22,10 @@ import numpy as np
 import pygltflib as gl
 from scipy.spatial.transform import Rotation
 
-from gaitforge import __version__
+from gaitforge.version import __version__
 from gaitforge.creatures.character import Character
 from gaitforge.io.atomic import write_bytes
-from gaitforge.io.clipfiles import Y_UP, check_clip, check_extension, clip_kinematics
+from gaitforge.io.clip_checks import Y_UP, check_clip, check_extension, clip_kinematics
 from gaitforge.io.meshes import geom_mesh
 from gaitforge.motion.clip import MotionClip
 

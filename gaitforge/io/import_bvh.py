@@ -42,7 +42,7 @@ from gaitforge.creatures.compile import compile_spec
 from gaitforge.creatures.labels import apply_label_overrides, facing_yaw, infer_labels
 from gaitforge.creatures.spec import Bone, ContactPoint, CreatureSpec, Joint, Shape, vec3
 from gaitforge.errors import GaitforgeError, SpecError, brief
-from gaitforge.io.clipfiles import Y_UP
+from gaitforge.io.clip_checks import Y_UP
 from gaitforge.io.import_mjcf import default_joint_stiffness, foot_sites, load_label_overrides
 
 CHANNELS = ("Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation")

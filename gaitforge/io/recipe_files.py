@@ -10,6 +10,8 @@ Layout (every key of :class:`GaitRecipe`; phases in radians, or
     rest_pose: null
     stiffness_scale: 1.0
     speed: null
+    flight: true
+    holding: paired    # stance, paired or loose; absent: the default of the gait it is named after
     terms:
     - {mode: 4, amplitude: 0.08, phase: 1.57079632679, frequency: 2.0, offset: 0.0}
     impulses:          # optional (modal control): once per cycle, at a fraction of it
@@ -40,7 +42,7 @@ from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm, ModalImpulse, ModalStart
 
 _RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight",
-                "terms", "impulses", "initial")
+                "holding", "terms", "impulses", "initial")
 _REQUIRED = ("name", "creature", "terms")
 _TERM_KEYS = ("mode", "amplitude", "phase", "phase_deg", "frequency", "offset")
 _IMPULSE_KEYS = ("mode", "size", "at")
@@ -53,6 +55,7 @@ def recipe_to_dict(recipe: GaitRecipe) -> dict:
         "name": recipe.name, "creature": recipe.creature, "description": recipe.description,
         "constraints": list(recipe.constraints), "rest_pose": recipe.rest_pose,
         "stiffness_scale": recipe.stiffness_scale, "speed": recipe.speed, "flight": recipe.flight,
+        "holding": recipe.holding.value if recipe.holding is not None else None,
         "terms": [{"mode": t.mode, "amplitude": t.amplitude, "phase": t.phase, "frequency": t.frequency,
                    "offset": t.offset} for t in recipe.terms],
     } | ({"impulses": [{"mode": i.mode, "size": i.size, "at": i.at} for i in recipe.impulses]}
@@ -137,7 +140,7 @@ def recipe_from_dict(data: Any) -> GaitRecipe:
                               "impulses": _control_list(data, "impulses", _IMPULSE_KEYS, ("mode", "size"),
                                                         ModalImpulse),
                               "initial": _control_list(data, "initial", _START_KEYS, ("mode",), ModalStart)}
-    for key in ("name", "creature", "description", "rest_pose", "flight"):
+    for key in ("name", "creature", "description", "rest_pose", "flight", "holding"):
         if key in data:
             kwargs[key] = data[key]
     for key in ("stiffness_scale", "speed"):

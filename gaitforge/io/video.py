@@ -19,7 +19,7 @@ from scipy.ndimage import gaussian_filter1d
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.io.atomic import atomic_path
-from gaitforge.io.clipfiles import check_clip, check_extension, clip_kinematics
+from gaitforge.io.clip_checks import check_clip, check_extension, clip_kinematics
 from gaitforge.io.render import StillRenderer, View, frame_character
 from gaitforge.motion.clip import MotionClip
 

@@ -17,12 +17,14 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal.describe import ANTISYMMETRIC, SYMMETRIC
 from gaitforge.motion.footfall import feet_of, foot_positions
+from gaitforge.motion.gaits import KINDS
 
 
 def foot_key(kind: str, limb, side: str):
-    """How feet are told apart: by side for a biped, by (limb, side) for a
-    quadruped."""
-    return side if kind == "biped" else (limb, side)
+    """How feet are told apart on a creature ``kind``
+    (:data:`~gaitforge.motion.gaits.KINDS`): by side for a biped, by (limb,
+    side) for a quadruped."""
+    return KINDS[kind].key(limb, side)
 
 
 def hip_height(character) -> float:

@@ -1,4 +1,5 @@
-"""Holding a clip's feet under a smoothly moving body: speed ramps and steady walks.
+"""The smoothed holding: a clip's feet held under a body smoothed along the
+whole clip, for speed ramps and steady walks at a speed.
 
 Frames (T, nq) of a gait driven on a stride phase ψ(t) [cycles] are put on
 the ground and held by modal IK so that the body moves without jerks and
@@ -24,7 +25,7 @@ the feet down do not slide (:func:`ground_smoothly`, then :func:`hold`):
   from the stance rule, and in the dog's and human's ramps the centre of
   mass then stays within 2.8 g and 4.4 g, against 2.7 and 6.0 g at 3 Hz.
 - Feet: held as a steady gait's smooth clip holds them
-  (:func:`gaitforge.motion.synthesis.hold_targets`: contact points at the
+  (:func:`gaitforge.motion.stance_targets.hold_targets`: contact points at the
   stance rule's heights, each foot down held where it landed), the centre
   of mass held on the smoothed path and the root on its own path smoothed
   at :data:`ROOT_SMOOTH_HZ`, with :data:`HOLD_MODES` elastic modes (more
@@ -54,7 +55,19 @@ from typing import NamedTuple
 import numpy as np
 
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.grounding import smoothstep
+from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
+from gaitforge.motion.gaits import HoldingStrategy
+from gaitforge.motion.flight import (ballistic_heights, flight_offsets, flight_runs, smooth_ballistic, smooth_stance,
+                                     smoothstep)
+from gaitforge.motion.grounding import (MIN_CONTACT_TOL, centres_of_mass, default_contact_tol, foot_contacts,
+                                        lowest_heights, stance_velocity_offsets, touch_ground, translate_root)
+from gaitforge.motion.holds import HOLD_MODES, holding_basis
+from gaitforge.motion.metrics import root_positions
+from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
+from gaitforge.motion.poses import poses
+from gaitforge.motion.recipe import check_basis
+from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
+from gaitforge.motion.synthesis import check_drive, margin_frames, positive, synthesize
 
 __all__ = ["HOLD_MODES", "HOLD_SMOOTH_HZ", "RELEASE", "ROOT_SMOOTH_HZ", "SmoothGround", "ground_smoothly",
            "held_walk", "hold", "stance_feet",
@@ -62,8 +75,6 @@ __all__ = ["HOLD_MODES", "HOLD_SMOOTH_HZ", "RELEASE", "ROOT_SMOOTH_HZ", "SmoothG
 
 RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held to its own path over this
 ROOT_SMOOTH_HZ = 4.0  # [Hz] cutoff of the smoothing of the root's held path
-HOLD_MODES = 40       # the feet's holding moves this many elastic modes (the gait recipes use fewer)
-HOLD_SMOOTH_HZ = 2.0  # [Hz] cutoff of the stance smoothing (grounding.smooth_ballistic) along the whole clip
 
 
 class SmoothGround(NamedTuple):
@@ -103,12 +114,6 @@ def ground_smoothly(character, q: np.ndarray, psi: np.ndarray, fps: float, walki
     (module docstring); in ``walking`` frames (T,) bool the feet down are
     those moving backwards relative to the root (a walk's planned stance)
     and nothing flies."""
-    from gaitforge.motion.footfall import feet_of, foot_positions
-    from gaitforge.motion.grounding import (MIN_CONTACT_TOL, ballistic_heights, centres_of_mass,
-                                            default_contact_tol, flight_offsets, flight_runs, lowest_heights,
-                                            smooth_ballistic, stance_velocity_offsets, translate_root)
-    from gaitforge.motion.metrics import root_positions
-
     feet = feet_of(character)
     P = foot_positions(character, q, feet)
     root = root_positions(character, q)
@@ -139,12 +144,6 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     walk's mm ripple would lift it and break double support). Then the
     lowest contact point is put back on the ground in stance and the centre
     of mass on its arcs in flight."""
-    from gaitforge.motion.footfall import detect_footfalls, feet_of
-    from gaitforge.motion.grounding import (centres_of_mass, foot_contacts, smooth_stance, touch_ground,
-                                            translate_root)
-    from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
-    from gaitforge.motion.synthesis import _true_runs, hold_targets, holding_basis
-
     basis = holding_basis(character, basis)   # the same analysis, HOLD_MODES modes
     clip = MotionClip(fps, g.qpos, character.name)
     feet = feet_of(character)
@@ -157,7 +156,7 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
         names = foot_contacts(character, [f])
         z = np.stack([targets[n][:, 2] for n in names], axis=1)            # (T, points of this foot)
         planted = walking & found[:, feet.index(f)]
-        for a, b in _true_runs(planted):   # lowered onto the ground over the first RELEASE s of its stance
+        for a, b in true_runs(planted):   # lowered onto the ground over the first RELEASE s of its stance
             s = smoothstep((np.arange(a, b) - a + 1) / (k + 1))
             z[a:b] -= (s * np.nanmin(z[a:b], axis=1))[:, None]
         for i, n in enumerate(names):
@@ -178,7 +177,7 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
 
 def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.ndarray, k: int) -> None:
     """In place: each contact point's horizontal hold (finite x, y in
-    ``hold``, from :func:`~gaitforge.motion.synthesis.hold_targets`) is
+    ``hold``, from :func:`~gaitforge.motion.stance_targets.hold_targets`) is
     anchored where the point is in the smoothed clip ``clip`` at the hold's
     first frame (not where the stance rule has it: the swinging foot is
     there when it lands, so it lands without a jump), and where the hold
@@ -186,8 +185,6 @@ def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.nd
     the point's own path (smoothstep, as
     :func:`~gaitforge.motion.plant.plant_feet` does after lift-off) instead
     of letting go at once."""
-    from gaitforge.motion.synthesis import _true_runs
-
     m = character.model
     for name, x in hold.items():
         if name not in character.contacts:
@@ -195,7 +192,7 @@ def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.nd
         sid = character.contacts[name]
         own = character.world_points(clip.qpos, [m.body(int(m.site_bodyid[sid])).name], m.site_pos[[sid]])[:, 0]
         held = np.isfinite(x[:, 0])
-        for a, b in _true_runs(held):
+        for a, b in true_runs(held):
             x[a:b, :2] = own[a, :2]
         for e in np.flatnonzero(held[:-1] & ~held[1:]) + 1:
             last = x[e - 1, :2].copy()
@@ -209,9 +206,6 @@ def _anchor_on_smoothed(character, clip: MotionClip, hold: dict, airborne: np.nd
 
 def start_at_origin(character, g: SmoothGround) -> SmoothGround:
     """``g`` moved so that the root starts above the origin (height kept)."""
-    from gaitforge.motion.grounding import translate_root
-    from gaitforge.motion.metrics import root_positions
-
     start = root_positions(character, g.qpos[:1])[0] * [1.0, 1.0, 0.0]
     return g._replace(qpos=translate_root(character, g.qpos, -np.broadcast_to(start, (len(g.qpos), 3))))
 
@@ -226,11 +220,8 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
     Returns a :class:`MotionClip` (round(seconds·fps), nq). The recipe, basis,
     seconds and fps are checked as :func:`~gaitforge.motion.synthesis.synthesize`
     checks them."""
-    from gaitforge.motion.recipe import check_basis
-    from gaitforge.motion.synthesis import _positive, check_drive, margin_frames, poses
-
     check_basis(recipe, basis, character)
-    seconds, fps = _positive("seconds", seconds), _positive("fps", fps)
+    seconds, fps = positive("seconds", seconds), positive("fps", fps)
     check_drive(character, basis, recipe, fps)
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps)
@@ -243,14 +234,14 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
 
 
 def synthesize_at_speed(character, basis, recipe, seconds: float, fps: float = 60.0, *,
-                        pinned: bool = True, paired: bool | None = None) -> MotionClip:
+                        pinned: bool = True, holding: HoldingStrategy | str | None = None) -> MotionClip:
     """The clip ``animate`` shows for a recipe of
-    :func:`~gaitforge.motion.speed.suggest_at_speed`: walks held
-    (:func:`held_walk`), other gaits grounded with their stance feet pinned
-    (``pinned``; ``paired``: as :func:`~gaitforge.motion.synthesis.synthesize`);
-    a walk with ``pinned`` False is grounded only."""
-    from gaitforge.motion.synthesis import synthesize
-
+    :func:`~gaitforge.motion.speed.suggest_at_speed`: a recipe that never
+    flies (``flight`` False: walks, ambles) held smoothed
+    (:func:`held_walk`), the others grounded with their stance feet held by
+    their holding strategy (``pinned``; ``holding``: as
+    :func:`~gaitforge.motion.synthesis.synthesize`); with ``pinned`` False
+    every recipe is grounded only."""
     if not recipe.flight and pinned:
         return held_walk(character, basis, recipe, seconds, fps)
-    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, paired=paired)
+    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, holding=holding)

@@ -43,7 +43,7 @@ from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import Footfalls, detect_footfalls, feet_of
 from gaitforge.motion.ik_kernels import (SMALL_ANGLE, ball_columns, body_points, largest_miss, min_norm_step,
                                          point_jacobians, settled, soft_step)
-from gaitforge.motion.synthesis import layout
+from gaitforge.motion.poses import layout
 
 STEP_TOL = 1e-8      # relative size of a coordinate step that counts as settled
 PIN_STEP_TOL = 1e-6  # looser when pinning frame by frame: saves an iteration, same poses to ~1e-9

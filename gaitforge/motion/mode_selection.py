@@ -15,7 +15,7 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.modal.describe import SYMMETRIC
 from gaitforge.motion import gait_features as gf
-from gaitforge.motion.gait_patterns import DUTY, FOOTFALLS, GROUNDED, STRIDE_FREQUENCY
+from gaitforge.motion.gaits import GAITS, KINDS
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 KNEE = math.radians(15)          # knee flexion at mid-swing
@@ -112,7 +112,7 @@ def rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | N
 
 def _rank(features: dict, descs, letter: str, target: np.ndarray, wanted: str | None) -> list[Pick]:
     name, limbs = _LETTERS[letter]
-    front = np.array([features["kind"] == "quadruped" and k[0] == "front" for k in features["keys"]])
+    front = np.array([KINDS[features["kind"]].by_limb and k[0] == "front" for k in features["keys"]])
     mask = front if limbs == "front" else ~front
     norm = float(np.linalg.norm(target[mask]))
     if norm < 1e-6 * max(float(np.abs(target).max()), 1e-300):
@@ -211,7 +211,7 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
                z_shift: np.ndarray | None = None, harmonics: int | None = None) -> GaitRecipe:
     """The recipe for duty factor ``beta``, forward swing ``swing``·h and
     lift ``lift``·h (f: stride frequency [Hz], h: hip height [m]): harmonic
-    fits (walks and ambles: 1–3, else the fundamental), for ``bounce`` > 0
+    fits (the spec's harmonics: walks and ambles 1–3, else the fundamental), for ``bounce`` > 0
     the second harmonic of a bounce (:func:`gait_features.bounce`), the
     jumping jack's limbs, then every amplitude scaled to a peak joint
     rotation ``rotation`` (None: left as fitted); ``snap``: phases in
@@ -219,16 +219,17 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
     feet) complex [m], feet in ``feats["keys"]`` order: subtracted from the
     vertical targets of each harmonic (the part of the feet's height the
     linear features miss, see :func:`gaitforge.motion.speed.height_residual`);
-    ``harmonics``: how many the walks fit (default 3)."""
-    phi = np.array([FOOTFALLS[feats["kind"]][gait][key] for key in feats["keys"]])
-    harmonics = (harmonics or 3) if gait in DUTY else 1
+    ``harmonics``: how many a gait fitting several fits (default the spec's)."""
+    spec = GAITS[gait]
+    phi = np.array([spec.footfalls[feats["kind"]][key] for key in feats["keys"]])
+    harmonics = (harmonics or spec.harmonics) if spec.harmonics > 1 else 1
     G = gf.profiles(beta, harmonics)
     if bounce > 0:
         G = {n: np.r_[g, gf.bounce(g[0], bounce) if n in ("z", "knee") else 0.0] for n, g in G.items()}
     rot = gf.joint_rotations(character, basis.shapes[:, :len(descs)])
-    jump = gait in ("jump", "jumping_jacks")
+    jump = spec.on_the_spot
     sizes = {"x": swing * h, "y": swing * h, "z": lift * h, "knee": 2 * KNEE if jump else KNEE, "sole": lift * h}
-    letters = "ABC" + ("FG" if feats["kind"] == "quadruped" else "")
+    letters = KINDS[feats["kind"]].letters
     picked: list[tuple[str, GaitTerm]] = []
     for k in range(1, len(G["z"]) + 1):
         P = np.exp(-2j * np.pi * k * phi)
@@ -240,7 +241,7 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
             targets["z"] = (targets["z"][0] - z_shift[k - 1], sizes["z"])
         targets["sole"] = (np.zeros(feats["sole"].shape[1]), sizes["sole"])
         picked += _harmonic_terms(feats, descs, rot, targets, k, f, letters, gf.mirror_class(feats["keys"], P), snap)
-    if gait == "jumping_jacks":
+    if spec.jacks:
         picked += _jack_terms(character, basis, feats, descs, f, tuple(t.mode for _, t in picked))
     if not picked:
         raise GaitforgeError(f"no mode of {character.name} moves its feet for a {gait}: try more modes")
@@ -250,7 +251,7 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
     own = len(character.constraints)
     used = ", ".join(f"{letter}: mode {t.mode} ({descs[t.mode].name})" for letter, t in picked)
     return GaitRecipe(
-        name=gait, creature=character.name, terms=tuple(terms), flight=gait not in GROUNDED,
+        name=gait, creature=character.name, terms=tuple(terms), flight=not spec.grounded, holding=spec.holding,
         constraints=tuple(c.name for c in basis.constraints[own:]), stiffness_scale=basis.stiffness_scale,
-        description=f"{gait}, Kry09 heuristics; stride {f:.2f} Hz (f̂ = {STRIDE_FREQUENCY[gait]}, "
+        description=f"{gait}, Kry09 heuristics; stride {f:.2f} Hz (f̂ = {spec.stride_frequency}, "
                     f"h = {h:.2f} m){f'; bounce {bounce:g} at {2 * f:.2f} Hz' if bounce else ''}; {used}")

@@ -28,8 +28,8 @@ from gaitforge.creatures.character import Character
 from gaitforge.errors import UnknownNameError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import ANTISYMMETRIC, describe_modes
-from gaitforge.motion.synthesis import SMOOTH_GAITS
 from gaitforge.motion import gait_features, heuristics
+from gaitforge.motion.gaits import HoldingStrategy
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 
 OFFSET_ROTATION = math.radians(8)  # largest joint rotation of the jumping jack's posture offset
@@ -42,7 +42,9 @@ class Preset:
     skeleton, or None) with extra modal ``constraints``; ``offset``: add the
     weight-shift posture offset; ``summary``: one line for listings;
     ``rotation``: the largest joint rotation [rad] (modes hold constraints to
-    first order only, so the cart walk is kept smaller)."""
+    first order only, so the cart walk is kept smaller); ``holding``: how its
+    feet are held, checked and shown (the stance holding: the presets were
+    made and measured so, before the paired and loose holdings existed)."""
 
     name: str
     creature: str
@@ -52,6 +54,7 @@ class Preset:
     constraints: tuple[str, ...] = ()
     offset: bool = False
     rotation: float = heuristics.ROTATION
+    holding: HoldingStrategy = HoldingStrategy.STANCE
 
     @property
     def pose(self) -> str:
@@ -131,11 +134,11 @@ def build(name: str, char: Character | None = None, modal_basis=None, *, pinned:
     p = get(name)
     char = char or character(p)
     modal_basis = modal_basis or basis(p, char)
-    # checked as it will be shown: under the preset's name, which no smooth holding goes by
+    # checked as it will be shown: under the preset's holding, which the recipe records
     recipe = heuristics.suggest(char, p.gait, modal_basis, rotation=p.rotation, pinned=pinned,
-                                strict=strict, paired=p.name in SMOOTH_GAITS)
+                                strict=strict, holding=p.holding)
     terms = recipe.terms
     if p.offset:
         terms += (weight_shift_offset(char, modal_basis, tuple(t.mode for t in terms)),)
-    return replace(recipe, name=p.name, creature=p.creature, rest_pose=p.rest_pose, terms=terms,
+    return replace(recipe, name=p.name, creature=p.creature, rest_pose=p.rest_pose, terms=terms, holding=p.holding,
                    description=f"{p.summary} (Kry09 Fig. 3). {recipe.description}")

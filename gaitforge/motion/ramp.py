@@ -1,7 +1,7 @@
 """Speed ramps with gait transitions (beyond Kry09).
 
 A speed profile V(t) [m/s] is turned into one clip whose gait changes where
-animals change it: at Froude numbers (:data:`gaitforge.motion.speed.TRANSITIONS`)
+animals change it: at Froude numbers (:func:`gaitforge.motion.gaits.transitions`)
 near 0.5 (walk → trot, or a human's walk → run) and 2.5 (trot → gallop),
 with :data:`HYSTERESIS` so that a speed hovering at a threshold does not
 flicker between gaits.
@@ -47,10 +47,13 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.gait_patterns import creature_kind
+from gaitforge.motion.gaits import GAITS, transitions
+from gaitforge.motion.grounding import translate_root
 from gaitforge.motion.holding import ground_smoothly, hold, start_at_origin
+from gaitforge.motion.poses import layout
 from gaitforge.motion.speed import suggest_at_speed
-from gaitforge.motion.synthesis import LOOSE_GAITS
-from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, TRANSITIONS, check_froude, stride_plan
+from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, check_froude, stride_plan
 
 __all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "speed_profile"]
 
@@ -92,9 +95,9 @@ def speed_profile(profile, seconds: float) -> Callable[[np.ndarray], np.ndarray]
 
 def gait_schedule(kind: str, froude: np.ndarray, hysteresis: float = HYSTERESIS) -> list[str]:
     """The gait per sample of ``froude`` (T,) for a creature ``kind``: the
-    :data:`TRANSITIONS` band it is in, changing only once Fr is past a
+    :func:`~gaitforge.motion.gaits.transitions` band it is in, changing only once Fr is past a
     threshold by the share ``hysteresis``."""
-    bands = TRANSITIONS[kind]
+    bands = transitions(kind)
     tops = [b[0] for b in bands]
 
     def band(fr: float) -> int:
@@ -130,9 +133,6 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     elastic modes); plant: hold the feet down by modal IK. Recipes that miss
     their speed checks warn once each (as ``suggest_at_speed``)."""
     from gaitforge.modal import compute_modes
-    from gaitforge.motion.gait_patterns import creature_kind
-    from gaitforge.motion.grounding import translate_root
-    from gaitforge.motion.synthesis import layout
 
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise GaitforgeError(f"seconds must be a positive finite number, got {seconds!r}")
@@ -167,15 +167,15 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         inside = np.array([x == g for x in gaits], float)
         key = float(np.exp(np.mean(np.log(fr[inside > 0][[0, -1]]))))
         key = round(key, 4)
-        # scaled and checked under the plain holding (the ramp grounds and holds its clip its own way,
-        # below, and its blends and speed passes were measured with those recipes), but for the gallop,
-        # whose recipes under the plain holding stopped galloping once its pairs split by 0.1 cycle
-        # (canter); under its own loose holding the ramp's gallop stays within 1.6 g (was 2.8 g)
+        # scaled and checked under the gait's ramp_holding: the stance holding (the ramp grounds and
+        # holds its clip its own way, below, and its blends and speed passes were measured with those
+        # recipes), but the gallop's own loose one (under the stance holding its recipes stopped galloping
+        # once its pairs split by 0.1 cycle, a canter; held loose the ramp's gallop stays within 1.6 g)
         recipe = suggest_at_speed(character, g, basis, froude=key, pinned=plant,
-                                  paired=None if g in LOOSE_GAITS else False)[0]
+                                  holding=GAITS[g].ramp_holding)[0]
         scale = lam / (STRIDE_A * key ** STRIDE_B * h)
         parts.append((_fade(inside, psi) * scale, _coords(recipe, basis, psi)))
-    walking = _fade(np.array([x == "walk" for x in gaits], float), psi) >= 0.5
+    walking = _fade(np.array([GAITS[x].grounded for x in gaits], float), psi) >= 0.5   # never flies
     gain = np.ones(len(t))
     for rnd in range(SPEED_PASSES + 1):
         dq = sum((w * gain)[:, None] * c for w, c in parts)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from gaitforge.errors import GaitforgeError, SpecError, brief
 from gaitforge.modal import compute_modes
+from gaitforge.motion.gaits import HoldingStrategy, default_holding
 
 
 # Largest magnitudes a recipe may hold: far beyond any gait, small enough that what is made of them
@@ -115,6 +116,15 @@ class ModalStart:
         object.__setattr__(self, "velocity", _real("velocity", self.velocity, reach=MAX_MODAL))
 
 
+def _holding(value, name: str) -> HoldingStrategy:
+    if value is None:
+        return default_holding(name)
+    if isinstance(value, str) and value in HoldingStrategy._value2member_map_:
+        return HoldingStrategy(value)
+    valid = ", ".join(h.value for h in HoldingStrategy)
+    raise SpecError("holding", f"must be one of {valid}, got {brief(value)}")
+
+
 def _mode(value) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise SpecError("mode", f"must be a non-negative integer (an elastic mode index), got {brief(value)}")
@@ -146,7 +156,12 @@ class GaitRecipe:
     ground in every frame); description: free text; impulses:
     :class:`ModalImpulse` tuple and initial: :class:`ModalStart` tuple, used
     by physically simulated modal control only (kinematic synthesis ignores
-    them).
+    them); holding: the :class:`~gaitforge.motion.gaits.HoldingStrategy`
+    (or its value, ``"stance"``, ``"paired"``, ``"loose"``) by which
+    ``synthesize`` holds the stance feet; None (a recipe written before it
+    was recorded): that of the gait the recipe is named after
+    (:func:`~gaitforge.motion.gaits.default_holding`), fixed on construction,
+    so that renaming the recipe later changes nothing.
     """
 
     name: str
@@ -160,6 +175,7 @@ class GaitRecipe:
     flight: bool = True
     impulses: tuple[ModalImpulse, ...] = ()
     initial: tuple[ModalStart, ...] = ()
+    holding: HoldingStrategy | None = None
 
     def __post_init__(self) -> None:
         _text("name", self.name, empty=False)
@@ -192,6 +208,7 @@ class GaitRecipe:
         object.__setattr__(self, "initial", _items("initial", self.initial, ModalStart))
         if self.impulses and not any(t.frequency > 0 for t in terms):
             raise SpecError("impulses", "need a term with a positive frequency (the cycle they repeat in)")
+        object.__setattr__(self, "holding", _holding(self.holding, self.name))
         seen = [s.mode for s in self.initial]
         if len(set(seen)) != len(seen):
             raise SpecError("initial", f"names a mode more than once: {brief(seen)}")

@@ -26,7 +26,8 @@ bring out what the linear mode features leave out: a leg swinging through
 ±25° lifts its foot by L(1 − cos 25°) at both ends of the stance, which
 breaks a walk's double support. :func:`height_residual` measures that rise
 and the fit is redone with it subtracted from the height targets (twice).
-Each candidate is checked on the clip ``animate`` shows (grounded, stance
+Each candidate is checked (:mod:`gaitforge.motion.speed_checks`) on the clip
+``animate`` shows (grounded, stance
 feet pinned): the footfall check of the gait
 (:func:`~gaitforge.motion.footfall_check.clip_error`), speed within
 :data:`SPEED_TOL`, λ/h within :data:`STRIDE_TOL` of Alexander's, foot skate
@@ -40,8 +41,7 @@ import dataclasses
 import itertools
 import math
 import warnings
-import weakref
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 import numpy as np
 
@@ -49,34 +49,30 @@ from gaitforge.errors import GaitforgeError, GaitforgeWarning, NotMetError
 from gaitforge.modal import compute_modes
 from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gfe
-from gaitforge.motion.footfall_check import clip_error
-from gaitforge.motion.grounding import STANCE_FORCE
-from gaitforge.motion.gait_patterns import BOUNCE, CLASS, FLYING, check_gait
-from gaitforge.motion.mode_selection import fit_recipe, pool_size
-from gaitforge.motion.recipe import GaitRecipe, GaitTerm
-from gaitforge.motion.synthesis import SMOOTH_GAITS
+from gaitforge.motion.gait_patterns import check_gait
+from gaitforge.motion.gaits import GAITS, HoldingStrategy
 from gaitforge.motion.holding import held_walk, synthesize_at_speed
-from gaitforge.motion.stride import (DEFAULT_FROUDE, GRAVITY, SPEED_GAITS, SPEED_RANGES, STRIDE_A, STRIDE_B,
-                                     TRANSITIONS, StridePlan, _speed_gait, bounce_for_duty,
+from gaitforge.motion.mode_selection import fit_recipe, pool_size
+from gaitforge.motion.poses import layout, modal_coordinates
+from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.motion.speed_checks import (FORCE_WEIGHT, MAX_SKATE, SAMPLES, SPEED_TOL, STRIDE_TOL, SpeedCheck,
+                                           check_at_speed, force_error, grounded_speed, limit_excess, misses,
+                                           stance_force)
+from gaitforge.motion.stride import (GRAVITY, STRIDE_A, STRIDE_B, StridePlan, _speed_gait, bounce_for_duty,
                                      duty_target, froude_of, gait_for_froude, stride_plan)
-from gaitforge.naming import match
 
-__all__ = ["CLASS", "DEFAULT_FROUDE", "GRAVITY", "MAX_SKATE", "SPEED_GAITS", "SPEED_RANGES", "SPEED_TOL",
-           "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "TRANSITIONS", "SpeedCheck", "StridePlan", "bounce_for_duty",
-           "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "height_residual", "limit_excess",
-           "held_walk", "misses", "scaled", "stride_plan", "suggest_at_speed", "synthesize_at_speed"]
+__all__ = ["FORCE_WEIGHT", "GRAVITY", "MAX_SKATE", "SAMPLES", "SPEED_TOL",
+           "STRIDE_A", "STRIDE_B", "STRIDE_TOL", "SpeedCheck", "StridePlan", "bounce_for_duty",
+           "check_at_speed", "duty_target", "froude_of", "gait_for_froude", "grounded_speed", "height_residual",
+           "limit_excess", "held_walk", "misses", "scaled", "stance_force", "stride_plan", "suggest_at_speed",
+           "synthesize_at_speed"]
 
-SPEED_TOL = 0.10        # achieved speed within this share of the asked one
-STRIDE_TOL = 0.25       # λ/h within this share of 2.3·Fr^0.3
-MAX_SKATE = 0.02        # stance-foot slip per distance travelled
 LIFTS = (0.08, 0.05, 0.12)     # foot lift per hip height the fit aims at, tried in order
 STEPS = 4               # proportional amplitude steps towards the speed
 CORRECTIONS = 2         # refits with the feet's non-linear height rise subtracted
 FIRST_ROTATION = math.radians(30)   # the first amplitude tried: this peak joint rotation
 MAX_ROTATION = math.radians(100)    # amplitudes are never scaled beyond this peak joint rotation
-SAMPLES = 40            # frames per stride of the speed measurements
 ERROR_MARGIN = 1e-3     # a later candidate replaces the best only if its error is lower by this
-FORCE_WEIGHT = 0.02     # error per body weight of stance force above 0.9 × STANCE_FORCE
 QUICK_REJECT = 0.5      # candidates whose unpinned clip misses by this much (another gait class) are not pinned
 
 
@@ -103,41 +99,6 @@ def _term(t: GaitTerm, amplitude: float, offset: float) -> GaitTerm:
     return new
 
 
-_TOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _contact_tol(character) -> float:
-    """The grounding's default contact tolerance [m], computed once per character
-    (it measures the creature's height, a sizeable share of a short clip's cost)."""
-    from gaitforge.motion.grounding import default_contact_tol
-
-    tol = _TOLS.get(character)
-    if tol is None:
-        tol = _TOLS[character] = default_contact_tol(character)
-    return tol
-
-
-def grounded_speed(character, basis, recipe: GaitRecipe, f: float, strides: int = 2,
-                   paired: bool | None = None) -> float:
-    """Forward speed [m/s] of the grounded clip (stance feet not pinned):
-    root travel along +x over exactly ``strides`` periods 1/f, sampled at
-    :data:`SAMPLES` frames per stride (``paired``: as ``synthesize``). The
-    frames ``synthesize`` would ground, without its checks of the recipe
-    (this runs a dozen times per candidate on recipes the search made)."""
-    from gaitforge.motion.grounding import ground
-    from gaitforge.motion.metrics import root_positions
-    from gaitforge.motion.synthesis import margin_frames, poses
-
-    fps = SAMPLES * f
-    n, pad = strides * SAMPLES + 1, margin_frames(recipe, fps)
-    paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
-    q = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps)
-    g = ground(character, q, fps, speed=recipe.speed, contact_tol=_contact_tol(character), flight=recipe.flight,
-               stride=1.0 / recipe.base_frequency if paired else None)
-    x = root_positions(character, g.qpos[[pad, pad + n - 1]])[:, 0]
-    return float((x[1] - x[0]) * f / strides)
-
-
 def height_residual(character, basis, recipe: GaitRecipe, feats: dict, harmonics: int = 3,
                     samples: int = 64) -> np.ndarray:
     """(harmonics, feet) complex [m]: harmonics of each foot's height (feet in
@@ -146,7 +107,6 @@ def height_residual(character, basis, recipe: GaitRecipe, feats: dict, harmonics
     actual height − rest height − Σ coordinate · feature, as complex
     amplitudes R_k of Im(R_k e^{2πikft}) (the convention of the fit's targets)."""
     from gaitforge.motion.footfall import feet_of, foot_positions
-    from gaitforge.motion.synthesis import layout, modal_coordinates
 
     f = recipe.base_frequency
     t = np.arange(samples) / (samples * f)
@@ -161,131 +121,8 @@ def height_residual(character, basis, recipe: GaitRecipe, feats: dict, harmonics
     return 2j * (np.exp(-2j * np.pi * k * f * t[None, :]) @ r) / samples
 
 
-def limit_excess(character, basis, recipe: GaitRecipe, samples: int = 64) -> float:
-    """How far [rad, or m for slides] the Eq. 4 coordinates of limited hinges
-    and slides go past their range over one stride, before the soft limits
-    of :func:`~gaitforge.motion.synthesis.synthesize` pull them back (0: the
-    recipe stays inside every limit). Ball-joint cones are not checked."""
-    from gaitforge.motion.synthesis import layout, modal_coordinates
-
-    lay = layout(character)
-    if not len(lay.lim_q):
-        return 0.0
-    t = np.arange(samples) / (samples * recipe.base_frequency)
-    phi = basis.shapes[:, [x.mode for x in recipe.terms]]
-    q = lay.integrate(basis.rest_qpos, modal_coordinates(recipe, t) @ phi.T)[:, lay.lim_q]
-    return float(max(np.max(q - lay.lim_hi), np.max(lay.lim_lo - q), 0.0))
-
-
-class SpeedCheck(NamedTuple):
-    """How a recipe meets a :class:`StridePlan` on the clip ``animate`` shows:
-    error (0: it meets everything), speed [m/s], froude, relative stride
-    length λ/h, duty factors (per foot), gait class, foot skate, limit excess
-    [rad], peak joint rotation [rad], footfall: the gait's footfall-check
-    error alone (:func:`~gaitforge.motion.footfall_check.clip_error`: landing
-    phases, class, duty factors, flight), force: the stance force
-    (:func:`stance_force`, body weights) and force_counts: whether it counts
-    (a flying clip held the paired gaits' way, ``synthesis.PAIRED_GAITS``,
-    or a walk held by :func:`~gaitforge.motion.holding.held_walk`)."""
-
-    error: float
-    speed: float
-    froude: float
-    relative_stride_length: float
-    duty: dict
-    gait_class: str
-    skate: float
-    limit_excess: float
-    rotation: float
-    footfall: float = 0.0
-    force: float = 0.0
-    force_counts: bool = False
-
-
-def check_at_speed(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, *,
-                   pinned: bool = True, strides: float = 3.0, paired: bool | None = None) -> SpeedCheck:
-    """Measure ``recipe`` against ``plan`` on a grounded clip of ``strides``
-    strides at 60 frames/s (``pinned``: stance feet pinned; ``paired``: as
-    ``synthesize``, and then the stance force counts) — see the module
-    docstring for what counts."""
-    from gaitforge.motion.footfall import detect_footfalls
-    from gaitforge.motion.metrics import classify_gait, gait_metrics
-
-    clip = synthesize_at_speed(character, basis, recipe, strides / plan.frequency, 60.0, pinned=pinned,
-                               paired=paired)
-    lim = limit_excess(character, basis, recipe)
-    rot = gfe.peak_rotation(character, basis, recipe.terms)
-    try:
-        m = gait_metrics(character, clip, detect_footfalls(character, clip))
-    except GaitforgeError:
-        return SpeedCheck(math.inf, 0.0, 0.0, 0.0, {}, "unmeasurable", math.nan, lim, rot, math.inf)
-    err = footfall = clip_error(character, clip, m, kind, gait)
-    want_rel = STRIDE_A * plan.froude ** STRIDE_B
-    skate = m.foot_skate if math.isfinite(m.foot_skate) else math.inf
-    err += max(0.0, abs(m.speed / plan.speed - 1.0) - 0.8 * SPEED_TOL)
-    err += max(0.0, abs(m.relative_stride_length / want_rel - 1.0) - 0.8 * STRIDE_TOL)
-    err += max(0.0, skate - 0.75 * MAX_SKATE) + lim
-    force = stance_force(character, clip)
-    paired = recipe.name in SMOOTH_GAITS if paired is None else bool(paired)
-    counts = (paired and recipe.flight) or (pinned and not recipe.flight)
-    if counts:  # a holding that keeps the force bounded (paired gaits, held walks): it counts
-        err += _force_error(force)
-    return SpeedCheck(err, m.speed, m.froude, m.relative_stride_length, dict(m.duty_factor), classify_gait(m),
-                      skate, lim, rot, footfall, force, counts)
-
-
-def _force_error(force: float) -> float:
-    """What a stance force [body weights] adds to a check's error (:data:`FORCE_WEIGHT`)."""
-    return FORCE_WEIGHT * max(0.0, force - 0.9 * STANCE_FORCE)
-
-
-def stance_force(character, clip) -> float:
-    """The largest ground reaction per body weight, |a + g ẑ| / g, that the
-    centre of mass's path in ``clip`` implies outside flight (a the
-    frame-to-frame velocity change; frames whose acceleration is taken
-    wholly in flight are left out: there it is gravity's)."""
-    from gaitforge.motion.grounding import GRAVITY, centres_of_mass, lowest_heights
-
-    c = centres_of_mass(character, clip.qpos)
-    if len(c) < 3:
-        return 0.0
-    air = lowest_heights(character, clip.qpos) > 1e-9
-    fly = air[:-2] & air[1:-1] & air[2:]
-    a = np.diff(c, 2, axis=0) * clip.fps ** 2 + [0.0, 0.0, GRAVITY]
-    f = np.linalg.norm(a, axis=1) / GRAVITY
-    return float(f[~fly].max()) if (~fly).any() else 0.0
-
-
-def misses(plan: StridePlan, check: SpeedCheck, gait: str) -> list[str]:
-    """What ``check`` misses of the issue's targets for ``plan`` (empty: it
-    meets them all): "speed" (not within :data:`SPEED_TOL`), "λ/h" (not
-    within :data:`STRIDE_TOL` of 2.3·Fr^0.3), "class …" (another gait
-    class), "skate" (above :data:`MAX_SKATE`), "joint limit", "force" (the
-    stance force above 4 g where it counts: a paired gait, a held walk), "duty" (a
-    walk's duty factor at most 0.5, another gait's at least 0.5). Unlike
-    ``check.error`` it has no safety margins: a landing phase just outside
-    the suggestion's own stricter tolerance is no miss."""
-    out = []
-    if not abs(check.speed / plan.speed - 1) <= SPEED_TOL:
-        out.append("speed")
-    if not abs(check.relative_stride_length / (STRIDE_A * plan.froude ** STRIDE_B) - 1) <= STRIDE_TOL:
-        out.append("λ/h")
-    if check.gait_class != CLASS.get(gait, gait):
-        out.append(f"class {check.gait_class}")
-    if not check.skate <= MAX_SKATE:
-        out.append("skate")
-    if check.limit_excess > 0:
-        out.append("joint limit")
-    if check.force_counts and not check.force <= STANCE_FORCE:
-        out.append("force")
-    duty = list(check.duty.values())
-    if duty and (min(duty) <= 0.5 if gait == "walk" else max(duty) >= 0.5):
-        out.append("duty")
-    return out
-
-
 def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigma: float,
-                     paired: bool | None = None) -> tuple[float, float | None]:
+                     holding: HoldingStrategy | str | None = None) -> tuple[float, float | None]:
     """The scale σ of ``shape`` at which the grounded clip moves at
     ``plan.speed``: :data:`STEPS` proportional steps from ``sigma``, never
     past :data:`MAX_ROTATION` of peak joint rotation. Returns σ and, when the
@@ -293,7 +130,7 @@ def _solve_amplitude(character, basis, shape: GaitRecipe, plan: StridePlan, sigm
     measured at it (else None)."""
     cap = MAX_ROTATION / gfe.peak_rotation(character, basis, shape.terms)
     for _ in range(STEPS):
-        v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency, paired=paired)
+        v = grounded_speed(character, basis, scaled(shape, sigma), plan.frequency, holding=holding)
         if not v > 0.05 * plan.speed:  # backwards or on the spot: more amplitude will not help much
             return min(sigma * 2.0, cap), None
         step = min(sigma * plan.speed / v, cap)
@@ -317,7 +154,7 @@ HARMONICS = 5           # harmonics of a walk's foot profile (a flat stance need
 
 
 def _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap,
-               paired: bool | None = None, defer: bool = False) -> GaitRecipe | None:
+               holding: HoldingStrategy | str | None = None, defer: bool = False) -> GaitRecipe | None:
     """One recipe for the plan: fit, scale to the speed, refit with the
     height residual (:data:`CORRECTIONS` times), scale again. ``defer``:
     None instead when the first fit, at the rotation cap, still moves
@@ -328,14 +165,14 @@ def _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, l
     shape = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, None, bounce, snap,
                        harmonics=HARMONICS)
     sigma, at_cap = _solve_amplitude(character, basis, shape, plan,
-                                     FIRST_ROTATION / gfe.peak_rotation(character, basis, shape.terms), paired)
+                                     FIRST_ROTATION / gfe.peak_rotation(character, basis, shape.terms), holding)
     if defer and _short_at_cap(at_cap, plan):
         return None
     for _ in range(CORRECTIONS):
         shift = height_residual(character, basis, scaled(shape, sigma), feats, HARMONICS) / sigma
         shape = fit_recipe(character, basis, descs, feats, gait, f, h, beta, swing, lift, None, bounce, snap,
                            z_shift=shift, harmonics=HARMONICS)
-        sigma, _ = _solve_amplitude(character, basis, shape, plan, sigma, paired)
+        sigma, _ = _solve_amplitude(character, basis, shape, plan, sigma, holding)
     return scaled(shape, sigma)
 
 
@@ -351,7 +188,7 @@ def _short_at_cap(speed: float | None, plan: StridePlan) -> bool:
 
 
 def _checked(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, gait: str, pinned: bool,
-             paired: bool | None) -> tuple[GaitRecipe, SpeedCheck]:
+             holding: HoldingStrategy | str | None) -> tuple[GaitRecipe, SpeedCheck]:
     """A candidate and its :class:`SpeedCheck`: on the unpinned clip, then,
     unless that is another gait class already, ``pinned`` (walks: only
     pinned), with up to two proportional steps on the pinned clip where
@@ -359,12 +196,12 @@ def _checked(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, 
     # pinning costs: only for candidates close already on the unpinned clip (walks are always held:
     # unheld, their stance ripple fails the check whatever the recipe, so they skip that check)
     walk = pinned and not recipe.flight
-    check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk, paired=paired)
+    check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=walk, holding=holding)
     # the unpinned clip is not held: its stance force says nothing of the pinned clip's
-    if not (pinned and (walk or check.error - check.force_counts * _force_error(check.force) < QUICK_REJECT)):
+    if not (pinned and (walk or check.error - check.force_counts * force_error(check.force) < QUICK_REJECT)):
         return recipe, check
     if not walk:
-        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True, paired=paired)
+        check = check_at_speed(character, basis, recipe, plan, kind, gait, pinned=True, holding=holding)
     for _ in range(2):  # pinning changed the speed: proportional steps on the pinned clip
         if not (check.error > 0 and check.speed > 0 and _off_speed(check, plan)):
             break
@@ -375,14 +212,14 @@ def _checked(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, 
         if abs(step - 1.0) <= 1e-9:  # at the rotation cap already: the same recipe (to the last bits)
             break
         again = scaled(recipe, step)
-        second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, paired=paired)
+        second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, holding=holding)
         if not second.error < check.error - ERROR_MARGIN and second.speed > 0 \
                 and (second.speed - plan.speed) * (check.speed - plan.speed) < 0:
             # past the speed (a held walk may speed up faster than its amplitude): a secant
             # step between the two
             step = 1.0 + (step - 1.0) * (plan.speed - check.speed) / (second.speed - check.speed)
             again = scaled(recipe, step)
-            second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, paired=paired)
+            second = check_at_speed(character, basis, again, plan, kind, gait, pinned=True, holding=holding)
         if not second.error < check.error - ERROR_MARGIN:
             break
         recipe, check = again, second
@@ -391,16 +228,16 @@ def _checked(character, basis, recipe: GaitRecipe, plan: StridePlan, kind: str, 
 
 def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = None, froude: float | None = None,
                      pinned: bool = True, strict: bool = False,
-                     paired: bool | None = None) -> tuple[GaitRecipe, StridePlan, SpeedCheck]:
+                     holding: HoldingStrategy | str | None = None) -> tuple[GaitRecipe, StridePlan, SpeedCheck]:
     """A recipe for ``gait`` at ``speed`` V [m/s] or Froude number ``froude``
-    (neither: the gait's :data:`DEFAULT_FROUDE`), its :class:`StridePlan`
+    (neither: the gait's typical Froude number), its :class:`StridePlan`
     and its :class:`SpeedCheck` (module docstring).
 
     basis: the :class:`ModalBasis` to choose from (default: the lowest
     :func:`~gaitforge.motion.mode_selection.pool_size` elastic modes: 20,
     more where the feet have soles to keep level; of a larger basis only
     those are used). Candidates — the plan's duty factor (walks) or bounce
-    (:func:`bounce_for_duty`, then the heuristics' :data:`BOUNCE` values),
+    (:func:`bounce_for_duty`, then the spec's ``bounces``),
     foot lifts :data:`LIFTS`, free then 90° phases — are checked in turn
     (:func:`check_at_speed` on the unpinned clip, then, unless that is
     another gait class already, ``pinned`` as ``animate`` shows them) and
@@ -413,21 +250,23 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
     last-bit differences. If none meets every target (:func:`misses`: the
     search's own margins aside) a warning names what the closest misses;
     ``strict`` raises :class:`NotMetError` instead.
-    paired: the clips are grounded and held as ``synthesize(paired=)`` does
-    (None: by the gait, :data:`~gaitforge.motion.synthesis.SMOOTH_GAITS`;
-    a speed ramp, which grounds and holds its clip its own way, asks for
-    False).
+    holding: the clips are grounded and held as ``synthesize(holding=)``
+    does (None: the recipe's, which is the gait's
+    :attr:`~gaitforge.motion.gaits.GaitSpec.holding`; a speed ramp, which
+    grounds and holds its clip its own way, asks for the gait's
+    ``ramp_holding``).
     """
-    gait = _speed_gait(match(gait, DEFAULT_FROUDE) or gait)
+    gait = _speed_gait(gait)
+    spec = GAITS[gait]
     kind = check_gait(character, gait)
     if basis is None:
         basis = compute_modes(character, count=pool_size(character))
     descs = describe_modes(character, basis)[:pool_size(character)]
     feats = dict(gfe.features(character, basis, descs, kind, gait), _ranks={})  # ranks memoized over candidates
     plan = stride_plan(gfe.hip_height(character), gait, speed=speed, froude=froude)
-    if gait in FLYING:
+    if spec.flies:
         first = bounce_for_duty(plan.duty)
-        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), *BOUNCE[gait]))]
+        options = [(0.5, b) for b in dict.fromkeys((round(first, 3), *spec.bounces))]
     else:
         options = [(round(plan.duty, 3), 0.0)]
     best: tuple[float, GaitRecipe, SpeedCheck] | None = None
@@ -437,19 +276,20 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
         deferred = []
         for (beta, bounce), lift, snap in itertools.product(options, LIFTS, (False, True)):
             recipe = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap,
-                                paired, defer=True)
+                                holding, defer=True)
             if recipe is None:
                 deferred.append((beta, bounce, lift, snap))
             else:
                 yield recipe
         if best is None or misses(plan, best[2], gait):  # nothing meets every target: refit those too
             for beta, bounce, lift, snap in deferred:
-                refit = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap, paired)
+                refit = _candidate(character, basis, descs, feats, gait, kind, plan, beta, bounce, lift, snap,
+                                   holding)
                 assert refit is not None  # only a deferring call sets a candidate aside
                 yield refit
 
     for candidate in candidates():
-        recipe, check = _checked(character, basis, candidate, plan, kind, gait, pinned, paired)
+        recipe, check = _checked(character, basis, candidate, plan, kind, gait, pinned, holding)
         if best is None or check.error < best[0] - ERROR_MARGIN:
             best = (check.error, recipe, check)
         if best[0] < ERROR_MARGIN:  # no later candidate can beat it by the margin (errors are ≥ 0)

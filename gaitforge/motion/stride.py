@@ -6,7 +6,8 @@ summarised by Wang 2011 ch. 2.1). At equal Fr they take strides of equal
 relative length, λ/h ≈ 2.3·Fr^0.3, so a speed fixes the stride length λ and
 frequency f = V/λ (:func:`stride_plan`); the duty factor falls with speed
 (:func:`duty_target`); gaits change at typical Froude numbers
-(:data:`TRANSITIONS`, :func:`gait_for_froude`).
+(:func:`~gaitforge.motion.gaits.transitions`, :func:`gait_for_froude`). What
+differs between gaits is in :data:`~gaitforge.motion.gaits.GAITS`.
 """
 from __future__ import annotations
 
@@ -18,29 +19,15 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion import gait_features as gfe
-from gaitforge.motion.gait_patterns import FLYING
+from gaitforge.motion.gaits import GAITS, speed_gaits, transitions
 from gaitforge.naming import match
 
 GRAVITY = 9.81          # [m/s²]
 STRIDE_A, STRIDE_B = 2.3, 0.3   # Alexander: λ/h = A · Fr^B
-# Supported speeds [m/s] of the kinematic gaits at speed, measured (not guessed) by
-# benchmarks/gait_speeds.py (docs/gait_speeds.md): the lowest and highest speed asked that met
-# every check (speed, λ/h, class, duty, skate, limits, the stance force where it counts), of three
-# speeds tried per gait (four for the dog's gallop, Fr 2-5: with its pairs split by 0.1 cycle and held
-# loose it meets every one; split by 0.15, every candidate at Fr 5 reached the 100° rotation cap near
-# 4 m/s and stopped galloping). Gaits and creatures not listed met none or were not measured.
-SPEED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    "dog": {"walk": (0.67, 1.42), "trot": (1.49, 2.99), "pace": (1.49, 2.99), "bound": (2.11, 3.66),
-            "gallop": (2.99, 4.72)},
-    "human": {"walk": (0.96, 2.03), "run": (2.14, 4.27)},
-}
 # Froude numbers a gait is made for: below, strides shrink to nothing (a speed of 1e-300 m/s divided
 # 0 by 0); above, no animal moves (a cheetah's top speed is Froude ~100) and the amplitudes that reach
 # such speeds turn joints round and round.
 FROUDE_RANGE = (1e-3, 100.0)
-# A Froude number typical of each gait (dog walk 0.25, trot 1, gallop 3; human walk 0.25, run 1).
-DEFAULT_FROUDE = {"walk": 0.25, "amble": 0.5, "trot": 1.0, "pace": 1.0, "run": 1.0, "bound": 2.0, "gallop": 3.0}
-SPEED_GAITS = tuple(DEFAULT_FROUDE)
 
 
 class StridePlan(NamedTuple):
@@ -56,28 +43,20 @@ class StridePlan(NamedTuple):
 
 
 def duty_target(gait: str, froude: float) -> float:
-    """Target duty factor β at Froude number ``froude``, falling with speed.
-    Walks: 0.72 − 0.3·Fr within [0.55, 0.75] (0.645 at Fr 0.25); gaits with
-    a flight phase: 0.40 − 0.06·ln Fr within [0.26, 0.46] (0.40 at Fr 1,
-    0.33 at Fr 3). Other gaits (an amble): 0.5 − 0.05·ln Fr within [0.4, 0.6]."""
-    if gait in FLYING:
-        return float(np.clip(0.40 - 0.06 * math.log(froude), 0.26, 0.46))
-    if gait == "walk":
-        return float(np.clip(0.72 - 0.3 * froude, 0.55, 0.75))
-    return float(np.clip(0.5 - 0.05 * math.log(froude), 0.4, 0.6))
+    """Target duty factor β at Froude number ``froude``, falling with speed:
+    the gait's :attr:`~gaitforge.motion.gaits.GaitSpec.duty_law`. Walks:
+    0.72 − 0.3·Fr within [0.55, 0.75] (0.645 at Fr 0.25); gaits with a
+    flight phase: 0.40 − 0.06·ln Fr within [0.26, 0.46] (0.40 at Fr 1, 0.33
+    at Fr 3); an amble: 0.5 − 0.05·ln Fr within [0.4, 0.6]."""
+    return GAITS[gait].duty_law(froude)
 
 
 def _speed_gait(gait: str) -> str:
-    name = match(gait, DEFAULT_FROUDE) or gait
-    if name not in DEFAULT_FROUDE:
-        raise GaitforgeError(f"a speed can be asked of these gaits only: {', '.join(SPEED_GAITS)} (got {gait!r})")
+    names = speed_gaits()
+    name = match(gait, names) or gait
+    if name not in names:
+        raise GaitforgeError(f"a speed can be asked of these gaits only: {', '.join(names)} (got {gait!r})")
     return name
-
-
-# Froude numbers where animals change gait (Alexander 1984): quadrupeds walk → trot near 0.5 and
-# trot → gallop near 2.5; humans walk → run near 0.5.
-TRANSITIONS = {"quadruped": ((0.5, "walk"), (2.5, "trot"), (math.inf, "gallop")),
-               "biped": ((0.5, "walk"), (math.inf, "run"))}
 
 
 def check_froude(froude: float, h: float, speed: float | None = None) -> None:
@@ -114,10 +93,10 @@ def froude_of(character, speed: float | None = None, froude: float | None = None
 
 def gait_for_froude(character, froude: float) -> str:
     """The gait ``character``'s kind uses at Froude number ``froude``
-    (:data:`TRANSITIONS`)."""
+    (:func:`~gaitforge.motion.gaits.transitions`)."""
     from gaitforge.motion.gait_patterns import creature_kind
 
-    for top, gait in TRANSITIONS[creature_kind(character)]:
+    for top, gait in transitions(creature_kind(character)):
         if froude < top:
             return gait
     raise AssertionError("the last transition is at infinity")
@@ -125,7 +104,7 @@ def gait_for_froude(character, froude: float) -> str:
 
 def stride_plan(h: float, gait: str, *, speed: float | None = None, froude: float | None = None) -> StridePlan:
     """The stride for ``speed`` V [m/s] or ``froude`` Fr (one of them; neither:
-    :data:`DEFAULT_FROUDE` of the gait) of a creature with hip height ``h``
+    the gait's typical Froude number) of a creature with hip height ``h``
     [m]: Fr = V²/(g h), λ = 2.3·Fr^0.3·h, f = V/λ, β = :func:`duty_target`."""
     gait = _speed_gait(gait)
     if speed is not None and froude is not None:
@@ -137,7 +116,7 @@ def stride_plan(h: float, gait: str, *, speed: float | None = None, froude: floa
     if not (math.isfinite(h) and h > 0):
         raise GaitforgeError(f"hip height must be a positive number of metres, got {h!r}")
     if speed is None:
-        fr = float(DEFAULT_FROUDE[gait] if froude is None else froude)
+        fr = float(GAITS[gait].typical_froude if froude is None else froude)  # type: ignore[arg-type]
         v = math.sqrt(fr * GRAVITY * h)
     else:
         v = float(speed)
