@@ -374,6 +374,10 @@ def run(name: str, gait: str | None = None, *, speed: float | None = None, secon
     schedule = inputs.schedule("schedule", schedule, seconds)
     registry.check_options(e, {"path": path, "scale": scale, "turn_rate": turn_rate, "schedule": schedule})
     path = inputs.waypoint_path("path", path)  # (a file is read only for a runner that follows paths)
+    if isinstance(path, str):
+        from gaitforge.io.paths import load_path
+
+        path = load_path(path)
     timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
     gains = inputs.text("gains", gains)
     if progress is not None and not callable(progress):

@@ -193,13 +193,12 @@ def schedule(name: str, value: Any, seconds: float):
 
 def waypoint_path(name: str, value: Any):
     """None, a :class:`~gaitforge.control.raibert.paths.WaypointPath`, or a
-    path file (``.yaml``/``.yml``/``.json``, str or os.PathLike), read."""
+    path file (``.yaml``/``.yml``/``.json``, str or os.PathLike: returned
+    as text, for ``io.paths.load_path``)."""
     from gaitforge.control.raibert.paths import WaypointPath
 
     if isinstance(value, (str, os.PathLike)):
-        from gaitforge.io.paths import load_path
-
-        return load_path(path_or_name(name, value))
+        return path_or_name(name, value)
     if value is not None and not isinstance(value, WaypointPath):
         raise GaitforgeError(f"{name}: must be a WaypointPath (gaitforge.io.paths.load_path), a path file or None, "
                              f"got {brief(value)}")

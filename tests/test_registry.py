@@ -112,8 +112,11 @@ def test_options_a_runner_does_not_take_are_refused_naming_who_takes_them():
         gf.run("dog", path="nowhere.yaml", seconds=0.1, scale=3.0)
     assert str(err.value) == "dog cannot be scaled (scaling works for: raibert_biped, raibert_quadruped, kangaroo)"
     with pytest.raises(GaitforgeError) as err:
-        registry.entry("loop").run(seconds=0.1, turn_rate=0.2)
+        gf.run("loop", seconds=0.1, turn_rate=0.2)
     assert str(err.value) == "loop does not turn on command (turn_rate works for: gorilla, dog)"
+    with pytest.raises(GaitforgeError) as err:  # an entry alone does not know the others
+        registry.entry("loop").run(seconds=0.1, turn_rate=0.2)
+    assert str(err.value) == "loop does not turn on command"
     with pytest.raises(GaitforgeError) as err:
         registry.entry("dog").run(seconds=0.1, gains="thesis")
     assert str(err.value) == "dog has no gain set 'thesis' (gain sets: ours)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
@@ -27,6 +27,21 @@ OPTION_WORDS = {
     "plots": ("has no gait graph to plot", "plots work for"),
 }
 UNSET = {"path": None, "scale": 1.0, "turn_rate": 0.0, "schedule": None, "plots": None}  # values that ask nothing
+
+
+def check_speed(label: str, speed: float, speed_range: tuple[float, float]) -> float:
+    """``speed`` [m/s] if it lies in ``speed_range`` (lo, hi); else a
+    ``GaitforgeError`` naming the range (``label``: the runner and gait)."""
+    lo, hi = speed_range
+    if not lo - 1e-9 <= speed <= hi + 1e-9:
+        raise GaitforgeError(f"{label}: speed {speed:g} m/s is outside its range {lo:g}–{hi:g} m/s")
+    return float(speed)
+
+
+def asks(option: str, value: Any) -> bool:
+    """Whether ``value`` of run option ``option`` asks for something (a
+    path, a scale other than 1, a turn, a schedule, plots)."""
+    return value is not None and (UNSET[option] is None or value != UNSET[option])
 
 
 class Measures(NamedTuple):
@@ -100,15 +115,24 @@ class Entry:
             return None
         if speed is None:
             return self.default_speed
-        lo, hi = self.speed_range
-        if not lo - 1e-9 <= speed <= hi + 1e-9:
-            raise GaitforgeError(f"{self.label}: speed {speed:g} m/s is outside its range {lo:g}–{hi:g} m/s")
-        return float(speed)
+        return check_speed(self.label, speed, self.speed_range)
 
     def check_gains(self, gains: str) -> None:
         """Raise ``UnknownNameError`` unless ``gains`` is one of the entry's gain sets."""
         if gains not in self.gain_sets:
             raise UnknownNameError(f"{self.key} has no gain set {gains!r} (gain sets: {', '.join(self.gain_sets)})")
+
+    def check_options(self, options: Mapping[str, Any], takers: Callable[[str], list[str]] | None = None) -> None:
+        """Refuse a run option the entry does not take (one that asks for
+        something), naming the runners that take it where ``takers(option)``
+        says (``control.registry.check_options``)."""
+        for name, value in options.items():
+            if name not in OPTION_WORDS:
+                raise GaitforgeError(f"run: unknown option {name!r} (valid: {', '.join(OPTION_WORDS)})")
+            if name not in self.options and asks(name, value):
+                cannot, works = OPTION_WORDS[name]
+                who = f" ({works}: {', '.join(takers(name))})" if takers is not None else ""
+                raise GaitforgeError(f"{self.key} {cannot}{who}")
 
     def physics(self, timestep: float | None = None):
         """The physics a run of the entry integrates with
@@ -131,21 +155,16 @@ class Entry:
             perturb: Callable | None = None, gains: str = "ours", **options) -> "Run":
         """Simulate the entry for ``seconds`` [s] at ``speed`` [m/s] (None:
         its default; out of range: refused); ``timestep`` [s] replaces its
-        physics step; ``initial`` (a ``sim.ensemble.StartNoise``) with
-        ``seed`` draws a perturbed start (None: the rest pose, unperturbed);
+        physics step; ``initial`` (a ``sim.ensemble.StartNoise``: anything
+        with ``draw(seed, speed)``) with ``seed`` draws a perturbed start
+        (None: the rest pose, unperturbed);
         ``progress(t)`` about once per simulated second; ``perturb(t,
         data)`` may push the creature; ``gains`` one of its gain sets;
         ``options`` those it takes (``options``)."""
         commanded = self.speed_for(speed)
         self.check_gains(gains)
-        from gaitforge.control.registry import check_options
-
-        check_options(self, options)
-        start = None
-        if initial is not None:
-            from gaitforge.sim.ensemble import PerturbedStart
-
-            start = PerturbedStart(initial, seed, commanded or 0.0)
+        self.check_options(options)
+        start = None if initial is None else initial.draw(seed, commanded or 0.0)
         character, rollout, detail = self.simulate(self, commanded, seconds, timestep=timestep, start=start,
                                                    progress=progress, perturb=perturb, gains=gains, **options)
         return Run(character, rollout, self, commanded, detail)

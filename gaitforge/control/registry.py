@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gaitforge.control.entry import OPTION_WORDS, UNSET, Entry
+from gaitforge.control.entry import Entry
 from gaitforge.control.runners import modal, raibert, skills
-from gaitforge.errors import GaitforgeError, UnknownNameError
+from gaitforge.errors import UnknownNameError
 from gaitforge.naming import match
 
 ENTRIES: tuple[Entry, ...] = (*raibert.entries(), *skills.entries(), *modal.entries())
@@ -80,12 +80,6 @@ def takers(option: str) -> list[str]:
 
 def check_options(e: Entry, options: Mapping[str, Any]) -> None:
     """Refuse a run option ``e`` does not take (one that asks for something:
-    a path, a scale other than 1, a turn, a schedule), naming the runners
-    that take it."""
-    for name, value in options.items():
-        if name not in OPTION_WORDS:
-            raise GaitforgeError(f"run: unknown option {name!r} (valid: {', '.join(OPTION_WORDS)})")
-        asks = value is not None and (UNSET[name] is None or value != UNSET[name])
-        if name not in e.options and asks:
-            cannot, works = OPTION_WORDS[name]
-            raise GaitforgeError(f"{e.key} {cannot} ({works}: {', '.join(takers(name))})")
+    a path, a scale other than 1, a turn, a schedule, plots), naming the
+    runners that take it."""
+    e.check_options(options, takers)

@@ -53,6 +53,11 @@ class StartNoise:
             raise GaitforgeError(f"start noise: friction must be a range 0 < lo <= hi <= 10, got {self.friction!r}")
 
 
+    def draw(self, seed: int, speed: float) -> "PerturbedStart":
+        """The start this noise draws for ``seed`` at a commanded ``speed`` [m/s]."""
+        return PerturbedStart(self, seed, speed)
+
+
 QUIET = StartNoise(0.0, 0.0, (1.0, 1.0))  # the unperturbed start
 
 

@@ -19,24 +19,15 @@ def default_speed(runner: Runner, gait: str) -> float:
     return round((lo + hi) / 2, 3)
 
 
-def make_controller(entry: Entry, character, speed: float):
-    """The catalogue runner's controller of ``entry``'s gait at ``speed``
-    [m/s] for ``character`` (its own options at their defaults)."""
-    from gaitforge.control import registry
-
-    runner = registry.catalogue(entry)
-    assert runner.make is not None
-    return runner.make(character, entry.gait, speed)
-
-
 def catalogue_entries(runner: Runner, family: str, simulate: Callable, measure: Callable[[Run], Measures], *,
                       options: frozenset[str], gain_sets: tuple[str, ...] = ("ours",),
-                      stands: bool = True, gait_graph: Callable | None = None) -> list[Entry]:
+                      controller: Callable, stands: bool = True,
+                      gait_graph: Callable | None = None) -> list[Entry]:
     """One entry per gait of ``runner``, keyed by its creature's registry
     name; its catalogue key, where it differs (``biped``), is an alias."""
     aliases = () if runner.key == runner.creature else (runner.key,)
     return [Entry(runner.creature, gait, family, runner.creature, (float(lo), float(hi)),
                   default_speed(runner, gait), stands, simulate, measure, default=gait == runner.default_gait,
                   aliases=aliases, options=options, gain_sets=gain_sets, gait_graph=gait_graph,
-                  controller=make_controller)
+                  controller=controller)
             for gait, (lo, hi) in runner.speed_ranges.items()]

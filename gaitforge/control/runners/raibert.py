@@ -41,9 +41,17 @@ def measure(r: Run) -> Measures:
     return Measures(title, tuple((k.replace("_", " "), fmt(v)) for k, v in m.as_dict().items()))
 
 
+def controller(entry: Entry, character, speed: float):
+    """The catalogue's controller of ``entry``'s gait at ``speed`` [m/s]
+    for ``character`` (its options at their defaults)."""
+    r = catalog.runner(entry.key)
+    assert r.make is not None
+    return r.make(character, entry.gait, speed)
+
+
 def entries() -> list[Entry]:
     out: list[Entry] = []
     for r in catalog.RUNNERS.values():
         options = frozenset({"scale"} if r.scalable else set()) | frozenset({"path"} if r.paths else set())
-        out += catalogue_entries(r, "raibert", simulate, measure, options=options)
+        out += catalogue_entries(r, "raibert", simulate, measure, options=options, controller=controller)
     return out

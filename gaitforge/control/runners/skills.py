@@ -3,7 +3,7 @@ registry entries: they turn on command, follow waypoint paths, take a
 schedule of commands and run under named gain sets."""
 from __future__ import annotations
 
-from gaitforge.control.entry import Entry, Measures, Run
+from gaitforge.control.entry import Entry, Measures, Run, check_speed
 from gaitforge.control.runners.common import catalogue_entries
 from gaitforge.control.skills import catalog
 from gaitforge.creatures import registry
@@ -22,9 +22,8 @@ def simulate(entry: Entry, speed: float, seconds: float, *, timestep=None, start
     its start state."""
     r = catalog.runner(entry.key)
     for c in schedule or ():
-        from gaitforge.control.registry import entry as find
-
-        find(entry.key, c.gait).speed_for(c.speed)
+        r.check_gait(c.gait)
+        check_speed(f"{entry.key} {c.gait}", c.speed, r.speed_ranges[c.gait])
     character = Character.from_spec(registry.build(r.creature))
     if start is not None:
         start.apply_friction(character.model)
@@ -63,9 +62,18 @@ def gait_graph(entry: Entry, speed: float):
     return catalog.PARAMS[entry.key].gaits[entry.gait].graph(speed), LIMBS
 
 
+def controller(entry: Entry, character, speed: float):
+    """The catalogue's controller of ``entry``'s gait at ``speed`` [m/s]
+    for ``character`` (a plain command, "ours" gains)."""
+    r = catalog.runner(entry.key)
+    assert r.make is not None
+    return r.make(character, entry.gait, speed)
+
+
 def entries() -> list[Entry]:
     out: list[Entry] = []
     for key, r in catalog.RUNNERS.items():
         out += catalogue_entries(r, "skills", simulate, measure, gain_sets=tuple(catalog.GAINS[key]),
-                                 options=frozenset({"path", "turn_rate", "schedule", "plots"}), gait_graph=gait_graph)
+                                 options=frozenset({"path", "turn_rate", "schedule", "plots"}), gait_graph=gait_graph,
+                                 controller=controller)
     return out
