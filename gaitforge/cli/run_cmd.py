@@ -103,10 +103,10 @@ def table(title: str, columns: tuple[str, ...], rows, *, numbers: bool = True) -
 
 
 def gait_text(e) -> str:
-    """A gait with its speeds [m/s] (its range, or none: its drive sets
-    them) and a * when it is the runner's default."""
+    """A gait with its speeds [m/s] (its range; none where it stands still
+    or its drive sets them) and a * when it is the runner's default."""
     star = "*" if e.default else ""
-    if e.speed_range is None:
+    if e.speed_range is None or e.speed_range[1] <= 0:
         return f"{e.gait}{star}"
     lo, hi = e.speed_range
     return f"{e.gait}{star} " + (f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}")
