@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
+import numpy as np
+
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 # Run options beyond the ones every entry takes (speed, seconds, timestep,
@@ -167,7 +169,7 @@ class Entry:
         start = None if initial is None else initial.draw(seed, commanded or 0.0)
         character, rollout, detail = self.simulate(self, commanded, seconds, timestep=timestep, start=start,
                                                    progress=progress, perturb=perturb, gains=gains, **options)
-        return Run(character, rollout, self, commanded, detail)
+        return Run(character, rollout, self, commanded, detail, dict(options))
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +185,7 @@ class Run:
     entry: Entry | None = None
     speed: float | None = None
     detail: Any = None
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.character, self.rollout))
@@ -194,10 +197,45 @@ class Run:
         return (self.character, self.rollout)[index]
 
     def measures(self) -> Measures:
-        """What the entry's family reports about this run."""
+        """What the entry's family reports about this run, and for a run
+        asked to turn or follow a path, its track (:func:`track_rows`)."""
         if self.entry is None:
             raise GaitforgeError("this run names no registry entry to measure it")
-        return self.entry.measure(self)
+        m = self.entry.measure(self)
+        return m._replace(rows=m.rows + track_rows(self)) if m.rows else m
+
+    @property
+    def path(self):
+        """The path it was asked to follow (anything with ``waypoints`` (N, 2)
+        [m] and ``loop``), or None."""
+        return self.options.get("path")
+
+
+TRACK_SETTLE = 1.0 / 3.0  # share of a run (at most 10 s) left out of its track as the start
+
+
+def track_rows(run: Run) -> tuple[tuple[str, str], ...]:
+    """Rows for a run asked to turn (``turn_rate``) or follow a path: the
+    speed along its track, its yaw rate (with the commanded one) and, on a
+    path, its mean and largest distance from the path; measured after the
+    run settled (a third of it, at most 10 s). Other runs: none."""
+    from gaitforge.sim.track import measure_track
+
+    turn = float(run.options.get("turn_rate") or 0.0)
+    path = run.path
+    clip = run.rollout.clip
+    if (not turn and path is None) or clip.n_frames < 3 or run.rollout.fall is not None:
+        return ()
+    settle = min(10.0, TRACK_SETTLE * clip.duration)
+    t = measure_track(run.character, clip, settle, None if path is None else path.waypoints,
+                      bool(getattr(path, "loop", False)))
+    rows = [("speed along the track (m/s)", f"{t.path_speed:.3f}"),
+            ("yaw rate (deg/s)", f"{np.degrees(t.yaw_rate):.1f}"
+             + (f" (commanded {np.degrees(turn):.1f})" if turn else ""))]
+    if t.path_error_mean is not None:
+        rows += [("path error, mean (m)", f"{t.path_error_mean:.3f}"),
+                 ("path error, largest (m)", f"{t.path_error_max:.3f}")]
+    return tuple(rows)
 
 
 def fmt(value: Any) -> str:

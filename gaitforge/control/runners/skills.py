@@ -46,7 +46,7 @@ def measure(r: Run) -> Measures:
     if sim < MIN_MEASURED or lo_hi is None or lo_hi[1] <= 0:
         return Measures(title, ())
     c = check(r.character, r.rollout, settle=min(10.0, sim / 3))
-    rows = [("speed (m/s)", f"{c.speed:.3f}"),
+    rows = [("speed, start to end (m/s)", f"{c.speed:.3f}"),
             ("footfalls classified", c.gait + (f" ({c.sequence} sequence)" if c.sequence else "")),
             ("stride (s)", f"{c.metrics.stride_duration:.3f}")]
     rows += [(f"duty {foot}", f"{duty:.2f}") for foot, duty in c.metrics.duty_factor.items()]
