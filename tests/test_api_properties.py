@@ -82,7 +82,8 @@ def test_modes(worm, arg, value):
         assert np.all(np.isfinite(basis.shapes))
 
 
-ANIMATE = dict(gait="trot", seconds=0.3, fps=30.0, count=None, pin=False, strict=False, speed=None, froude=None)
+ANIMATE = dict(gait="trot", seconds=0.3, fps=30.0, count=None, pin=False, strict=False, speed=None, froude=None,
+               recipe=None, flight=None)
 
 
 @SETTINGS
