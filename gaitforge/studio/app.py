@@ -1,0 +1,392 @@
+"""The studio's web page: a viser server, one :class:`Session` per browser tab.
+
+Each connecting client gets its own session, GUI and scene (``client.gui``,
+``client.scene``) and a render thread that pushes the creature's pose to the
+page in one atomic update per frame at :data:`FRAME_RATE`, and the footfall
+diagram, gait metrics, frame rate and real-time factor at
+:data:`INFO_RATE`. Every callback calls one :class:`Session` method; a
+:class:`GaitforgeError` (or any failure) shows as one line in the status.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.studio.footfall_view import diagram
+from gaitforge.studio.playback import RATES
+from gaitforge.studio.scene import Poser, batches
+from gaitforge.studio.session import DOWNLOADS, TERM_FIELDS, Session
+
+FRAME_RATE = 30.0   # [Hz] poses pushed to each page
+INFO_RATE = 10.0    # [Hz] footfall diagram, metrics, fps
+RATE_LABELS = {"1/8x": 0.125, "1/4x": 0.25, "1/2x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0, "8x": 8.0}
+assert tuple(RATE_LABELS.values()) == RATES
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: the library's own message, else its type and message."""
+    text = str(exc) if isinstance(exc, GaitforgeError) else f"{type(exc).__name__}: {exc}"
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+class Page:
+    """One browser tab: its session, GUI handles, scene handles and render thread."""
+
+    def __init__(self, client, creature: str, names: list[str]):
+        self.client = client
+        self.session = Session(creature)
+        self.lock = threading.RLock()   # one session change at a time
+        self.names = names
+        self.frames = 0
+        self.fps = 0.0
+        self.pose_version = 0           # frames pushed since start (tests and benchmarks read it)
+        self._stop = threading.Event()
+        self._report_key: object = None
+        self._report = None
+        self._build_gui()
+        self._build_scene()
+        self._thread = threading.Thread(target=self._render_loop, name=f"studio-page-{client.client_id}", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------ actions
+    def act(self, what: str, fn: Callable[[], object], *, busy: str | None = None) -> None:
+        """Run ``fn`` under the session lock, reporting ``busy`` while it runs and one line on failure."""
+        if busy:
+            self.status.content = f"**{busy}…**"
+        try:
+            with self.lock:
+                fn()
+        except Exception as exc:  # every failure reaches the page as one line; the server keeps serving
+            self.status.content = f"**Error** ({what}): {one_line(exc)}"
+            return
+        self.status.content = f"{what}: done"
+
+    # ------------------------------------------------------------ GUI
+    def _build_gui(self) -> None:
+        gui = self.client.gui
+        gui.add_markdown("**gaitforge studio**")
+        self.status = gui.add_markdown("ready")
+        with gui.add_folder("Creature"):
+            self.creature = gui.add_dropdown("Creature", self.names, initial_value=self._initial_name())
+            self.upload = gui.add_upload_button("Upload creature", hint="YAML, JSON, MJCF .xml, URDF or BVH")
+            self.stiffness = gui.add_slider("Stiffness scale", 0.05, 5.0, 0.05, 1.0)
+            self.tune = gui.add_button("Tune")
+        with gui.add_folder("Modes"):
+            self.modes_button = gui.add_button("Modes")
+            self.mode_list = gui.add_dropdown("Mode", ["(compute modes)"])
+            self.preview = gui.add_button("Preview mode")
+            self.add_mode = gui.add_button("Add mode to recipe")
+        with gui.add_folder("Gait"):
+            self.gait_folder = gui.add_folder("Gaits")
+            self.gait_buttons = None
+            self.speed = gui.add_slider("Gait speed (m/s)", 0.1, 6.0, 0.05, 1.0)
+            self.reset_recipe = gui.add_button("Reset recipe")
+        self.terms_folder = gui.add_folder("Terms")
+        self.term_handles: list = []
+        with gui.add_folder("Playback"):
+            self.transport = gui.add_button_group("Transport", ["Play", "Pause", "Step", "Reset"])
+            self.rate = gui.add_dropdown("Playback speed", list(RATE_LABELS), initial_value="1x")
+            self.follow = gui.add_checkbox("Follow camera", True)
+            self.pin = gui.add_checkbox("Pin stance feet", True)
+        with gui.add_folder("Physics"):
+            self.physics = gui.add_checkbox("Physics (puppetry)", False)
+            self.puppets = [gui.add_slider(f"Puppet mode {i}", -1.0, 1.0, 0.01, 0.0) for i in range(3)]
+            self.push = gui.add_button("Push sideways")
+        with gui.add_folder("Download"):
+            self.downloads = {kind: gui.add_button(f"Download {kind}") for kind in DOWNLOADS}
+        with gui.add_folder("Gait metrics"):
+            self.footfall = gui.add_image(diagram(np.zeros((1, 0), bool), None), label="Footfalls", format="png")
+            self.metrics = gui.add_markdown("no clip")
+        self.perf = gui.add_markdown("")
+        self._wire()
+        self._refresh_gaits()
+
+    def _initial_name(self) -> str:
+        name = self.session.character.name
+        return name if name in self.names else self.names[0]
+
+    def _wire(self) -> None:
+        s = self.session
+        self.creature.on_update(lambda e: self.act("creature", lambda: (s.load(self.creature.value),
+                                                                         self._reload())))
+
+        def uploaded(e) -> None:
+            f = self.upload.value
+            self.act(f"upload {f.name}", lambda: (s.upload(f.name, f.content), self._reload()), busy="loading")
+        self.upload.on_upload(uploaded)
+        self.stiffness.on_update(lambda e: self.act("stiffness", lambda: (s.set_stiffness(self.stiffness.value),
+                                                                           self._refresh_modes())))
+        self.tune.on_click(lambda e: self.act("tune", lambda: (s.tune(), self._refresh_modes(), self._sync()),
+                                              busy="tuning stiffness"))
+        self.modes_button.on_click(lambda e: self.act("modes", lambda: (s.compute_modes(), self._refresh_modes()),
+                                                      busy="computing modes"))
+        self.preview.on_click(lambda e: self.act("preview", lambda: (s.preview_mode(self._mode()),
+                                                                     self._refresh_terms())))
+        self.add_mode.on_click(lambda e: self.act("add mode", lambda: (s.add_mode(self._mode()),
+                                                                       self._refresh_terms())))
+        self.speed.on_update(lambda e: self.act("speed", lambda: (s.set_speed(self.speed.value),
+                                                                   self._refresh_terms()), busy="fitting the speed"))
+        self.reset_recipe.on_click(lambda e: self.act("reset", lambda: (s.reset_recipe(), self._refresh_terms())))
+        self.transport.on_click(lambda e: self.act(e.target.value.lower(), lambda: self._transport(e.target.value)))
+        self.rate.on_update(lambda e: self.act("playback speed", lambda: self._rate(RATE_LABELS[self.rate.value])))
+        self.pin.on_update(lambda e: self.act("pin", lambda: self._pin(self.pin.value)))
+        self.physics.on_update(lambda e: self.act("physics", self._physics, busy="starting physics"))
+        for i, h in enumerate(self.puppets):
+            h.on_update(lambda e, i=i: self.act("puppet", lambda: self._puppet(i)))
+        self.push.on_click(lambda e: self.act("push", self._push))
+        for kind, button in self.downloads.items():
+            button.on_click(lambda e, kind=kind: self.act(f"download {kind}", lambda: self._download(kind),
+                                                          busy=f"writing {kind}"))
+
+    def _mode(self) -> int:
+        text = self.mode_list.value
+        if not text[:1].isdigit():
+            raise GaitforgeError("compute modes first (press Modes)")
+        return int(text.split()[0])
+
+    def _reload(self) -> None:
+        """After a new creature: new scene, no modes, its gait buttons."""
+        self._build_scene()
+        self._refresh_modes()
+        self._refresh_gaits()
+        self._sync()
+
+    def _sync(self) -> None:
+        self.stiffness.value = min(max(self.session.stiffness_scale, 0.05), 5.0)
+
+    def _refresh_modes(self) -> None:
+        lines = self.session.mode_lines() or ["(compute modes)"]
+        self.mode_list.options = lines
+        self.mode_list.value = lines[0]
+        self._refresh_terms()
+
+    def _refresh_gaits(self) -> None:
+        if self.gait_buttons is not None:
+            self.gait_buttons.remove()
+            self.gait_buttons = None
+        gaits = self.session.gaits()
+        if not gaits:
+            return
+        with self.gait_folder:
+            self.gait_buttons = self.client.gui.add_button_group("Gait", [g.capitalize() for g in gaits])
+
+        def chose(e) -> None:
+            gait = e.target.value.lower()
+            self.act(gait, lambda: (self.session.choose_gait(gait), self._refresh_terms()),
+                     busy=f"suggesting a {gait}")
+        self.gait_buttons.on_click(chose)
+
+    def _refresh_terms(self) -> None:
+        """One sub-folder of sliders per term of the recipe (rebuilt when terms come or go)."""
+        for h in self.term_handles:
+            h.remove()
+        self.term_handles = []
+        terms = self.session.terms
+        if self.session.basis is None:
+            return
+        with self.terms_folder:
+            for i, t in enumerate(terms):
+                folder = self.client.gui.add_folder(f"Term {i}: mode {t.mode}", expand_by_default=i < 2)
+                self.term_handles.append(folder)
+                with folder:
+                    big = max(0.5, 3 * abs(t.amplitude), 3 * abs(t.offset))
+                    ranges = {"amplitude": (-big, big, big / 500), "phase": (0.0, 2 * np.pi, 0.01),
+                              "frequency": (0.0, max(6.0, 2 * t.frequency), 0.01),
+                              "offset": (-big, big, big / 500)}
+                    labels = {"amplitude": "amplitude", "phase": "phase (rad)", "frequency": "frequency (Hz)",
+                              "offset": "offset"}
+                    for field in TERM_FIELDS:
+                        lo, hi, step = ranges[field]
+                        value = float(np.clip(getattr(t, field) % (2 * np.pi) if field == "phase"
+                                              else getattr(t, field), lo, hi))
+                        h = self.client.gui.add_slider(f"{labels[field]} {i}", lo, hi, step, value)
+                        h.on_update(lambda e, i=i, field=field, h=h: self.act(
+                            "term", lambda: self.session.set_term(i, **{field: float(h.value)})))
+                    remove = self.client.gui.add_button(f"Remove term {i}")
+                    remove.on_click(lambda e, i=i: self.act("remove", lambda: (self.session.remove_term(i),
+                                                                               self._refresh_terms())))
+
+    def _transport(self, what: str) -> None:
+        c = self.session.clock
+        if what == "Play":
+            c.playing = True
+        elif what == "Pause":
+            c.playing = False
+        elif what == "Step":
+            self.session.step()
+        else:
+            c.reset()
+            if self.session.physics is not None:
+                self.session.physics.reset()
+
+    def _rate(self, rate: float) -> None:
+        self.session.clock.set_rate(rate)
+        if self.session.physics is not None:
+            self.session.physics.rate = rate
+
+    def _pin(self, pin: bool) -> None:
+        self.session.pin = bool(pin)
+        if self.session.recipe is not None:
+            self.session._set_recipe(self.session.recipe)
+
+    def _physics(self) -> None:
+        if self.physics.value:
+            self.session.start_physics(len(self.puppets))
+            sim = self.session.physics
+            for i, h in enumerate(self.puppets):
+                h.label = f"Puppet mode {sim.puppet[i]}" if i < len(sim.puppet) else h.label
+        else:
+            self.session.stop_physics()
+
+    def _puppet(self, i: int) -> None:
+        sim = self.session.physics
+        if sim is None:
+            raise GaitforgeError("turn physics on to puppeteer")
+        if i < len(sim.puppet):
+            sim.set_target(i, float(self.puppets[i].value))
+
+    def _push(self) -> None:
+        sim = self.session.physics
+        if sim is None:
+            raise GaitforgeError("turn physics on to push")
+        sim.push((0.0, 0.5 * self.session.character.mass * 9.81, 0.0))
+
+    def _download(self, kind: str) -> None:
+        name, content = self.session.download(kind, **({"width": 480, "height": 360} if kind == "MP4" else {}))
+        self.client.send_file_download(name, content)
+        self.last_download = (name, content)
+
+    # ------------------------------------------------------------ scene
+    def _build_scene(self) -> None:
+        scene = self.client.scene
+        for h in getattr(self, "mesh_handles", []):
+            h.remove()
+        model = self.session.character.model
+        self.poser = Poser(model)
+        self.batches = batches(model)
+        pos, quat = self.poser.place(self.session.pose())
+        self.mesh_handles = [scene.add_batched_meshes_simple(
+            f"/creature/shape{k}", b.vertices, b.faces, batched_wxyzs=quat[b.geoms], batched_positions=pos[b.geoms],
+            batched_colors=b.color, lod="off") for k, b in enumerate(self.batches)]
+        if not hasattr(self, "grid"):
+            self.grid = scene.add_grid("/ground", 40.0, 40.0, cell_size=0.25, section_size=1.0, infinite_grid=True,
+                                       shadow_opacity=0.3)
+            self.client.camera.look_at = (0.0, 0.0, 0.3)
+            self.client.camera.position = (1.8, -2.6, 1.2)
+
+    def push_pose(self) -> np.ndarray:
+        """Place every geom for the session's pose in one atomic update; returns the pose."""
+        q = self.session.pose()
+        pos, quat = self.poser.place(q)
+        root = self.poser.root()
+        with self.client.atomic():
+            for h, b in zip(self.mesh_handles, self.batches):
+                h.batched_positions = pos[b.geoms]
+                h.batched_wxyzs = quat[b.geoms]
+            if self.follow.value:
+                cam = self.client.camera
+                offset = np.asarray(cam.position) - np.asarray(cam.look_at)
+                target = np.array([root[0], root[1], max(0.2, 0.6 * root[2])])
+                cam.look_at = target
+                cam.position = target + offset
+        self.pose_version += 1
+        self.last_pose = q
+        return q
+
+    # ------------------------------------------------------------ the render thread
+    def _render_loop(self) -> None:
+        period = 1.0 / FRAME_RATE
+        last = start = time.perf_counter()
+        next_info, counted = start, 0
+        while not self._stop.is_set():
+            now = time.perf_counter()
+            self.session.tick(now - last)
+            last = now
+            try:
+                self.push_pose()
+                counted += 1
+            except Exception:  # a scene rebuilt under us: try again next frame
+                pass
+            if now >= next_info:
+                next_info = now + 1.0 / INFO_RATE
+                self.fps = counted * INFO_RATE if counted else 0.0
+                counted = 0
+                try:
+                    self._info()
+                except Exception:
+                    pass
+            time.sleep(max(0.0, period - (time.perf_counter() - now)))
+
+    def _info(self) -> None:
+        """Footfall diagram with its cursor, gait metrics, fps and real-time factor."""
+        s = self.session
+        sim = s.physics
+        key = (id(s.clip), None if sim is None else int(sim.sim_time()))
+        if key != self._report_key:
+            self._report_key = key
+            self._report = s.gait_report()
+            rep = self._report
+            if rep is None:
+                self.metrics.content = "no clip: press Modes, then a gait"
+            else:
+                _, m, name = rep
+                self.metrics.content = (f"**{name}**" + ("" if m is None else
+                                        f" · stride {m.stride_frequency:.2f} Hz · speed {m.speed:.2f} m/s · "
+                                        f"duty {np.mean(list(m.duty_factor.values())):.2f} · "
+                                        f"flight {m.flight_fraction:.2f} · Froude {m.froude:.2f}"))
+        if self._report is not None:
+            table = self._report[0]
+            clip = s.clip
+            cursor = None
+            if sim is None and clip is not None:
+                cursor = s.clock.frame(clip.fps, clip.n_frames) / clip.n_frames
+            self.footfall.image = diagram(table.contact, cursor)
+        rtf = f" · physics {sim.real_time_factor:.2f}× real time ({sim.steps_per_second:.0f} steps/s)" if sim else ""
+        self.perf.content = f"{self.fps:.0f} fps{rtf}"
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self.session.close()
+
+
+class Studio:
+    """The server: a viser server whose every client gets its own :class:`Page`."""
+
+    def __init__(self, creature: str = "dog", host: str = "127.0.0.1", port: int = 8080, verbose: bool = False):
+        import viser
+
+        from gaitforge.creatures import registry
+
+        Session(creature).close()  # a bad creature fails here, before serving
+        self.creature = creature
+        self.names = sorted(registry.names())
+        self.pages: dict[int, Page] = {}
+        self.server = viser.ViserServer(host=host, port=port, verbose=verbose)
+        self.server.scene.set_up_direction("+z")
+        self.server.on_client_connect(self._connect)
+        self.server.on_client_disconnect(self._disconnect)
+
+    @property
+    def url(self) -> str:
+        host = self.server.get_host()
+        return f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{self.server.get_port()}"
+
+    def _connect(self, client) -> None:
+        self.pages[client.client_id] = Page(client, self.creature, self.names)
+
+    def _disconnect(self, client) -> None:
+        page = self.pages.pop(client.client_id, None)
+        if page is not None:
+            page.close()
+
+    def stop(self) -> None:
+        for page in list(self.pages.values()):
+            page.close()
+        self.pages.clear()
+        self.server.stop()

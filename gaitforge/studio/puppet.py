@@ -1,0 +1,224 @@
+"""Live puppetry in physics (Kry 2012 §4.4; Kry09 §4.1 modal equilibrium control).
+
+A :class:`PuppetSim` simulates the creature on its own thread, at its modal
+physics' converged step (``control.modal.physics``: 0.25 ms for the dog),
+under one lock. Every step the joints' spring references are
+
+    θ_ref(t) = θ0 + Σᵢ uᵢ (αᵢ sin(2π f̃ᵢ t + γᵢ) + βᵢ) + Σ_p u_p x_p(t)
+
+— the current recipe's terms plus two or three puppet modes p, whose
+coordinates x_p [kg^½ m] follow the slider targets through a critically
+damped low-pass filter (:class:`CriticalFilter`, time constant
+:data:`FILTER_TAU`), so that targets arriving at ≤ 20 Hz move the springs
+smoothly. The joints are driven by the modal controller's own limited drive
+(``control.modal.drive.JointDrive``).
+"""
+from __future__ import annotations
+
+import collections
+import copy
+import math
+import threading
+import time
+
+import mujoco
+import numpy as np
+
+from gaitforge.errors import GaitforgeError
+from gaitforge.studio import library as lib
+
+FILTER_TAU = 0.07       # [s] time constant of the slider filter (critically damped)
+PUPPET_ROTATION = math.radians(30.0)  # [rad] largest joint rotation of a puppet mode at slider ±1
+RAMP = 0.5              # [s] the recipe's amplitudes fade in over this long
+RECORD_SECONDS = 10.0   # [s] of simulated motion kept for downloads and the footfall diagram
+MAX_CATCH_UP = 0.05     # [s] of simulated time at most per loop turn (a slow machine falls behind, not over)
+
+
+class CriticalFilter:
+    """x'' = ω²(target − x) − 2ω x' with ω = 1/τ: follows a step in target
+    without overshoot, within 5 % after ≈ 4.7 τ. Arrays of any shape."""
+
+    def __init__(self, shape, tau: float = FILTER_TAU):
+        if not (math.isfinite(tau) and tau > 0):
+            raise GaitforgeError(f"filter time constant must be positive, got {tau!r}")
+        self.omega = 1.0 / tau
+        self.x, self.v, self.target = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+
+    def step(self, dt: float) -> np.ndarray:
+        """Advance by ``dt`` [s] (semi-implicit Euler; dt ≪ τ) and return x."""
+        w = self.omega
+        self.v += dt * (w * w * (self.target - self.x) - 2.0 * w * self.v)
+        self.x += dt * self.v
+        return self.x
+
+
+class PuppetSim:
+    """The simulated creature of physics mode (module docstring).
+
+    character, basis (stiffness scale 1), recipe (or None: only the puppet
+    modes), puppet: the elastic mode indices the sliders drive. Thread-safe:
+    every public method takes the lock."""
+
+    def __init__(self, character, basis: lib.ModalBasis, recipe: lib.GaitRecipe | None, puppet: tuple[int, ...],
+                 *, tau: float = FILTER_TAU):
+        from gaitforge.control.modal.physics import limits, physics_for
+
+        if basis.stiffness_scale != 1.0:
+            raise GaitforgeError("physics needs modes of the creature's own springs (stiffness scale 1)")
+        self.character, self.basis, self.puppet = character, basis, tuple(int(p) for p in puppet)
+        self.physics = physics_for(character)
+        self.limits = limits(character, self.physics)
+        self.model = copy.deepcopy(character.model)
+        self.physics.apply(self.model)
+        self.data = mujoco.MjData(self.model)
+        self.dt = float(self.model.opt.timestep)
+        self.filter = CriticalFilter(len(self.puppet), tau)
+        self.scale = np.array([PUPPET_ROTATION / max(lib.peak_rotation(character, basis, (lib.GaitTerm(p, 0, 0, 0, 1.0),)),
+                                                     1e-9) for p in self.puppet])
+        self.lock = threading.Lock()
+        self.rate = 1.0
+        self.real_time_factor = 0.0
+        self.steps_per_second = 0.0
+        self.push_force = np.zeros(3)  # [N] applied at the root body while push_until > time
+        self._push_until = -1.0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._record: collections.deque = collections.deque(maxlen=int(RECORD_SECONDS * 30))
+        self._record_every = 1.0 / 30.0
+        self._next_record = 0.0
+        self.set_recipe(recipe)
+        self.reset()
+
+    # ------------------------------------------------------------ configuration
+    def set_recipe(self, recipe: lib.GaitRecipe | None) -> None:
+        """Drive ``recipe``'s terms from now on (the state carries on)."""
+        from gaitforge.control.modal.controller import ModalPlan
+        from gaitforge.control.modal.drive import JointDrive
+
+        terms = tuple(recipe.terms) if recipe is not None else ()
+        puppet = tuple(lib.GaitTerm(p, 0.0, 0.0, 0.0) for p in self.puppet)
+        full = lib.GaitRecipe(name=recipe.name if recipe else "puppet", creature=self.character.name,
+                              terms=terms + puppet)
+        plan = ModalPlan(self.character, self.basis, full)
+        drive = JointDrive(self.character, plan, self.limits.torque, self.limits.speed)
+        n = len(terms)
+        with self.lock:
+            self.plan, self.drive, self.n_recipe = plan, drive, n
+            self._coords = np.zeros(len(full.terms))
+            self._ball_index = (plan.ball_qpos[:, None] + np.arange(4)).reshape(-1)
+
+    def set_target(self, index: int, value: float) -> None:
+        """Puppet slider ``index`` to ``value`` ∈ [−1, 1] (±1: the mode turns
+        a joint by :data:`PUPPET_ROTATION`)."""
+        if not 0 <= index < len(self.puppet):
+            raise GaitforgeError(f"puppet slider {index}: there are {len(self.puppet)}")
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and -1.0 <= value <= 1.0):
+            raise GaitforgeError(f"puppet slider value must be from -1 to 1, got {value!r}")
+        with self.lock:
+            self.filter.target[index] = float(value) * self.scale[index]
+
+    def push(self, force: tuple[float, float, float], seconds: float = 0.2) -> None:
+        """Push the root body with ``force`` [N] (world frame) for ``seconds`` of simulated time."""
+        with self.lock:
+            self.push_force = np.asarray(force, float).reshape(3)
+            self._push_until = self.data.time + float(seconds)
+
+    def reset(self) -> None:
+        """Back to the rest pose, at rest, time 0."""
+        with self.lock:
+            mujoco.mj_resetData(self.model, self.data)
+            self.data.qpos[:] = self.character.rest_qpos
+            mujoco.mj_forward(self.model, self.data)
+            self.filter.x[:] = 0.0
+            self.filter.v[:] = 0.0
+            self._record.clear()
+            self._next_record = 0.0
+
+    # ------------------------------------------------------------ stepping
+    def _references(self, t: float) -> None:
+        p, c, m = self.plan, self._coords, self.model
+        n = self.n_recipe
+        e = 1.0 if t >= RAMP else (t / RAMP) ** 2 * (3.0 - 2.0 * t / RAMP)
+        c[:n] = e * p.alpha[:n] * np.sin(p.omega[:n] * t + p.gamma[:n]) + p.beta[:n]
+        c[n:] = self.filter.step(self.dt)
+        delta = p.U @ c
+        m.qpos_spring[p.hinge_qpos] = p.rest_hinge + delta
+        if p.tendon_coef.shape[0]:
+            length = p.tendon_rest + p.tendon_coef @ delta
+            m.tendon_lengthspring[:, 0] = length
+            m.tendon_lengthspring[:, 1] = length
+        if len(p.ball_qpos):
+            m.qpos_spring[self._ball_index] = p.ball_references(c).reshape(-1)
+
+    def advance(self, seconds: float) -> None:
+        """Simulate ``seconds`` [s] (whole steps) under the lock."""
+        with self.lock:
+            m, d = self.model, self.data
+            steps = max(0, int(round(seconds / self.dt)))
+            for _ in range(steps):
+                self._references(d.time)
+                self.drive.step(m, d, None)
+                if d.time < self._push_until:
+                    d.xfrc_applied[1, :3] = self.push_force
+                elif self._push_until >= 0:
+                    d.xfrc_applied[1, :3] = 0.0
+                    self._push_until = -1.0
+                mujoco.mj_step(m, d)
+                if d.time >= self._next_record:
+                    self._record.append(d.qpos.copy())
+                    self._next_record += self._record_every
+            if not np.all(np.isfinite(d.qpos)):
+                mujoco.mj_resetData(m, d)
+                d.qpos[:] = self.character.rest_qpos
+                mujoco.mj_forward(m, d)
+
+    def qpos(self) -> np.ndarray:
+        """A copy of the simulated generalized coordinates (nq,)."""
+        with self.lock:
+            return self.data.qpos.copy()
+
+    def sim_time(self) -> float:
+        with self.lock:
+            return float(self.data.time)
+
+    def recorded(self, fps: float) -> lib.MotionClip | None:
+        """The last :data:`RECORD_SECONDS` of simulated motion as a clip at 30 frames/s (None: under 2 frames)."""
+        with self.lock:
+            frames = list(self._record)
+        if len(frames) < 2:
+            return None
+        return lib.MotionClip(30.0, np.array(frames), self.character.name)
+
+    # ------------------------------------------------------------ the thread
+    def start(self) -> None:
+        """Simulate in real time × ``rate`` on a daemon thread until :meth:`stop`."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="gaitforge-puppet", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        self._thread = None
+
+    def _loop(self) -> None:
+        last = time.perf_counter()
+        window_wall, window_sim, window_steps = last, 0.0, 0
+        while not self._stop.is_set():
+            now = time.perf_counter()
+            due = min((now - last) * self.rate, MAX_CATCH_UP)
+            last = now
+            if due >= self.dt:
+                self.advance(due)
+                window_sim += due
+                window_steps += int(round(due / self.dt))
+            elapsed = time.perf_counter() - window_wall
+            if elapsed >= 1.0:
+                # simulated seconds per wall second, against what was asked (rate)
+                self.real_time_factor = window_sim / elapsed
+                self.steps_per_second = window_steps / elapsed
+                window_wall, window_sim, window_steps = time.perf_counter(), 0.0, 0
+            time.sleep(0.002)

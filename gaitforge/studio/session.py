@@ -1,0 +1,296 @@
+"""One browser tab's studio session as plain Python state.
+
+A :class:`Session` holds the creature, its stiffness scale and modes, the
+recipe being played (Kry09 Eq. 4 terms: mode, amplitude α and offset β in
+mass-normalized modal units, phase γ [rad], frequency f̃ [Hz]), the clip made
+of it, the playback clock and, in physics mode, the puppetry simulation. Every
+button and slider of the page is one method here; each raises
+:class:`GaitforgeError` with a one-line message for bad input, so the page,
+the tests and a Python user see the same errors.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+import gaitforge.api as gf
+from gaitforge.errors import GaitforgeError
+from gaitforge.studio import library as lib
+from gaitforge.studio.playback import Clock
+from gaitforge.studio.uploads import UploadFolder
+
+FPS = 30.0              # [frames/s] of the clips the studio plays and exports
+CLIP_SECONDS = 4.0      # [s] about this long, rounded to whole cycles so the clip loops
+PREVIEW_FREQUENCY = 1.0  # [Hz] a mode preview oscillates this slowly, whatever its natural frequency
+PREVIEW_ROTATION = math.radians(20.0)  # [rad] largest joint rotation of a mode preview
+TERM_FIELDS = ("amplitude", "phase", "frequency", "offset")
+DOWNLOADS = {"BVH": ".bvh", "glTF": ".glb", "MP4": ".mp4"}  # button label → exporter's extension
+
+
+class Session:
+    """The state behind one page (module docstring). ``creature``: a built-in
+    name or a creature file path."""
+
+    def __init__(self, creature: str = "dog") -> None:
+        self.uploads = UploadFolder()
+        self.clock = Clock()
+        self.pin = True          # pin stance feet by modal IK (what ``gaitforge animate`` shows)
+        self.physics = None      # a running :class:`~gaitforge.studio.puppet.PuppetSim` or None
+        self.load(creature)
+
+    # ------------------------------------------------------------ creature
+    def load(self, name_or_path: str | os.PathLike) -> None:
+        """Switch to a built-in creature or a creature file (the CLI's loaders)."""
+        character = gf.creature(name_or_path)
+        self.stop_physics()
+        self.character = character
+        self.label = Path(os.fspath(name_or_path)).name
+        self.stiffness_scale = 1.0
+        self.basis: lib.ModalBasis | None = None
+        self.descriptions: list[str] = []
+        self.recipe: lib.GaitRecipe | None = None
+        self.gait: str | None = None
+        self.speed: float | None = None
+        self.clip: lib.MotionClip | None = None
+        self.clock.reset()
+
+    def upload(self, filename: str, content: bytes) -> None:
+        """Load an uploaded creature file (size-limited, stored in the
+        session's temporary folder; ``filename`` only gives the format)."""
+        path = self.uploads.store(filename, content)
+        self.load(path)
+        self.label = Path(str(filename)).name
+
+    def close(self) -> None:
+        """Stop the simulation and remove the uploads."""
+        self.stop_physics()
+        self.uploads.close()
+
+    # ------------------------------------------------------------ stiffness and modes
+    def set_stiffness(self, scale: float) -> None:
+        """Scale every spring by ``scale`` (as ``gaitforge modes
+        --stiffness-scale``); computed modes are computed again."""
+        from gaitforge import inputs
+        scale = inputs.STIFFNESS_SCALE.check("stiffness scale", scale)
+        had_modes = self.basis is not None
+        self.stiffness_scale = float(scale)
+        self.basis, self.descriptions, self.recipe, self.clip, self.gait = None, [], None, None, None
+        if had_modes:
+            self.compute_modes()
+
+    def tune(self) -> float:
+        """Set the stiffness scale at which the creature holds its rest pose
+        (joints within 5°) and return it."""
+        scale = lib.tune(self.character)
+        self.set_stiffness(scale)
+        return scale
+
+    def compute_modes(self, count: int = lib.POOL) -> None:
+        """Natural vibration modes at the current stiffness scale (frequencies
+        [Hz] in ``basis.frequencies``, one description per mode)."""
+        self.stop_physics()
+        self.basis = gf.modes(self.character, count=count, stiffness_scale=self.stiffness_scale)
+        self.descriptions = lib.describe(self.character, self.basis)
+        self.recipe, self.clip, self.gait = None, None, None
+
+    def mode_lines(self) -> list[str]:
+        """``"3  2.41 Hz  bounding (…)"`` per computed mode (0-based index)."""
+        if self.basis is None:
+            return []
+        return [f"{i}  {f:.2f} Hz  {d}" for i, (f, d) in
+                enumerate(zip(self.basis.frequencies, self.descriptions))]
+
+    def _need_modes(self) -> lib.ModalBasis:
+        if self.basis is None:
+            self.compute_modes()
+        assert self.basis is not None
+        return self.basis
+
+    def preview_mode(self, mode: int) -> None:
+        """Play elastic mode ``mode`` alone, oscillating at
+        :data:`PREVIEW_FREQUENCY` up to :data:`PREVIEW_ROTATION` (ungrounded)."""
+        basis = self._need_modes()
+        mode = self._mode_index(mode)
+        unit = lib.GaitTerm(mode, 1.0, 0.0, PREVIEW_FREQUENCY)
+        peak = lib.peak_rotation(self.character, basis, (unit,))
+        amplitude = PREVIEW_ROTATION / peak if peak > 0 else 0.05
+        self._set_recipe(self._recipe(f"mode {mode}", (replace(unit, amplitude=amplitude),)), grounded=False)
+        self.gait = None
+
+    # ------------------------------------------------------------ gaits
+    def gaits(self) -> tuple[str, ...]:
+        """The gaits the creature has (one button each)."""
+        return lib.gaits(self.character)
+
+    def choose_gait(self, gait: str, speed: float | None = None) -> None:
+        """The suggested recipe for ``gait`` (at ``speed`` [m/s] through the
+        at-speed machinery when given, else at the gait's own stride frequency)."""
+        if gait not in self.gaits():
+            have = ", ".join(self.gaits()) or "none"
+            raise GaitforgeError(f"{self.character.name} has no gait {gait!r} (its gaits: {have})")
+        basis = self._need_modes()
+        recipe = lib.suggest(self.character, gait, basis, speed)
+        self._set_recipe(recipe)
+        self.gait, self.speed = gait, speed
+
+    def set_speed(self, speed: float | None) -> None:
+        """Forward speed [m/s] of the current gait (None: the gait's own)."""
+        if self.gait is None:
+            raise GaitforgeError("speed: choose a gait first")
+        if speed is not None:
+            from gaitforge.motion.recipe import MAX_SPEED
+            if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not 0 < speed <= MAX_SPEED:
+                raise GaitforgeError(f"speed must be a positive number of m/s up to {MAX_SPEED:g}, got {speed!r}")
+        self.choose_gait(self.gait, None if speed is None else float(speed))
+
+    # ------------------------------------------------------------ recipe editing
+    @property
+    def terms(self) -> tuple[lib.GaitTerm, ...]:
+        return () if self.recipe is None else self.recipe.terms
+
+    def set_term(self, index: int, **values: float) -> None:
+        """Change term ``index``'s amplitude, phase [rad], frequency [Hz] or
+        offset live (the clip is made again)."""
+        terms = list(self.terms)
+        if not 0 <= index < len(terms):
+            raise GaitforgeError(f"term {index}: the recipe has {len(terms)} terms")
+        unknown = [k for k in values if k not in TERM_FIELDS]
+        if unknown:
+            raise GaitforgeError(f"term field {unknown[0]!r} unknown (valid: {', '.join(TERM_FIELDS)})")
+        terms[index] = replace(terms[index], **{k: float(v) for k, v in values.items()})
+        assert self.recipe is not None
+        self._set_recipe(replace(self.recipe, terms=tuple(terms)))
+
+    def add_mode(self, mode: int) -> None:
+        """Add a term driving elastic mode ``mode`` (amplitude 0, at the
+        recipe's base frequency, or 1 Hz without a recipe)."""
+        basis = self._need_modes()
+        mode = self._mode_index(mode)
+        if mode in {t.mode for t in self.terms}:
+            raise GaitforgeError(f"mode {mode} is in the recipe already")
+        freq = self.recipe.base_frequency if self.recipe is not None else PREVIEW_FREQUENCY
+        term = lib.GaitTerm(mode, 0.0, 0.0, freq)
+        recipe = (replace(self.recipe, terms=self.recipe.terms + (term,)) if self.recipe is not None
+                  else self._recipe("custom", (term,)))
+        del basis
+        self._set_recipe(recipe)
+
+    def remove_term(self, index: int) -> None:
+        """Drop term ``index`` (a recipe keeps at least one)."""
+        terms = list(self.terms)
+        if not 0 <= index < len(terms):
+            raise GaitforgeError(f"term {index}: the recipe has {len(terms)} terms")
+        if len(terms) == 1:
+            raise GaitforgeError("a recipe keeps at least one term")
+        del terms[index]
+        assert self.recipe is not None
+        self._set_recipe(replace(self.recipe, terms=tuple(terms)))
+
+    def reset_recipe(self) -> None:
+        """Back to the suggested recipe of the current gait (or no recipe)."""
+        if self.gait is not None:
+            self.choose_gait(self.gait, self.speed)
+        else:
+            self.recipe, self.clip = None, None
+            self.clock.reset()
+
+    def _mode_index(self, mode) -> int:
+        assert self.basis is not None
+        if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)) or not 0 <= mode < self.basis.count:
+            raise GaitforgeError(f"mode must be an index from 0 to {self.basis.count - 1}, got {mode!r}")
+        return int(mode)
+
+    def _recipe(self, name: str, terms) -> lib.GaitRecipe:
+        assert self.basis is not None
+        return lib.GaitRecipe(name=name, creature=self.character.name, terms=tuple(terms),
+                              stiffness_scale=self.stiffness_scale)
+
+    def _set_recipe(self, recipe: lib.GaitRecipe, *, grounded: bool = True) -> None:
+        assert self.basis is not None
+        f = min((t.frequency for t in recipe.terms if t.frequency > 0), default=0.0)
+        seconds = max(1, round(CLIP_SECONDS * f)) / f if f > 0 else 1.0
+        clip = lib.synthesize(self.character, self.basis, recipe, seconds, FPS, grounded=grounded, pin=self.pin)
+        self.recipe, self.clip = recipe, clip
+        if self.physics is not None:
+            self.physics.set_recipe(recipe)
+
+    # ------------------------------------------------------------ playback
+    def tick(self, wall_dt: float) -> None:
+        """Advance the clock by ``wall_dt`` [s] of wall time."""
+        self.clock.advance(wall_dt)
+
+    def step(self) -> None:
+        """Pause and show the next frame."""
+        self.clock.step(1.0 / FPS)
+
+    def pose(self) -> np.ndarray:
+        """The generalized coordinates (nq,) shown now: the simulated state in
+        physics mode, else the clip's frame at the clock (rest pose without a clip)."""
+        if self.physics is not None:
+            return self.physics.qpos()
+        clip = self.clip  # one read: another thread may replace it
+        if clip is None:
+            return np.asarray(self.character.rest_qpos, float)
+        return clip.qpos[self.clock.frame(clip.fps, clip.n_frames)]
+
+    def playing_clip(self) -> lib.MotionClip:
+        """What is playing as a clip: the recorded simulation in physics mode, else the recipe's clip."""
+        if self.physics is not None:
+            clip = self.physics.recorded(FPS)
+            if clip is not None:
+                return clip
+        if self.clip is None:
+            raise GaitforgeError("nothing is playing: compute modes and press a gait first")
+        return self.clip
+
+    # ------------------------------------------------------------ analysis and files
+    def gait_report(self):
+        """(footfall table, metrics, gait class) of what is playing, or None without a clip."""
+        try:
+            clip = self.playing_clip()
+        except GaitforgeError:
+            return None
+        table = lib.footfalls(self.character, clip)
+        try:
+            metrics, name = lib.gait_metrics(self.character, clip, table)
+        except GaitforgeError:
+            metrics, name = None, "unknown"
+        return table, metrics, name
+
+    def download(self, kind: str, **options) -> tuple[str, bytes]:
+        """(file name, bytes) of what is playing, written by the package's own
+        exporter: ``kind`` "BVH", "glTF" or "MP4" (options go to the writer, e.g. width)."""
+        if kind not in DOWNLOADS:
+            raise GaitforgeError(f"download: unknown format {kind!r} (valid: {', '.join(DOWNLOADS)})")
+        clip = self.playing_clip()
+        ext = DOWNLOADS[kind]
+        stem = f"{Path(self.label).stem}-{self.recipe.name if self.recipe else 'pose'}".replace(" ", "_")
+        with tempfile.TemporaryDirectory(prefix="gaitforge-studio-out-") as tmp:
+            path = Path(tmp) / f"{stem}{ext}"
+            gf.save(clip, path, self.character, **options)
+            return path.name, path.read_bytes()
+
+    # ------------------------------------------------------------ physics
+    def start_physics(self, puppet_modes: int = 3) -> None:
+        """Switch to physics: the modal controller on the current recipe (if
+        any) plus ``puppet_modes`` lowest elastic modes driven by the puppet
+        sliders (Kry 2012 §4.4), simulated on its own thread."""
+        from gaitforge.studio.puppet import PuppetSim
+
+        if self.stiffness_scale != 1.0:
+            raise GaitforgeError("physics simulates the creature's own springs: set the stiffness scale to 1")
+        basis = self._need_modes()
+        self.stop_physics()
+        self.physics = PuppetSim(self.character, basis, self.recipe, tuple(range(min(puppet_modes, basis.count))))
+        self.physics.start()
+
+    def stop_physics(self) -> None:
+        """Back to kinematic playback."""
+        sim, self.physics = getattr(self, "physics", None), None
+        if sim is not None:
+            sim.stop()
