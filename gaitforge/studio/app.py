@@ -276,8 +276,8 @@ class Page:
         if not hasattr(self, "grid"):
             self.grid = scene.add_grid("/ground", 40.0, 40.0, cell_size=0.25, section_size=1.0, infinite_grid=True,
                                        shadow_opacity=0.3)
-            self.client.camera.look_at = (0.0, 0.0, 0.3)
-            self.client.camera.position = (1.8, -2.6, 1.2)
+            self.client.camera.position = (1.1, -1.6, 0.8)   # position first: it drags look_at along
+            self.client.camera.look_at = (0.0, 0.0, 0.35)
 
     def push_pose(self) -> np.ndarray:
         """Place every geom for the session's pose in one atomic update; returns the pose."""
@@ -289,11 +289,13 @@ class Page:
                 h.batched_positions = pos[b.geoms]
                 h.batched_wxyzs = quat[b.geoms]
             if self.follow.value:
+                # moving the camera's position moves its look-at point along (viser): the view keeps
+                # its direction and distance and its look-at point follows the root
                 cam = self.client.camera
-                offset = np.asarray(cam.position) - np.asarray(cam.look_at)
                 target = np.array([root[0], root[1], max(0.2, 0.6 * root[2])])
-                cam.look_at = target
-                cam.position = target + offset
+                shift = target - np.asarray(cam.look_at)
+                if np.linalg.norm(shift) > 1e-3:
+                    cam.position = np.asarray(cam.position) + shift
         self.pose_version += 1
         self.last_pose = q
         return q

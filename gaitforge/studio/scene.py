@@ -35,8 +35,12 @@ def batches(model: mujoco.MjModel, segments: int = 16) -> list[MeshBatch]:
         mesh = geom_mesh(model, geoms[0], segments)
         if mesh is None:
             continue
+        # geom_mesh places the surface in the body's frame; bring it back to the geom's own frame
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, model.geom_quat[geoms[0]])
+        local = (np.asarray(mesh.positions) - model.geom_pos[geoms[0]]) @ R.reshape(3, 3)
         rgb = tuple(int(round(255 * c)) for c in key[3])
-        out.append(MeshBatch(np.asarray(mesh.positions, np.float32), np.asarray(mesh.triangles, np.uint32),
+        out.append(MeshBatch(np.asarray(local, np.float32), np.asarray(mesh.triangles, np.uint32),
                              np.array(geoms, int), (rgb[0], rgb[1], rgb[2])))
     return out
 
