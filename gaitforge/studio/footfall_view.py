@@ -19,7 +19,7 @@ def diagram(contact: np.ndarray, cursor: float | None) -> np.ndarray:
     if T and F:
         cols = np.minimum((np.arange(WIDTH) * T) // WIDTH, T - 1)
         for f in range(F):
-            row = np.where(contact[cols, f][:, None], np.array(DOWN)[:, None], np.array(UP)[:, None]).T
+            row = np.where(contact[cols, f][:, None], np.array(DOWN)[None, :], np.array(UP)[None, :])  # (WIDTH, 3)
             y = f * (ROW + GAP)
             img[y:y + ROW] = row[None].astype(np.uint8)
     if cursor is not None:
