@@ -258,7 +258,7 @@ class Page:
 
     def _download(self, kind: str) -> None:
         name, content = self.session.download(kind, **({"width": 480, "height": 360} if kind == "MP4" else {}))
-        self.client.send_file_download(name, content)
+        self.client.send_file_download(name, content, save_immediately=True)
         self.last_download = (name, content)
 
     # ------------------------------------------------------------ scene

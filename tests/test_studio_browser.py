@@ -1,0 +1,164 @@
+"""The studio end to end in a real browser: Debian's chromium driven by
+Playwright against a real viser server in this process (so that the test
+can read the server's session state as well as the page). Screenshots are
+kept under the test's tmp folder and printed."""
+from __future__ import annotations
+
+import shutil
+import socket
+import time
+
+import numpy as np
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium not found: `make test` installs Debian's "
+                                                         "chromium (apt-get install chromium)")
+ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(predicate, timeout: float = 30.0, what: str = "condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def studio():
+    from gaitforge.studio.app import Studio
+    s = Studio("worm", port=_free_port())  # the test picks the dog
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, studio):
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    before = set(studio.pages)
+    page.goto(studio.url)
+    page.get_by_role("button", name="Modes", exact=True).wait_for(timeout=30000)
+    new = _wait(lambda: set(studio.pages) - before, what="the server to see the tab")
+    return page, studio.pages[new.pop()]
+
+
+def _status(page, text: str, timeout: float = 45000) -> None:
+    page.get_by_text(text).first.wait_for(timeout=timeout)
+
+
+def _number_input(page, label: str):
+    return page.locator(f'xpath=//label[text()="{label}"]/ancestor::div[contains(@class,"mantine-Flex-root")][1]'
+                        f'//input[not(@type="hidden")]').first
+
+
+def _canvas_shot(page, path):
+    page.screenshot(path=str(path), clip={"x": 0, "y": 150, "width": 930, "height": 600})
+    from PIL import Image
+    return np.asarray(Image.open(path).convert("RGB"), float)
+
+
+def test_studio_in_the_browser(studio, browser, tmp_path):
+    shots = []
+    page, served = _open(browser, studio)
+    session = served.session
+
+    # pick the dog
+    page.locator('xpath=//label[text()="Creature"]/ancestor::div[contains(@class,"mantine-Flex-root")][1]'
+                 '//input[not(@type="hidden")]').first.click()
+    page.get_by_role("option", name="dog", exact=True).click()
+    _status(page, "creature: done")
+    assert session.character.name == "dog"
+
+    page.get_by_role("button", name="Modes", exact=True).click()
+    _status(page, "modes: done")
+    assert " Hz " in page.locator('xpath=//label[text()="Mode"]/ancestor::div[contains(@class,"mantine-Flex-root")]'
+                                  '[1]//input[not(@type="hidden")]').first.input_value()
+
+    page.get_by_role("button", name="Trot", exact=True).click()
+    _status(page, "trot: done")
+    assert session.gait == "trot" and session.recipe.name == "trot"
+    _wait(lambda: "**trot**" in served.metrics.content, what="the gait metrics")
+
+    # pause, then move a term's amplitude slider: the pose on the server and the picture change
+    page.get_by_role("button", name="Pause", exact=True).click()
+    _status(page, "pause: done")
+    time.sleep(0.5)
+    shots.append(tmp_path / "1-trot-paused.png")
+    a = _canvas_shot(page, shots[-1])
+    pose_a = served.last_pose.copy()
+    old = session.terms[1].amplitude
+    box = _number_input(page, "amplitude 1")
+    box.fill(f"{3 * old:.4f}")
+    box.press("Enter")
+    _wait(lambda: abs(session.terms[1].amplitude - 3 * old) < 1e-3, what="the amplitude to reach the server")
+    v = served.pose_version
+    _wait(lambda: served.pose_version > v + 3, what="new frames")
+    assert np.abs(served.last_pose[7:] - pose_a[7:]).max() > 1e-3
+    time.sleep(0.5)
+    shots.append(tmp_path / "2-amplitude-tripled.png")
+    b = _canvas_shot(page, shots[-1])
+    assert np.mean(np.abs(a - b) > 30) > 0.001, "the picture did not change"
+
+    # download a BVH and read it back
+    with page.expect_download(timeout=60000) as info:
+        page.get_by_role("button", name="Download BVH", exact=True).click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    from bvh import Bvh
+    mocap = Bvh(path.read_text())
+    assert path.name == "dog-trot.bvh" and mocap.nframes == session.clip.n_frames
+
+    # puppetry: physics on, a puppet slider moves the simulated creature
+    page.get_by_label("Physics (puppetry)").check()
+    _status(page, "physics: done")
+    sim = _wait(lambda: session.physics, what="the simulation")
+    time.sleep(1.0)
+    rest = sim.qpos()
+    box = _number_input(page, f"Puppet mode {sim.puppet[0]}")
+    box.fill("1")
+    box.press("Enter")
+    _wait(lambda: sim.filter.target[0] != 0.0, what="the puppet target")
+    time.sleep(1.0)
+    assert np.abs(sim.qpos()[7:] - rest[7:]).max() > 0.05
+    _wait(lambda: "real time" in served.perf.content, what="the real-time factor")
+    shots.append(tmp_path / "3-puppetry.png")
+    page.screenshot(path=str(shots[-1]))
+    page.get_by_label("Physics (puppetry)").uncheck()
+    _status(page, "physics: done")
+
+    # a broken upload: one line in the page, the server keeps serving
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("bones: [unclosed\n")
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Upload creature", exact=True).click()
+    chooser.value.set_files(str(broken))
+    _status(page, "Error (upload broken.yaml)")
+    shots.append(tmp_path / "4-broken-upload.png")
+    page.screenshot(path=str(shots[-1]))
+    assert session.character.name == "dog"
+    page.get_by_role("button", name="Play", exact=True).click()
+    _status(page, "play: done")
+
+    # a second tab has its own session
+    other, served2 = _open(browser, studio)
+    assert served2.session is not session and served2.session.basis is None
+    other.close()
+    page.close()
+    print("\nstudio screenshots:\n" + "\n".join(str(p) for p in shots))
