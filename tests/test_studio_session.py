@@ -85,7 +85,7 @@ def test_bad_uploads_give_one_line_errors():
             s.upload("big.yaml", b" " * (MAX_UPLOAD_BYTES + 1))
         with pytest.raises(GaitforgeError) as e:
             s.upload("broken.yaml", b"bones: [unclosed\n")
-        assert "\n" not in str(e.value)
+        assert "\n" not in str(e.value) and str(e.value).startswith("broken.yaml: line 2")
         assert s.character.name == "dog"  # the session keeps its creature
     finally:
         s.close()

@@ -94,6 +94,8 @@ class Page:
             self.follow = gui.add_checkbox("Follow camera", True)
             self.pin = gui.add_checkbox("Pin stance feet", True)
         with gui.add_folder("Physics"):
+            self.drive_recipe = gui.add_checkbox("Drive the recipe", True,
+                                                 hint="the modal controller plays the recipe; off: puppetry only")
             self.physics = gui.add_checkbox("Physics (puppetry)", False)
             self.puppets = [gui.add_slider(f"Puppet mode {i}", -1.0, 1.0, 0.01, 0.0) for i in range(3)]
             self.push = gui.add_button("Push sideways")
@@ -236,7 +238,7 @@ class Page:
 
     def _physics(self) -> None:
         if self.physics.value:
-            self.session.start_physics(len(self.puppets))
+            self.session.start_physics(len(self.puppets), drive_recipe=bool(self.drive_recipe.value))
             sim = self.session.physics
             for i, h in enumerate(self.puppets):
                 h.label = f"Puppet mode {sim.puppet[i]}" if i < len(sim.puppet) else h.label
@@ -348,7 +350,11 @@ class Page:
             if sim is None and clip is not None:
                 cursor = s.clock.frame(clip.fps, clip.n_frames) / clip.n_frames
             self.footfall.image = diagram(table.contact, cursor)
-        rtf = f" · physics {sim.real_time_factor:.2f}× real time ({sim.steps_per_second:.0f} steps/s)" if sim else ""
+        rtf = ""
+        if sim is not None:
+            rtf = f" · physics {sim.real_time_factor:.2f}× real time ({sim.steps_per_second:.0f} steps/s)"
+            if sim.upright() < 0.5:
+                rtf += " · **fallen**: press Reset"
         self.perf.content = f"{self.fps:.0f} fps{rtf}"
 
     def close(self) -> None:

@@ -77,6 +77,7 @@ class PuppetSim:
                                                      1e-9) for p in self.puppet])
         self.lock = threading.Lock()
         self.rate = 1.0
+        self.drive_recipe = recipe is not None
         self.real_time_factor = 0.0
         self.steps_per_second = 0.0
         self.push_force = np.zeros(3)  # [N] applied at the root body while push_until > time
@@ -176,6 +177,12 @@ class PuppetSim:
         """A copy of the simulated generalized coordinates (nq,)."""
         with self.lock:
             return self.data.qpos.copy()
+
+    def upright(self) -> float:
+        """cos of the root's tilt from vertical (1 upright, below 0.5: fallen)."""
+        with self.lock:
+            w, x, y, z = self.data.qpos[3:7] if self.model.nq >= 7 else (1.0, 0.0, 0.0, 0.0)
+        return float(1.0 - 2.0 * (x * x + y * y))
 
     def sim_time(self) -> float:
         with self.lock:

@@ -63,8 +63,12 @@ class Session:
         """Load an uploaded creature file (size-limited, stored in the
         session's temporary folder; ``filename`` only gives the format)."""
         path = self.uploads.store(filename, content)
-        self.load(path)
-        self.label = Path(str(filename)).name
+        name = Path(str(filename)).name
+        try:
+            self.load(path)
+        except GaitforgeError as exc:  # name the user's file, not our temporary copy
+            raise GaitforgeError(str(exc).replace(str(path), name)) from None
+        self.label = name
 
     def close(self) -> None:
         """Stop the simulation and remove the uploads."""
@@ -216,7 +220,7 @@ class Session:
         seconds = max(1, round(CLIP_SECONDS * f)) / f if f > 0 else 1.0
         clip = lib.synthesize(self.character, self.basis, recipe, seconds, FPS, grounded=grounded, pin=self.pin)
         self.recipe, self.clip = recipe, clip
-        if self.physics is not None:
+        if self.physics is not None and self.physics.drive_recipe:
             self.physics.set_recipe(recipe)
 
     # ------------------------------------------------------------ playback
@@ -276,17 +280,20 @@ class Session:
             return path.name, path.read_bytes()
 
     # ------------------------------------------------------------ physics
-    def start_physics(self, puppet_modes: int = 3) -> None:
+    def start_physics(self, puppet_modes: int = 3, *, drive_recipe: bool = True) -> None:
         """Switch to physics: the modal controller on the current recipe (if
-        any) plus ``puppet_modes`` lowest elastic modes driven by the puppet
-        sliders (Kry 2012 §4.4), simulated on its own thread."""
+        any and ``drive_recipe``) plus ``puppet_modes`` lowest elastic modes
+        driven by the puppet sliders (Kry 2012 §4.4), simulated on its own
+        thread. (A kinematic recipe is not made for physics: most fall.)"""
         from gaitforge.studio.puppet import PuppetSim
 
         if self.stiffness_scale != 1.0:
             raise GaitforgeError("physics simulates the creature's own springs: set the stiffness scale to 1")
         basis = self._need_modes()
         self.stop_physics()
-        self.physics = PuppetSim(self.character, basis, self.recipe, tuple(range(min(puppet_modes, basis.count))))
+        recipe = self.recipe if drive_recipe else None
+        self.physics = PuppetSim(self.character, basis, recipe, tuple(range(min(puppet_modes, basis.count))))
+        self.physics.drive_recipe = drive_recipe
         self.physics.start()
 
     def stop_physics(self) -> None:
