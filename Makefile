@@ -27,6 +27,18 @@ $(VALIDATOR):
 	@command -v npm >/dev/null || { echo "npm not found: install Node.js to run the glTF validator tests"; exit 1; }
 	npm install --prefix tools --no-save --no-package-lock --silent gltf-validator@2.0.0-dev.3.10
 
+# Debian's chromium, driven by Playwright in the studio's browser tests (Playwright's own
+# browser download does not work everywhere). Installed when missing and apt-get can (root);
+# otherwise the browser tests are skipped, and this says why.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		echo "== installing Debian's chromium for the studio's browser tests"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "could not install chromium (apt-get failed): the studio's browser tests will be skipped"; \
+	else echo "chromium not found and cannot be installed here (needs root and apt-get):" \
+		"the studio's browser tests will be skipped"; fi
+
 # Modal analysis and gait suggestion must not depend on the BLAS kernel: the
 # tests that touch them run again under other OpenBLAS kernels (x86-64 only;
 # SkylakeX needs AVX-512). Last-bit differences between kernels once changed
@@ -48,7 +60,7 @@ SIM_TESTS := $(wildcard tests/test_skills_*.py tests/test_raibert_*.py) tests/te
 	tests/test_modal_impulses.py tests/test_registry.py
 SIM_KERNEL := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX || echo SandyBridge)
 
-test: $(STAMP) $(VALIDATOR)
+test: $(STAMP) $(VALIDATOR) $(CHROMIUM)
 	$(VENV)/bin/ruff check gaitforge tests benchmarks examples docs
 	$(VENV)/bin/mypy gaitforge
 	@echo "== docs: strict build (every page, link and API reference)"

@@ -291,13 +291,16 @@ class Page:
                 h.batched_positions = pos[b.geoms]
                 h.batched_wxyzs = quat[b.geoms]
             if self.follow.value:
-                # moving the camera's position moves its look-at point along (viser): the view keeps
-                # its direction and distance and its look-at point follows the root
+                # the view keeps the direction and distance the user gave it (orbit and zoom stay
+                # free); its look-at point follows the root. Both are set: viser's position setter
+                # drags look_at along, from a state the page may not have echoed yet.
                 cam = self.client.camera
                 target = np.array([root[0], root[1], max(0.2, 0.6 * root[2])])
-                shift = target - np.asarray(cam.look_at)
-                if np.linalg.norm(shift) > 1e-3:
-                    cam.position = np.asarray(cam.position) + shift
+                look = np.asarray(cam.look_at)
+                if np.linalg.norm(target - look) > 1e-3:
+                    offset = np.asarray(cam.position) - look
+                    cam.position = target + offset
+                    cam.look_at = target
         self.pose_version += 1
         self.last_pose = q
         return q
