@@ -23,6 +23,7 @@ from gaitforge.studio.session import DOWNLOADS, TERM_FIELDS, Session
 
 FRAME_RATE = 30.0   # [Hz] poses pushed to each page
 INFO_RATE = 10.0    # [Hz] footfall diagram, metrics, fps
+REFINE_DELAY = 0.25  # [s] after the last term edit, the live clip's stance feet are pinned
 RATE_LABELS = {"1/8x": 0.125, "1/4x": 0.25, "1/2x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0, "8x": 8.0}
 assert tuple(RATE_LABELS.values()) == RATES
 
@@ -45,6 +46,10 @@ class Page:
         self.frames = 0
         self.fps = 0.0
         self.pose_version = 0           # frames pushed since start (tests and benchmarks read it)
+        self.edits = 0                  # clips shown since start (a new recipe, creature or edit)
+        self._shown_clip: object = None
+        self._refine: threading.Timer | None = None
+        self._push_lock = threading.Lock()
         self._stop = threading.Event()
         self._report_key: object = None
         self._report = None
@@ -93,6 +98,7 @@ class Page:
             self.rate = gui.add_dropdown("Playback speed", list(RATE_LABELS), initial_value="1x")
             self.follow = gui.add_checkbox("Follow camera", True)
             self.pin = gui.add_checkbox("Pin stance feet", True)
+            self.shadows = gui.add_checkbox("Shadows", True, hint="off: faster drawing on software WebGL")
         with gui.add_folder("Physics"):
             self.drive_recipe = gui.add_checkbox("Drive the recipe", True,
                                                  hint="the modal controller plays the recipe; off: puppetry only")
@@ -105,6 +111,7 @@ class Page:
             self.footfall = gui.add_image(diagram(np.zeros((1, 0), bool), None), label="Footfalls", format="png")
             self.metrics = gui.add_markdown("no clip")
         self.perf = gui.add_markdown("")
+        self.shown = gui.add_markdown("edit 0")  # counts the clips shown: ties a slider move to its pose
         self._wire()
         self._refresh_gaits()
 
@@ -137,6 +144,7 @@ class Page:
         self.transport.on_click(lambda e: self.act(e.target.value.lower(), lambda: self._transport(e.target.value)))
         self.rate.on_update(lambda e: self.act("playback speed", lambda: self._rate(RATE_LABELS[self.rate.value])))
         self.pin.on_update(lambda e: self.act("pin", lambda: self._pin(self.pin.value)))
+        self.shadows.on_update(lambda e: self.act("shadows", self._build_scene))
         self.physics.on_update(lambda e: self.act("physics", self._physics, busy="starting physics"))
         for i, h in enumerate(self.puppets):
             h.on_update(lambda e, i=i: self.act("puppet", lambda: self._puppet(i)))
@@ -207,11 +215,28 @@ class Page:
                         value = float(np.clip(getattr(t, field) % (2 * np.pi) if field == "phase"
                                               else getattr(t, field), lo, hi))
                         h = self.client.gui.add_slider(f"{labels[field]} {i}", lo, hi, step, value)
-                        h.on_update(lambda e, i=i, field=field, h=h: self.act(
-                            "term", lambda: self.session.set_term(i, **{field: float(h.value)})))
+                        h.on_update(lambda e, i=i, field=field, h=h: self._edit_term(i, field, float(h.value)))
                     remove = self.client.gui.add_button(f"Remove term {i}")
                     remove.on_click(lambda e, i=i: self.act("remove", lambda: (self.session.remove_term(i),
                                                                                self._refresh_terms())))
+
+    def _edit_term(self, i: int, field: str, value: float) -> None:
+        """A term slider moved: the live clip at once (pose pushed without
+        waiting for the next frame), the pinned clip a moment later."""
+        self.act("term", lambda: (self.session.set_term(i, **{field: value}), self.push_pose()))
+        if self.session.unpinned:
+            if self._refine is not None:
+                self._refine.cancel()
+            self._refine = threading.Timer(REFINE_DELAY, self._refine_now)
+            self._refine.daemon = True
+            self._refine.start()
+
+    def _refine_now(self) -> None:
+        try:
+            with self.lock:
+                self.session.refine()
+        except Exception as exc:  # shown like any other failure
+            self.status.content = f"**Error** (pin feet): {one_line(exc)}"
 
     def _transport(self, what: str) -> None:
         c = self.session.clock
@@ -265,24 +290,37 @@ class Page:
 
     # ------------------------------------------------------------ scene
     def _build_scene(self) -> None:
+        with getattr(self, "_push_lock", threading.Lock()):
+            self._build_scene_locked()
+
+    def _build_scene_locked(self) -> None:
         scene = self.client.scene
         for h in getattr(self, "mesh_handles", []):
             h.remove()
+        self._shown_clip = None
         model = self.session.character.model
         self.poser = Poser(model)
         self.batches = batches(model)
         pos, quat = self.poser.place(self.session.pose())
         self.mesh_handles = [scene.add_batched_meshes_simple(
             f"/creature/shape{k}", b.vertices, b.faces, batched_wxyzs=quat[b.geoms], batched_positions=pos[b.geoms],
-            batched_colors=b.color, lod="off") for k, b in enumerate(self.batches)]
+            batched_colors=b.color, lod="off", cast_shadow=self._shadows(), receive_shadow=self._shadows())
+            for k, b in enumerate(self.batches)]
         if not hasattr(self, "grid"):
             self.grid = scene.add_grid("/ground", 40.0, 40.0, cell_size=0.25, section_size=1.0, infinite_grid=True,
                                        shadow_opacity=0.3)
             self.client.camera.position = (1.1, -1.6, 0.8)   # position first: it drags look_at along
             self.client.camera.look_at = (0.0, 0.0, 0.35)
 
+    def _shadows(self) -> bool:
+        return bool(self.shadows.value) if hasattr(self, "shadows") else True
+
     def push_pose(self) -> np.ndarray:
         """Place every geom for the session's pose in one atomic update; returns the pose."""
+        with self._push_lock:
+            return self._push_pose()
+
+    def _push_pose(self) -> np.ndarray:
         q = self.session.pose()
         pos, quat = self.poser.place(q)
         root = self.poser.root()
@@ -290,6 +328,11 @@ class Page:
             for h, b in zip(self.mesh_handles, self.batches):
                 h.batched_positions = pos[b.geoms]
                 h.batched_wxyzs = quat[b.geoms]
+            clip = self.session.clip
+            if clip is not self._shown_clip:  # in the same update as the first pose of the new clip
+                self._shown_clip = clip
+                self.edits += 1
+                self.shown.content = f"edit {self.edits}"
             if self.follow.value:
                 # the view keeps the direction and distance the user gave it (orbit and zoom stay
                 # free); its look-at point follows the root. Both are set: viser's position setter

@@ -73,8 +73,8 @@ class PuppetSim:
         self.data = mujoco.MjData(self.model)
         self.dt = float(self.model.opt.timestep)
         self.filter = CriticalFilter(len(self.puppet), tau)
-        self.scale = np.array([PUPPET_ROTATION / max(lib.peak_rotation(character, basis, (lib.GaitTerm(p, 0, 0, 0, 1.0),)),
-                                                     1e-9) for p in self.puppet])
+        unit = [lib.peak_rotation(character, basis, (lib.GaitTerm(p, 0.0, 0.0, 0.0, 1.0),)) for p in self.puppet]
+        self.scale = np.array([PUPPET_ROTATION / max(u, 1e-9) for u in unit])  # modal units per slider unit
         self.lock = threading.Lock()
         self.rate = 1.0
         self.drive_recipe = recipe is not None

@@ -41,6 +41,7 @@ class Session:
         self.clock = Clock()
         self.pin = True          # pin stance feet by modal IK (what ``gaitforge animate`` shows)
         self.physics = None      # a running :class:`~gaitforge.studio.puppet.PuppetSim` or None
+        self.unpinned = False    # the clip was made live without pinning (see :meth:`refine`)
         self.load(creature)
 
     # ------------------------------------------------------------ creature
@@ -168,7 +169,8 @@ class Session:
             raise GaitforgeError(f"term field {unknown[0]!r} unknown (valid: {', '.join(TERM_FIELDS)})")
         terms[index] = replace(terms[index], **{k: float(v) for k, v in values.items()})
         assert self.recipe is not None
-        self._set_recipe(replace(self.recipe, terms=tuple(terms)))
+        # live: grounded without the modal-IK pinning (milliseconds); :meth:`refine` pins it afterwards
+        self._set_recipe(replace(self.recipe, terms=tuple(terms)), pin=False)
 
     def add_mode(self, mode: int) -> None:
         """Add a term driving elastic mode ``mode`` (amplitude 0, at the
@@ -214,14 +216,31 @@ class Session:
         return lib.GaitRecipe(name=name, creature=self.character.name, terms=tuple(terms),
                               stiffness_scale=self.stiffness_scale)
 
-    def _set_recipe(self, recipe: lib.GaitRecipe, *, grounded: bool = True) -> None:
+    def _set_recipe(self, recipe: lib.GaitRecipe, *, grounded: bool = True, pin: bool | None = None) -> None:
+        clip = self._clip_of(recipe, grounded, self.pin if pin is None else pin)
+        self.recipe, self.clip = recipe, clip
+        self.unpinned = grounded and self.pin and pin is False
+        if self.physics is not None and self.physics.drive_recipe:
+            self.physics.set_recipe(recipe)
+
+    def _clip_of(self, recipe: lib.GaitRecipe, grounded: bool, pin: bool) -> lib.MotionClip:
         assert self.basis is not None
         f = min((t.frequency for t in recipe.terms if t.frequency > 0), default=0.0)
         seconds = max(1, round(CLIP_SECONDS * f)) / f if f > 0 else 1.0
-        clip = lib.synthesize(self.character, self.basis, recipe, seconds, FPS, grounded=grounded, pin=self.pin)
-        self.recipe, self.clip = recipe, clip
-        if self.physics is not None and self.physics.drive_recipe:
-            self.physics.set_recipe(recipe)
+        return lib.synthesize(self.character, self.basis, recipe, seconds, FPS, grounded=grounded, pin=pin)
+
+    def refine(self) -> bool:
+        """Pin the stance feet of a clip made live by :meth:`set_term` (when
+        pinning is on); True if the clip was replaced. Safe to call from
+        another thread: a recipe changed meanwhile is left alone."""
+        recipe = self.recipe
+        if recipe is None or not getattr(self, "unpinned", False):
+            return False
+        clip = self._clip_of(recipe, True, True)
+        if self.recipe is not recipe:
+            return False
+        self.clip, self.unpinned = clip, False
+        return True
 
     # ------------------------------------------------------------ playback
     def tick(self, wall_dt: float) -> None:
