@@ -59,13 +59,15 @@ class Page:
         self._thread.start()
 
     # ------------------------------------------------------------ actions
-    def act(self, what: str, fn: Callable[[], object], *, busy: str | None = None) -> None:
-        """Run ``fn`` under the session lock, reporting ``busy`` while it runs and one line on failure."""
+    def act(self, what: str, *steps: Callable[[], object], busy: str | None = None) -> None:
+        """Run ``steps`` in turn under the session lock, reporting ``busy``
+        while they run and one line on failure (the steps after it are skipped)."""
         if busy:
             self.status.content = f"**{busy}…**"
         try:
             with self.lock:
-                fn()
+                for step in steps:
+                    step()
         except Exception as exc:  # every failure reaches the page as one line; the server keeps serving
             self.status.content = f"**Error** ({what}): {one_line(exc)}"
             return
@@ -121,26 +123,24 @@ class Page:
 
     def _wire(self) -> None:
         s = self.session
-        self.creature.on_update(lambda e: self.act("creature", lambda: (s.load(self.creature.value),
-                                                                         self._reload())))
+        self.creature.on_update(lambda e: self.act("creature", lambda: s.load(self.creature.value), self._reload))
 
         def uploaded(e) -> None:
             f = self.upload.value
-            self.act(f"upload {f.name}", lambda: (s.upload(f.name, f.content), self._reload()), busy="loading")
+            self.act(f"upload {f.name}", lambda: s.upload(f.name, f.content), self._reload, busy="loading")
         self.upload.on_upload(uploaded)
-        self.stiffness.on_update(lambda e: self.act("stiffness", lambda: (s.set_stiffness(self.stiffness.value),
-                                                                           self._refresh_modes())))
-        self.tune.on_click(lambda e: self.act("tune", lambda: (s.tune(), self._refresh_modes(), self._sync()),
+        self.stiffness.on_update(lambda e: self.act("stiffness", lambda: s.set_stiffness(self.stiffness.value),
+                                                    self._refresh_modes))
+        self.tune.on_click(lambda e: self.act("tune", s.tune, self._refresh_modes, self._sync,
                                               busy="tuning stiffness"))
-        self.modes_button.on_click(lambda e: self.act("modes", lambda: (s.compute_modes(), self._refresh_modes()),
+        self.modes_button.on_click(lambda e: self.act("modes", s.compute_modes, self._refresh_modes,
                                                       busy="computing modes"))
-        self.preview.on_click(lambda e: self.act("preview", lambda: (s.preview_mode(self._mode()),
-                                                                     self._refresh_terms())))
-        self.add_mode.on_click(lambda e: self.act("add mode", lambda: (s.add_mode(self._mode()),
-                                                                       self._refresh_terms())))
-        self.speed.on_update(lambda e: self.act("speed", lambda: (s.set_speed(self.speed.value),
-                                                                   self._refresh_terms()), busy="fitting the speed"))
-        self.reset_recipe.on_click(lambda e: self.act("reset", lambda: (s.reset_recipe(), self._refresh_terms())))
+        self.preview.on_click(lambda e: self.act("preview", lambda: s.preview_mode(self._mode()),
+                                                 self._refresh_terms))
+        self.add_mode.on_click(lambda e: self.act("add mode", lambda: s.add_mode(self._mode()), self._refresh_terms))
+        self.speed.on_update(lambda e: self.act("speed", lambda: s.set_speed(self.speed.value), self._refresh_terms,
+                                                busy="fitting the speed"))
+        self.reset_recipe.on_click(lambda e: self.act("reset", s.reset_recipe, self._refresh_terms))
         self.transport.on_click(lambda e: self.act(e.target.value.lower(), lambda: self._transport(e.target.value)))
         self.rate.on_update(lambda e: self.act("playback speed", lambda: self._rate(RATE_LABELS[self.rate.value])))
         self.pin.on_update(lambda e: self.act("pin", lambda: self._pin(self.pin.value)))
@@ -183,13 +183,13 @@ class Page:
         if not gaits:
             return
         with self.gait_folder:
-            self.gait_buttons = self.client.gui.add_button_group("Gait", [g.capitalize() for g in gaits])
+            buttons = self.client.gui.add_button_group("Gait", [g.capitalize() for g in gaits])
+        self.gait_buttons = buttons
 
         def chose(e) -> None:
             gait = e.target.value.lower()
-            self.act(gait, lambda: (self.session.choose_gait(gait), self._refresh_terms()),
-                     busy=f"suggesting a {gait}")
-        self.gait_buttons.on_click(chose)
+            self.act(gait, lambda: self.session.choose_gait(gait), self._refresh_terms, busy=f"suggesting a {gait}")
+        buttons.on_click(chose)
 
     def _refresh_terms(self) -> None:
         """One sub-folder of sliders per term of the recipe (rebuilt when terms come or go)."""
@@ -217,13 +217,13 @@ class Page:
                         h = self.client.gui.add_slider(f"{labels[field]} {i}", lo, hi, step, value)
                         h.on_update(lambda e, i=i, field=field, h=h: self._edit_term(i, field, float(h.value)))
                     remove = self.client.gui.add_button(f"Remove term {i}")
-                    remove.on_click(lambda e, i=i: self.act("remove", lambda: (self.session.remove_term(i),
-                                                                               self._refresh_terms())))
+                    remove.on_click(lambda e, i=i: self.act("remove", lambda: self.session.remove_term(i),
+                                                            self._refresh_terms))
 
     def _edit_term(self, i: int, field: str, value: float) -> None:
         """A term slider moved: the live clip at once (pose pushed without
         waiting for the next frame), the pinned clip a moment later."""
-        self.act("term", lambda: (self.session.set_term(i, **{field: value}), self.push_pose()))
+        self.act("term", lambda: self.session.set_term(i, **{field: value}), self.push_pose)
         if self.session.unpinned:
             if self._refine is not None:
                 self._refine.cancel()
@@ -265,6 +265,7 @@ class Page:
         if self.physics.value:
             self.session.start_physics(len(self.puppets), drive_recipe=bool(self.drive_recipe.value))
             sim = self.session.physics
+            assert sim is not None
             for i, h in enumerate(self.puppets):
                 h.label = f"Puppet mode {sim.puppet[i]}" if i < len(sim.puppet) else h.label
         else:
@@ -352,7 +353,7 @@ class Page:
     def _render_loop(self) -> None:
         period = 1.0 / FRAME_RATE
         last = start = time.perf_counter()
-        next_info, counted = start, 0
+        next_info, counted, due = start, 0, start
         while not self._stop.is_set():
             now = time.perf_counter()
             self.session.tick(now - last)
@@ -370,7 +371,10 @@ class Page:
                     self._info()
                 except Exception:
                     pass
-            time.sleep(max(0.0, period - (time.perf_counter() - now)))
+            due += period  # a fixed schedule: late frames do not push the next ones later
+            if due < time.perf_counter() - period:
+                due = time.perf_counter()
+            time.sleep(max(0.0, due - time.perf_counter()))
 
     def _info(self) -> None:
         """Footfall diagram with its cursor, gait metrics, fps and real-time factor."""

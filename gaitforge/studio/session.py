@@ -22,6 +22,7 @@ import gaitforge.api as gf
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib
 from gaitforge.studio.playback import Clock
+from gaitforge.studio.puppet import PuppetSim
 from gaitforge.studio.uploads import UploadFolder
 
 FPS = 30.0              # [frames/s] of the clips the studio plays and exports
@@ -40,7 +41,7 @@ class Session:
         self.uploads = UploadFolder()
         self.clock = Clock()
         self.pin = True          # pin stance feet by modal IK (what ``gaitforge animate`` shows)
-        self.physics = None      # a running :class:`~gaitforge.studio.puppet.PuppetSim` or None
+        self.physics: PuppetSim | None = None  # the running simulation of physics mode
         self.unpinned = False    # the clip was made live without pinning (see :meth:`refine`)
         self.load(creature)
 
@@ -167,7 +168,9 @@ class Session:
         unknown = [k for k in values if k not in TERM_FIELDS]
         if unknown:
             raise GaitforgeError(f"term field {unknown[0]!r} unknown (valid: {', '.join(TERM_FIELDS)})")
-        terms[index] = replace(terms[index], **{k: float(v) for k, v in values.items()})
+        t = terms[index]
+        new = {f: float(values.get(f, getattr(t, f))) for f in TERM_FIELDS}
+        terms[index] = lib.GaitTerm(t.mode, new["amplitude"], new["phase"], new["frequency"], new["offset"])
         assert self.recipe is not None
         # live: grounded without the modal-IK pinning (milliseconds); :meth:`refine` pins it afterwards
         self._set_recipe(replace(self.recipe, terms=tuple(terms)), pin=False)
@@ -304,8 +307,6 @@ class Session:
         any and ``drive_recipe``) plus ``puppet_modes`` lowest elastic modes
         driven by the puppet sliders (Kry 2012 §4.4), simulated on its own
         thread. (A kinematic recipe is not made for physics: most fall.)"""
-        from gaitforge.studio.puppet import PuppetSim
-
         if self.stiffness_scale != 1.0:
             raise GaitforgeError("physics simulates the creature's own springs: set the stiffness scale to 1")
         basis = self._need_modes()
