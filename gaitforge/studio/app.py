@@ -98,7 +98,8 @@ class Page:
         with gui.add_folder("Playback"):
             self.transport = gui.add_button_group("Transport", ["Play", "Pause", "Step", "Reset"])
             self.rate = gui.add_dropdown("Playback speed", list(RATE_LABELS), initial_value="1x")
-            self.follow = gui.add_checkbox("Follow camera", True)
+            self.follow = gui.add_checkbox("Follow camera", True, hint="keep the creature in view: the world "
+                                                                        "slides under it, the camera stays")
             self.pin = gui.add_checkbox("Pin stance feet", True)
             self.shadows = gui.add_checkbox("Shadows", True, hint="off: faster drawing on software WebGL")
         with gui.add_folder("Physics"):
@@ -304,11 +305,15 @@ class Page:
         self.batches = batches(model)
         pos, quat = self.poser.place(self.session.pose())
         self.mesh_handles = [scene.add_batched_meshes_simple(
-            f"/creature/shape{k}", b.vertices, b.faces, batched_wxyzs=quat[b.geoms], batched_positions=pos[b.geoms],
-            batched_colors=b.color, lod="off", cast_shadow=self._shadows(), receive_shadow=self._shadows())
+            f"/world/creature/shape{k}", b.vertices, b.faces, batched_wxyzs=quat[b.geoms],
+            batched_positions=pos[b.geoms], batched_colors=b.color, lod="off", cast_shadow=self._shadows(),
+            receive_shadow=self._shadows())
             for k, b in enumerate(self.batches)]
         if not hasattr(self, "grid"):
-            self.grid = scene.add_grid("/ground", 40.0, 40.0, cell_size=0.25, section_size=1.0, infinite_grid=True,
+            # Following moves the world frame (creature and ground) under a camera the user keeps:
+            # setting the camera every frame races the page's own camera updates.
+            self.world = scene.add_frame("/world", show_axes=False)
+            self.grid = scene.add_grid("/world/ground", 200.0, 200.0, cell_size=0.25, section_size=1.0,
                                        shadow_opacity=0.3)
             self.client.camera.position = (1.1, -1.6, 0.8)   # position first: it drags look_at along
             self.client.camera.look_at = (0.0, 0.0, 0.35)
@@ -334,17 +339,9 @@ class Page:
                 self._shown_clip = clip
                 self.edits += 1
                 self.shown.content = f"edit {self.edits}"
-            if self.follow.value:
-                # the view keeps the direction and distance the user gave it (orbit and zoom stay
-                # free); its look-at point follows the root. Both are set: viser's position setter
-                # drags look_at along, from a state the page may not have echoed yet.
-                cam = self.client.camera
-                target = np.array([root[0], root[1], max(0.2, 0.6 * root[2])])
-                look = np.asarray(cam.look_at)
-                if np.linalg.norm(target - look) > 1e-3:
-                    offset = np.asarray(cam.position) - look
-                    cam.position = target + offset
-                    cam.look_at = target
+            follow = np.array([-root[0], -root[1], 0.0]) if self.follow.value else np.zeros(3)
+            if not np.allclose(follow, self.world.position, atol=1e-4):
+                self.world.position = follow
         self.pose_version += 1
         self.last_pose = q
         return q
