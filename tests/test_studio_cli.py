@@ -1,0 +1,71 @@
+"""``gaitforge studio``: serves on loopback and prints the address, warns
+when --host is given, and refuses a bad creature or port in one line."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cli(*args, **kw):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "gaitforge.cli.main", "studio", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_bad_creature_is_one_line():
+    p = _cli("no_such_creature", "--port", str(_free_port()))
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 2
+    assert err.startswith("gaitforge: error: ") and err.count("\n") == 1 and "no_such_creature" in err
+
+
+def test_bad_port_is_one_line():
+    p = _cli("--port", "70000")
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 2 and err == "gaitforge: error: --port must be from 1 to 65535, got 70000\n"
+
+
+def _serve(*args):
+    port = _free_port()
+    p = _cli("dog", "--port", str(port), *args)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        end = time.monotonic() + 120
+        while time.monotonic() < end:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    assert r.status == 200 and b"<html" in r.read(2000).lower()
+                    break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise AssertionError("the studio did not answer")
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    return url, out, err
+
+
+def test_serves_on_loopback_and_prints_the_address():
+    url, out, err = _serve()
+    assert f"gaitforge studio: open {url} in a browser" in out
+    assert "warning" not in err
+
+
+def test_host_prints_a_warning():
+    _, out, err = _serve("--host", "127.0.0.1")
+    assert "gaitforge: warning: serving on 127.0.0.1: anyone who can reach this address" in err
