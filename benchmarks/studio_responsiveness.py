@@ -2,7 +2,7 @@
 (Debian's chromium under Playwright, software WebGL), each figure beside a
 baseline measured in the same run:
 
-- slider → pose: from the browser's input event on a term's amplitude box
+- slider → pose: from the browser's first input event on a term's amplitude box
   to the page showing the edit marker that travels in the same atomic
   update as the first pose of the new clip (browser clock at both ends;
   the new pose is drawn on the next animation frame). Median, 90th
@@ -33,7 +33,7 @@ ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"
 EDITS = 20
 WATCH = """() => {
   window.__inputs = []; window.__edits = {};
-  document.addEventListener('keydown', e => { if (e.key === 'Enter') window.__inputs.push(performance.now()); }, true);
+  document.addEventListener('input', e => window.__inputs.push(performance.now()), true);
   new MutationObserver(() => {
     const m = document.body.innerText.match(/edit (\\d+)/);
     if (m && !(m[1] in window.__edits)) window.__edits[m[1]] = performance.now();
@@ -80,8 +80,9 @@ def _edits(page, served, box, base):
     for k in range(EDITS):
         time.sleep(0.8)  # the previous edit's pinned clip (REFINE_DELAY later) has landed
         edits = served.edits
-        box.fill(f"{base * (1.5 if k % 2 == 0 else 1.0):.5f}")
+        n_inputs = page.evaluate("window.__inputs.length")
         sent = time.perf_counter()
+        box.fill(f"{base * (1.5 if k % 2 == 0 else 1.0):.5f}")  # one input event; the page sends it at once
         box.press("Enter")
         _wait(lambda: served.edits > edits)
         server_share.append(time.perf_counter() - sent)
@@ -89,7 +90,7 @@ def _edits(page, served, box, base):
         # the page may draw a later marker first (the pinned clip REFINE_DELAY later) when it is slow
         first = f"Math.min(...Object.keys(window.__edits).filter(k => +k >= {n}).map(k => window.__edits[k]))"
         page.wait_for_function(f"() => isFinite({first})", timeout=10000)
-        t_in = page.evaluate("window.__inputs[window.__inputs.length - 1]")
+        t_in = page.evaluate(f"window.__inputs[{n_inputs}]")  # the edit's first input event
         t_out = page.evaluate(first)
         latencies.append((t_out - t_in) / 1000.0)
     v0, f0, t0 = served.pose_version, page.evaluate("window.__frames"), time.perf_counter()
@@ -157,7 +158,7 @@ def main() -> None:
         ms = sorted(1000 * x for x in latencies)
         print(f"shadows {'on ' if shadows else 'off'}: slider -> pose in the browser: median "
               f"{statistics.median(ms):.0f} ms, 90th percentile {ms[int(0.9 * len(ms)) - 1]:.0f} ms over {len(ms)} "
-              f"edits (server share, Enter -> pose pushed: median {1000 * statistics.median(server_share):.0f} ms); "
+              f"edits (server share, fill -> pose pushed: median {1000 * statistics.median(server_share):.0f} ms); "
               f"{pushed:.1f} poses pushed per second, the browser drew {drawn:.1f} frames per second")
     print(f"puppetry physics (dog, {1000 * sim.dt:g} ms steps, server on core {core}): real-time factor {rtf:.2f} "
           f"({steps:.0f} steps/s; the loop holds real time); unthrottled {headroom:.2f}x real time "
