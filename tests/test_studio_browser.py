@@ -68,6 +68,18 @@ def _number_input(page, label: str):
                         f'//input[not(@type="hidden")]').first
 
 
+def _project(cam, point, width: int = 1280, height: int = 800):
+    """Pixel (x, y) of a world point [m] in the page's 3D view (pinhole camera of viser's state)."""
+    pos, look, up = np.asarray(cam.position), np.asarray(cam.look_at), np.asarray(cam.up_direction)
+    f = (look - pos) / np.linalg.norm(look - pos)
+    r = np.cross(f, up)
+    r /= np.linalg.norm(r)
+    u = np.cross(r, f)
+    d = np.asarray(point, float) - pos
+    t = np.tan(cam.fov / 2)
+    return ((d @ r / (d @ f * t * width / height) + 1) / 2 * width, (1 - d @ u / (d @ f * t)) / 2 * height)
+
+
 def _canvas_shot(page, path):
     page.screenshot(path=str(path), clip={"x": 0, "y": 150, "width": 930, "height": 600})
     from PIL import Image
@@ -143,6 +155,32 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
     _wait(lambda: "real time" in served.perf.content, what="the real-time factor")
     shots.append(tmp_path / "3-puppetry.png")
     page.screenshot(path=str(shots[-1]))
+
+    # drag a paw with the mouse: the handle's arrow along +x, 12 cm forward; the simulated paw follows
+    box.fill("0")
+    box.press("Enter")
+    page.locator('xpath=//label[text()="Drag body"]/ancestor::div[contains(@class,"mantine-Flex-root")][1]'
+                 '//input[not(@type="hidden")]').first.click()
+    page.get_by_role("option", name="front_left_paw", exact=True).click()
+    _status(page, "drag body: done")
+    time.sleep(1.5)
+    paw = served.drag_id
+    start = sim.body_position(paw)
+    at = start + np.asarray(served.world.position)
+    a, c = (_project(served.client.camera, at + [dx, 0.0, 0.0]) for dx in (0.14, 0.26))
+    page.mouse.move(*a)
+    page.mouse.down()
+    for k in range(1, 11):
+        page.mouse.move(a[0] + (c[0] - a[0]) * k / 10, a[1] + (c[1] - a[1]) * k / 10)
+        time.sleep(0.05)
+    time.sleep(0.6)
+    shots.append(tmp_path / "4-drag-paw.png")
+    page.screenshot(path=str(shots[-1]))
+    page.mouse.up()
+    goal = np.asarray(served.drag.position)
+    assert goal[0] - start[0] > 0.06, "the handle did not move with the mouse"
+    now = sim.body_position(paw)
+    assert now[0] - start[0] > 0.04 and np.linalg.norm(goal - now) < np.linalg.norm(goal - start)
     page.get_by_label("Physics (puppetry)").uncheck()
     _status(page, "physics: done")
 
@@ -153,7 +191,7 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
         page.get_by_role("button", name="Upload creature", exact=True).click()
     chooser.value.set_files(str(broken))
     _status(page, "Error (upload broken.yaml)")
-    shots.append(tmp_path / "4-broken-upload.png")
+    shots.append(tmp_path / "5-broken-upload.png")
     page.screenshot(path=str(shots[-1]))
     assert session.character.name == "dog"
     assert "broken.yaml: line 2" in served.status.content and "/tmp" not in served.status.content

@@ -154,3 +154,20 @@ def test_footfall_image():
     assert img.shape == (4 * 18 - 4, 360, 3) and img.dtype == np.uint8
     assert tuple(img[2, 10]) == (40, 40, 48) and tuple(img[2, 300]) == (232, 232, 236)
     assert tuple(img[2, 180]) == (220, 40, 40)
+
+
+def test_drag_to_pose_moves_the_paw_toward_the_mouse(trotting):
+    import mujoco
+    sim = PuppetSim(trotting.character, trotting.basis, None, tuple(range(trotting.basis.count)))
+    sim.advance(0.3)
+    paw = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_BODY, "front_left_paw")
+    goal = sim.body_position(paw) + np.array([0.10, 0.0, 0.0])   # a step forward [m]
+    first = sim.reach(paw, goal)
+    for _ in range(20):                                         # the mouse held there: 20 Hz for 1 s
+        sim.advance(0.05)
+        sim.reach(paw, goal)
+    after = float(np.linalg.norm(goal - sim.body_position(paw)))
+    assert after < 0.4 * first, (first, after)
+    assert sim.upright() > 0.9
+    with pytest.raises(GaitforgeError, match=r"^body 0: the model has bodies 1 to \d+$"):
+        sim.reach(0, goal)

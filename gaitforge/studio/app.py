@@ -50,6 +50,9 @@ class Page:
         self._shown_clip: object = None
         self._refine: threading.Timer | None = None
         self._push_lock = threading.Lock()
+        self.drag = None                # the drag handle (transform controls) or None
+        self.drag_id = 0
+        self.dragging = False
         self._stop = threading.Event()
         self._report_key: object = None
         self._report = None
@@ -108,6 +111,10 @@ class Page:
             self.physics = gui.add_checkbox("Physics (puppetry)", False)
             self.puppets = [gui.add_slider(f"Puppet mode {i}", -1.0, 1.0, 0.01, 0.0) for i in range(3)]
             self.push = gui.add_button("Push sideways")
+            self.drag_body = gui.add_dropdown("Drag body", ["(none)"], hint="a handle on this body: drag it to pose "
+                                                                           "the creature (or to push it)")
+            self.drag_pushes = gui.add_checkbox("Drag pushes", False, hint="the handle pulls the body with a spring "
+                                                                           "force instead of posing it")
         with gui.add_folder("Download"):
             self.downloads = {kind: gui.add_button(f"Download {kind}") for kind in DOWNLOADS}
         with gui.add_folder("Gait metrics"):
@@ -117,6 +124,7 @@ class Page:
         self.shown = gui.add_markdown("edit 0")  # counts the clips shown: ties a slider move to its pose
         self._wire()
         self._refresh_gaits()
+        self._drag_options()
 
     def _initial_name(self) -> str:
         name = self.session.character.name
@@ -150,6 +158,7 @@ class Page:
         for i, h in enumerate(self.puppets):
             h.on_update(lambda e, i=i: self.act("puppet", lambda: self._puppet(i)))
         self.push.on_click(lambda e: self.act("push", self._push))
+        self.drag_body.on_update(lambda e: self.act("drag body", self._drag_handle))
         for kind, button in self.downloads.items():
             button.on_click(lambda e, kind=kind: self.act(f"download {kind}", lambda: self._download(kind),
                                                           busy=f"writing {kind}"))
@@ -165,7 +174,15 @@ class Page:
         self._build_scene()
         self._refresh_modes()
         self._refresh_gaits()
+        self._drag_options()
         self._sync()
+
+    def _drag_options(self) -> None:
+        m = self.session.character.model
+        names = [m.body(b).name for b in range(1, m.nbody) if m.body(b).name]
+        ends = [n for n in names if any(w in n for w in ("paw", "foot", "hand", "head"))]
+        self.drag_body.options = ["(none)"] + ends + [n for n in names if n not in ends]
+        self.drag_body.value = "(none)"
 
     def _sync(self) -> None:
         self.stiffness.value = min(max(self.session.stiffness_scale, 0.05), 5.0)
@@ -268,15 +285,42 @@ class Page:
             sim = self.session.physics
             assert sim is not None
             for i, h in enumerate(self.puppets):
-                h.label = f"Puppet mode {sim.puppet[i]}" if i < len(sim.puppet) else h.label
+                h.label = f"Puppet mode {sim.puppet[i]}" if i < self.session.puppet_sliders else h.label
         else:
             self.session.stop_physics()
+        self._drag_handle()
+
+    def _drag_handle(self) -> None:
+        """The drag handle (translation only) on the chosen body while physics runs."""
+        if self.drag is not None:
+            self.drag.remove()
+            self.drag = None
+        sim, name = self.session.physics, self.drag_body.value
+        if sim is None or name == "(none)":
+            return
+        body = self.session.character.model.body(name).id
+        handle = self.client.scene.add_transform_controls("/world/drag", scale=0.2, disable_rotations=True,
+                                                          position=sim.body_position(body), depth_test=False)
+        handle.on_drag_start(lambda e: setattr(self, "dragging", True))
+        handle.on_drag_end(lambda e: setattr(self, "dragging", False))
+        handle.on_update(lambda e: self.act("drag", lambda: self._dragged(body, handle.position)))
+        self.drag, self.drag_id = handle, body
+
+    def _dragged(self, body: int, point) -> None:
+        sim = self.session.physics
+        if sim is None:
+            return
+        if self.drag_pushes.value:  # a spring from the body to the handle: m g per 0.2 m
+            k = self.session.character.mass * 9.81 / 0.2
+            sim.push(k * (np.asarray(point) - sim.body_position(body)), seconds=0.1, body=body)
+        else:
+            sim.reach(body, point)
 
     def _puppet(self, i: int) -> None:
         sim = self.session.physics
         if sim is None:
             raise GaitforgeError("turn physics on to puppeteer")
-        if i < len(sim.puppet):
+        if i < self.session.puppet_sliders:
             sim.set_target(i, float(self.puppets[i].value))
 
     def _push(self) -> None:
@@ -340,8 +384,11 @@ class Page:
                 self.edits += 1
                 self.shown.content = f"edit {self.edits}"
             follow = np.array([-root[0], -root[1], 0.0]) if self.follow.value else np.zeros(3)
-            if not np.allclose(follow, self.world.position, atol=1e-4):
+            if not self.dragging and not np.allclose(follow, self.world.position, atol=1e-4):
                 self.world.position = follow
+            sim = self.session.physics
+            if self.drag is not None and sim is not None and not self.dragging:
+                self.drag.position = sim.body_position(self.drag_id)
         self.pose_version += 1
         self.last_pose = q
         return q

@@ -32,6 +32,9 @@ PUPPET_ROTATION = math.radians(30.0)  # [rad] largest joint rotation of a puppet
 RAMP = 0.5              # [s] the recipe's amplitudes fade in over this long
 RECORD_SECONDS = 10.0   # [s] of simulated motion kept for downloads and the footfall diagram
 MAX_CATCH_UP = 0.05     # [s] of simulated time at most per loop turn (a slow machine falls behind, not over)
+DLS_DAMPING = 0.05      # [m] λ of the damped least squares that turns a dragged point into puppet targets
+MAX_REACH = 0.15        # [m] the error a drag asks for at once (farther targets are approached in steps)
+MAX_PUPPET = 1.5        # puppet targets stay within this many slider units
 
 
 class CriticalFilter:
@@ -56,8 +59,10 @@ class PuppetSim:
     """The simulated creature of physics mode (module docstring).
 
     character, basis (stiffness scale 1), recipe (or None: only the puppet
-    modes), puppet: the elastic mode indices the sliders drive. Thread-safe:
-    every public method takes the lock."""
+    modes), puppet: the elastic mode indices the puppet drives — the first
+    few by sliders (:meth:`set_target`), all of them by dragging a body
+    (:meth:`reach`; the studio gives it every computed mode: three low modes
+    alone cannot place a paw). Thread-safe: every public method takes the lock."""
 
     def __init__(self, character, basis: lib.ModalBasis, recipe: lib.GaitRecipe | None, puppet: tuple[int, ...],
                  *, tau: float = FILTER_TAU):
@@ -82,6 +87,7 @@ class PuppetSim:
         self.steps_per_second = 0.0
         self.push_force = np.zeros(3)  # [N] applied at the root body while push_until > time
         self._push_until = -1.0
+        self._push_body = 1
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._record: collections.deque = collections.deque(maxlen=int(RECORD_SECONDS * 30))
@@ -118,10 +124,48 @@ class PuppetSim:
         with self.lock:
             self.filter.target[index] = float(value) * self.scale[index]
 
-    def push(self, force: tuple[float, float, float], seconds: float = 0.2) -> None:
-        """Push the root body with ``force`` [N] (world frame) for ``seconds`` of simulated time."""
+    def reach(self, body: int, point, damping: float = DLS_DAMPING) -> float:
+        """Drag-to-pose (Kry 2012 §4.4): set the puppet targets so that the
+        origin of ``body`` moves toward ``point`` (3,) [m, world], by damped
+        least squares on the puppet modes' effect on that point,
+        Δx = Jᵀ (J Jᵀ + λ² I)⁻¹ e with J = J_body U_p (3 × k) at the current
+        state and e the error (cut to :data:`MAX_REACH`). Called again as the
+        mouse moves, it walks the targets toward the point. Returns |e| [m]
+        before the step."""
+        point = np.asarray(point, float).reshape(3)
+        if not np.all(np.isfinite(point)):
+            raise GaitforgeError(f"drag target must be a finite point, got {point!r}")
         with self.lock:
+            m, d = self.model, self.data
+            if not 0 < body < m.nbody:
+                raise GaitforgeError(f"body {body}: the model has bodies 1 to {m.nbody - 1}")
+            jacp = np.zeros((3, m.nv))
+            mujoco.mj_jacBody(m, d, jacp, None, body)
+            J = jacp @ self.basis.shapes[:, list(self.puppet)]
+            e = point - d.xpos[body]
+            dist = float(np.linalg.norm(e))
+            if dist > MAX_REACH:
+                e *= MAX_REACH / dist
+            dx = J.T @ np.linalg.solve(J @ J.T + damping ** 2 * np.eye(3), e)
+            limit = MAX_PUPPET * self.scale
+            # from the reference the springs hold now (not the last target): no wind-up while physics lags
+            self.filter.target[:] = np.clip(self.filter.x + dx, -limit, limit)
+        return dist
+
+    def body_position(self, body: int) -> np.ndarray:
+        """World position (3,) [m] of ``body``'s origin now."""
+        with self.lock:
+            return self.data.xpos[body].copy()
+
+    def push(self, force: tuple[float, float, float], seconds: float = 0.2, body: int = 1) -> None:
+        """Push ``body`` (default the root) at its centre of mass with ``force``
+        [N] (world frame) for ``seconds`` of simulated time."""
+        with self.lock:
+            if not 0 < body < self.model.nbody:
+                raise GaitforgeError(f"body {body}: the model has bodies 1 to {self.model.nbody - 1}")
+            self.data.xfrc_applied[:] = 0.0
             self.push_force = np.asarray(force, float).reshape(3)
+            self._push_body = int(body)
             self._push_until = self.data.time + float(seconds)
 
     def reset(self) -> None:
@@ -160,9 +204,9 @@ class PuppetSim:
                 self._references(d.time)
                 self.drive.step(m, d, None)
                 if d.time < self._push_until:
-                    d.xfrc_applied[1, :3] = self.push_force
+                    d.xfrc_applied[self._push_body, :3] = self.push_force
                 elif self._push_until >= 0:
-                    d.xfrc_applied[1, :3] = 0.0
+                    d.xfrc_applied[self._push_body, :3] = 0.0
                     self._push_until = -1.0
                 mujoco.mj_step(m, d)
                 if d.time >= self._next_record:

@@ -43,6 +43,7 @@ class Session:
         self.pin = True          # pin stance feet by modal IK (what ``gaitforge animate`` shows)
         self.physics: PuppetSim | None = None  # the running simulation of physics mode
         self.unpinned = False    # the clip was made live without pinning (see :meth:`refine`)
+        self.puppet_sliders = 0  # puppet modes driven by sliders in physics mode
         self.load(creature)
 
     # ------------------------------------------------------------ creature
@@ -304,15 +305,18 @@ class Session:
     # ------------------------------------------------------------ physics
     def start_physics(self, puppet_modes: int = 3, *, drive_recipe: bool = True) -> None:
         """Switch to physics: the modal controller on the current recipe (if
-        any and ``drive_recipe``) plus ``puppet_modes`` lowest elastic modes
-        driven by the puppet sliders (Kry 2012 §4.4), simulated on its own
-        thread. (A kinematic recipe is not made for physics: most fall.)"""
+        any and ``drive_recipe``) plus the puppet (Kry 2012 §4.4): the
+        ``puppet_modes`` lowest elastic modes driven by sliders, every
+        computed mode by dragging a body; simulated on its own thread. (A
+        kinematic recipe is not made for physics: most fall.)"""
         if self.stiffness_scale != 1.0:
             raise GaitforgeError("physics simulates the creature's own springs: set the stiffness scale to 1")
         basis = self._need_modes()
         self.stop_physics()
         recipe = self.recipe if drive_recipe else None
-        self.physics = PuppetSim(self.character, basis, recipe, tuple(range(min(puppet_modes, basis.count))))
+        # every computed mode is a puppet mode: the sliders drive the first ``puppet_modes``, a drag all
+        self.physics = PuppetSim(self.character, basis, recipe, tuple(range(basis.count)))
+        self.puppet_sliders = min(puppet_modes, basis.count)
         self.physics.drive_recipe = drive_recipe
         self.physics.start()
 
