@@ -156,9 +156,12 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
     shots.append(tmp_path / "3-puppetry.png")
     page.screenshot(path=str(shots[-1]))
 
-    # drag a paw with the mouse: the handle's arrow along +x, 12 cm forward; the simulated paw follows
+    # drag a paw with the mouse (standing again first): the handle's arrow along +x, 12 cm forward;
+    # the simulated paw follows
     box.fill("0")
     box.press("Enter")
+    page.get_by_role("button", name="Reset", exact=True).click()
+    _status(page, "reset: done")
     page.locator('xpath=//label[text()="Drag body"]/ancestor::div[contains(@class,"mantine-Flex-root")][1]'
                  '//input[not(@type="hidden")]').first.click()
     page.get_by_role("option", name="front_left_paw", exact=True).click()
@@ -170,17 +173,22 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
     a, c = (_project(served.client.camera, at + [dx, 0.0, 0.0]) for dx in (0.14, 0.26))
     page.mouse.move(*a)
     page.mouse.down()
+    track = []
     for k in range(1, 11):
         page.mouse.move(a[0] + (c[0] - a[0]) * k / 10, a[1] + (c[1] - a[1]) * k / 10)
+        track.append(sim.body_position(paw))
         time.sleep(0.05)
-    time.sleep(0.6)
+    for _ in range(12):
+        track.append(sim.body_position(paw))
+        time.sleep(0.05)
     shots.append(tmp_path / "4-drag-paw.png")
     page.screenshot(path=str(shots[-1]))
     page.mouse.up()
     goal = np.asarray(served.drag.position)
     assert goal[0] - start[0] > 0.06, "the handle did not move with the mouse"
-    now = sim.body_position(paw)
-    assert now[0] - start[0] > 0.04 and np.linalg.norm(goal - now) < np.linalg.norm(goal - start)
+    # the paw reaches toward the handle (held there, a standing dog may then lose its balance)
+    closest = min(float(np.linalg.norm(goal - x)) for x in track)
+    assert closest < 0.6 * float(np.linalg.norm(goal - start)), (closest, goal, start)
     page.get_by_label("Physics (puppetry)").uncheck()
     _status(page, "physics: done")
 

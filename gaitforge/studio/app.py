@@ -398,6 +398,7 @@ class Page:
         period = 1.0 / FRAME_RATE
         last = start = time.perf_counter()
         next_info, counted, due = start, 0, start
+        window: list[tuple[float, int]] = []
         while not self._stop.is_set():
             now = time.perf_counter()
             self.session.tick(now - last)
@@ -409,8 +410,11 @@ class Page:
                 pass
             if now >= next_info:
                 next_info = now + 1.0 / INFO_RATE
-                self.fps = counted * INFO_RATE if counted else 0.0
-                counted = 0
+                window.append((now, counted))
+                while len(window) > 1 and now - window[0][0] > 1.0:  # frames pushed over the last second
+                    window.pop(0)
+                span = now - window[0][0]
+                self.fps = (counted - window[0][1]) / span if span > 0 else 0.0
                 try:
                     self._info()
                 except Exception:
