@@ -171,3 +171,8 @@ def test_drag_to_pose_moves_the_paw_toward_the_mouse(trotting):
     assert sim.upright() > 0.9
     with pytest.raises(GaitforgeError, match=r"^body 0: the model has bodies 1 to \d+$"):
         sim.reach(0, goal)
+
+
+def test_download_gltf(trotting):
+    name, content = trotting.download("glTF")
+    assert name == "dog-trot.glb" and content[:4] == b"glTF"
