@@ -103,6 +103,13 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
     assert " Hz " in page.locator('xpath=//label[text()="Mode"]/ancestor::div[contains(@class,"mantine-Flex-root")]'
                                   '[1]//input[not(@type="hidden")]').first.input_value()
 
+    # selecting a mode in the list previews it
+    page.locator('xpath=//label[text()="Mode"]/ancestor::div[contains(@class,"mantine-Flex-root")][1]'
+                 '//input[not(@type="hidden")]').first.click()
+    page.get_by_role("option", name=session.mode_lines()[1], exact=True).click()
+    _status(page, "preview: done")
+    assert session.recipe.name == "mode 1"
+
     page.get_by_role("button", name="Trot", exact=True).click()
     _status(page, "trot: done")
     assert session.gait == "trot" and session.recipe.name == "trot"
@@ -178,7 +185,7 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
         page.mouse.move(a[0] + (c[0] - a[0]) * k / 10, a[1] + (c[1] - a[1]) * k / 10)
         track.append(sim.body_position(paw))
         time.sleep(0.05)
-    for _ in range(12):
+    for _ in range(24):  # the mouse held still: the puppet keeps reaching (closed loop)
         track.append(sim.body_position(paw))
         time.sleep(0.05)
     shots.append(tmp_path / "4-drag-paw.png")
@@ -186,7 +193,7 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
     page.mouse.up()
     goal = np.asarray(served.drag.position)
     assert goal[0] - start[0] > 0.06, "the handle did not move with the mouse"
-    # the paw reaches toward the handle (held there, a standing dog may then lose its balance)
+    # the paw reaches the handle (held there long, a standing dog may lose its balance)
     closest = min(float(np.linalg.norm(goal - x)) for x in track)
     assert closest < 0.6 * float(np.linalg.norm(goal - start)), (closest, goal, start)
     page.get_by_label("Physics (puppetry)").uncheck()

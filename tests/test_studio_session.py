@@ -176,3 +176,17 @@ def test_drag_to_pose_moves_the_paw_toward_the_mouse(trotting):
 def test_download_gltf(trotting):
     name, content = trotting.download("glTF")
     assert name == "dog-trot.glb" and content[:4] == b"glTF"
+
+
+def test_constraints_reach_the_modes_and_the_recipe():
+    s = Session("dog")
+    try:
+        with pytest.raises(GaitforgeError, match=r"^bad constraint 'bogus': expected KIND:BODY"):
+            s.set_constraints("bogus")
+        s.set_constraints("lock:head")
+        s.compute_modes()
+        assert [c.name for c in s.basis.constraints][-1] == "lock:head"
+        s.preview_mode(0)
+        assert s.recipe.constraints == ("lock:head",) and s.clip is not None
+    finally:
+        s.close()

@@ -53,6 +53,7 @@ class Page:
         self.drag = None                # the drag handle (transform controls) or None
         self.drag_id = 0
         self.dragging = False
+        self._listed = "(compute modes)"  # the mode list's value as the server last set it
         self._stop = threading.Event()
         self._report_key: object = None
         self._report = None
@@ -86,6 +87,8 @@ class Page:
             self.upload = gui.add_upload_button("Upload creature", hint="YAML, JSON, MJCF .xml, URDF or BVH")
             self.stiffness = gui.add_slider("Stiffness scale", 0.05, 5.0, 0.05, 1.0)
             self.tune = gui.add_button("Tune")
+            self.constraints = gui.add_text("Constraints", "", hint="extra modal constraints, e.g. lock:head "
+                                            "(stable head), pin:front_left_paw, loop:left_hand:right_hand")
         with gui.add_folder("Modes"):
             self.modes_button = gui.add_button("Modes")
             self.mode_list = gui.add_dropdown("Mode", ["(compute modes)"])
@@ -142,6 +145,10 @@ class Page:
                                                     self._refresh_modes))
         self.tune.on_click(lambda e: self.act("tune", s.tune, self._refresh_modes, self._sync,
                                               busy="tuning stiffness"))
+        self.constraints.on_update(lambda e: self.act("constraints",
+                                                      lambda: s.set_constraints(self.constraints.value),
+                                                      self._refresh_modes, busy="computing modes"))
+        self.mode_list.on_update(lambda e: self._mode_selected())
         self.modes_button.on_click(lambda e: self.act("modes", s.compute_modes, self._refresh_modes,
                                                       busy="computing modes"))
         self.preview.on_click(lambda e: self.act("preview", lambda: s.preview_mode(self._mode()),
@@ -163,6 +170,15 @@ class Page:
             button.on_click(lambda e, kind=kind: self.act(f"download {kind}", lambda: self._download(kind),
                                                           busy=f"writing {kind}"))
 
+    def _mode_selected(self) -> None:
+        """Selecting a mode in the list previews it (unless a gait is playing)."""
+        value = self.mode_list.value
+        if value == self._listed:  # our own reset of the list, not a choice
+            return
+        self._listed = value
+        if value[:1].isdigit() and self.session.gait is None and self.session.physics is None:
+            self.act("preview", lambda: self.session.preview_mode(self._mode()), self._refresh_terms)
+
     def _mode(self) -> int:
         text = self.mode_list.value
         if not text[:1].isdigit():
@@ -175,6 +191,7 @@ class Page:
         self._refresh_modes()
         self._refresh_gaits()
         self._drag_options()
+        self.constraints.value = ""
         self._sync()
 
     def _drag_options(self) -> None:
@@ -189,6 +206,7 @@ class Page:
 
     def _refresh_modes(self) -> None:
         lines = self.session.mode_lines() or ["(compute modes)"]
+        self._listed = lines[0]
         self.mode_list.options = lines
         self.mode_list.value = lines[0]
         self._refresh_terms()
@@ -302,9 +320,15 @@ class Page:
         handle = self.client.scene.add_transform_controls("/world/drag", scale=0.2, disable_rotations=True,
                                                           position=sim.body_position(body), depth_test=False)
         handle.on_drag_start(lambda e: setattr(self, "dragging", True))
-        handle.on_drag_end(lambda e: setattr(self, "dragging", False))
+        handle.on_drag_end(lambda e: self._drag_end())
         handle.on_update(lambda e: self.act("drag", lambda: self._dragged(body, handle.position)))
         self.drag, self.drag_id = handle, body
+
+    def _drag_end(self) -> None:
+        self.dragging = False
+        sim = self.session.physics
+        if sim is not None:
+            sim.release()
 
     def _dragged(self, body: int, point) -> None:
         sim = self.session.physics
@@ -314,7 +338,7 @@ class Page:
             k = self.session.character.mass * 9.81 / 0.2
             sim.push(k * (np.asarray(point) - sim.body_position(body)), seconds=0.1, body=body)
         else:
-            sim.reach(body, point)
+            sim.hold(body, point)
 
     def _puppet(self, i: int) -> None:
         sim = self.session.physics

@@ -35,6 +35,7 @@ MAX_CATCH_UP = 0.05     # [s] of simulated time at most per loop turn (a slow ma
 DLS_DAMPING = 0.05      # [m] λ of the damped least squares that turns a dragged point into puppet targets
 MAX_REACH = 0.15        # [m] the error a drag asks for at once (farther targets are approached in steps)
 MAX_PUPPET = 1.5        # puppet targets stay within this many slider units
+REACH_PERIOD = 0.05     # [s] of wall time between two reaches while a drag handle is held
 
 
 class CriticalFilter:
@@ -88,6 +89,7 @@ class PuppetSim:
         self.push_force = np.zeros(3)  # [N] applied at the root body while push_until > time
         self._push_until = -1.0
         self._push_body = 1
+        self._goal: tuple[int, np.ndarray] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._record: collections.deque = collections.deque(maxlen=int(RECORD_SECONDS * 30))
@@ -151,6 +153,17 @@ class PuppetSim:
             # from the reference the springs hold now (not the last target): no wind-up while physics lags
             self.filter.target[:] = np.clip(self.filter.x + dx, -limit, limit)
         return dist
+
+    def hold(self, body: int, point) -> None:
+        """While the mouse holds a drag handle: :meth:`reach` for ``point``
+        again every :data:`REACH_PERIOD` of wall time on the simulation thread
+        (closed loop: the targets stop where the body arrives)."""
+        self.reach(body, point)
+        self._goal = (int(body), np.asarray(point, float).reshape(3).copy())
+
+    def release(self) -> None:
+        """The handle was let go: the targets stay where they are."""
+        self._goal = None
 
     def body_position(self, body: int) -> np.ndarray:
         """World position (3,) [m] of ``body``'s origin now."""
@@ -258,8 +271,13 @@ class PuppetSim:
     def _loop(self) -> None:
         last = time.perf_counter()
         window_wall, window_sim, window_steps = last, 0.0, 0
+        next_reach = last
         while not self._stop.is_set():
             now = time.perf_counter()
+            goal = self._goal
+            if goal is not None and now >= next_reach:
+                next_reach = now + REACH_PERIOD
+                self.reach(*goal)
             due = min((now - last) * self.rate, MAX_CATCH_UP)
             last = now
             if due >= self.dt:

@@ -54,6 +54,7 @@ class Session:
         self.character = character
         self.label = Path(os.fspath(name_or_path)).name
         self.stiffness_scale = 1.0
+        self.constraints: tuple[str, ...] = ()
         self.basis: lib.ModalBasis | None = None
         self.descriptions: list[str] = []
         self.recipe: lib.GaitRecipe | None = None
@@ -90,6 +91,24 @@ class Session:
         if had_modes:
             self.compute_modes()
 
+    def set_constraints(self, text: str) -> None:
+        """Extra constraints of the modal analysis, as ``gaitforge modes
+        --constrain`` writes them, separated by commas or spaces (e.g.
+        ``lock:head, pin:front_left_paw``; empty: none); computed modes are
+        computed again."""
+        from gaitforge.modal import parse_constraint
+
+        if not isinstance(text, str):
+            raise GaitforgeError(f"constraints must be text, got {type(text).__name__}")
+        items = tuple(t for t in text.replace(",", " ").split() if t)
+        for item in items:
+            parse_constraint(item, self.character)  # one-line error for a bad one
+        had_modes = self.basis is not None
+        self.constraints = items
+        self.basis, self.descriptions, self.recipe, self.clip, self.gait = None, [], None, None, None
+        if had_modes:
+            self.compute_modes()
+
     def tune(self) -> float:
         """Set the stiffness scale at which the creature holds its rest pose
         (joints within 5°) and return it."""
@@ -101,7 +120,10 @@ class Session:
         """Natural vibration modes at the current stiffness scale (frequencies
         [Hz] in ``basis.frequencies``, one description per mode)."""
         self.stop_physics()
-        self.basis = gf.modes(self.character, count=count, stiffness_scale=self.stiffness_scale)
+        from gaitforge.modal import parse_constraint
+
+        extra = [parse_constraint(c, self.character) for c in self.constraints]
+        self.basis = gf.modes(self.character, count=count, stiffness_scale=self.stiffness_scale, constraints=extra)
         self.descriptions = lib.describe(self.character, self.basis)
         self.recipe, self.clip, self.gait = None, None, None
 
@@ -218,7 +240,7 @@ class Session:
     def _recipe(self, name: str, terms) -> lib.GaitRecipe:
         assert self.basis is not None
         return lib.GaitRecipe(name=name, creature=self.character.name, terms=tuple(terms),
-                              stiffness_scale=self.stiffness_scale)
+                              stiffness_scale=self.stiffness_scale, constraints=self.constraints)
 
     def _set_recipe(self, recipe: lib.GaitRecipe, *, grounded: bool = True, pin: bool | None = None) -> None:
         clip = self._clip_of(recipe, grounded, self.pin if pin is None else pin)
