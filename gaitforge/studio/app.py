@@ -87,9 +87,9 @@ class Page:
             self.upload = gui.add_upload_button("Upload creature", hint="YAML, JSON, MJCF .xml, URDF or BVH")
             self.stiffness = gui.add_slider("Stiffness scale", 0.05, 5.0, 0.05, 1.0)
             self.tune = gui.add_button("Tune")
+        with gui.add_folder("Modes"):
             self.constraints = gui.add_text("Constraints", "", hint="extra modal constraints, e.g. lock:head "
                                             "(stable head), pin:front_left_paw, loop:left_hand:right_hand")
-        with gui.add_folder("Modes"):
             self.modes_button = gui.add_button("Modes")
             self.mode_list = gui.add_dropdown("Mode", ["(compute modes)"])
             self.preview = gui.add_button("Preview mode")
