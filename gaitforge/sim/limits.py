@@ -34,7 +34,8 @@ and hinge) place the creature in the world and are not driven.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import mujoco
 import numpy as np
@@ -78,7 +79,8 @@ class LimitReport:
     before clipping, and the joint; peak_speed, the largest rotational
     joint speed as a fraction of the speed bound, and the joint; clipped,
     the control ticks in which some joint's drive was clipped, of ticks;
-    limits: the limits run under."""
+    joints: each driven joint's (peak drive, peak speed) as those fractions
+    (a slide's speed: nan); limits: the limits run under."""
 
     limits: JointLimits
     peak_torque: float
@@ -87,6 +89,7 @@ class LimitReport:
     speed_joint: str
     clipped: int
     ticks: int
+    joints: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return (f"joints: peak drive {self.peak_torque:.2f} of its limit ({self.torque_joint}), peak speed "
@@ -94,97 +97,77 @@ class LimitReport:
                 f"clipped in {self.clipped} of {self.ticks} ticks")
 
 
-def _driven(model: mujoco.MjModel) -> list[int]:
-    """Joints that are driven: every joint not on the first body."""
-    return [j for j in range(model.njnt) if model.jnt_bodyid[j] != 1]
-
-
 class Limiter:
     """Steps ``model`` with each joint's drive clipped to ``limits`` and
-    keeps the peaks for a :class:`LimitReport`."""
+    keeps the peaks for a :class:`LimitReport`. The joints not on the first
+    body are driven: hinges and slides (one DOF each), balls (three)."""
 
     def __init__(self, model: mujoco.MjModel, limits: JointLimits):
         self.limits = limits
         torque, force = limits.bounds(model)
-        names, scalar, bound, ball, speed_dofs = [], [], [], [], []
-        for j in _driven(model):
+        scalar, ball = [], []
+        for j in range(model.njnt):
+            if model.jnt_bodyid[j] == 1:
+                continue
             kind, a = int(model.jnt_type[j]), int(model.jnt_dofadr[j])
             name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
             if kind == mujoco.mjtJoint.mjJNT_BALL:
                 ball.append((a, name))
             elif kind in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
-                scalar.append((a, name))
-                bound.append(force if kind == mujoco.mjtJoint.mjJNT_SLIDE else torque)
-                if kind == mujoco.mjtJoint.mjJNT_HINGE:
-                    speed_dofs.append((a, name))
-            names.append(name)
-        self._sdof = np.array([a for a, _ in scalar], int)
-        self._sname = [n for _, n in scalar]
-        self._sbound = np.array(bound, float)
+                scalar.append((a, name, kind == mujoco.mjtJoint.mjJNT_SLIDE))
+        self._sdof = np.array([a for a, _, _ in scalar], int)
+        self._sbound = np.array([force if slide else torque for _, _, slide in scalar], float)
+        self._srot = np.array([not slide for _, _, slide in scalar], bool)  # speeds of hinges only
         self._bdof = np.array([[a, a + 1, a + 2] for a, _ in ball], int).reshape(-1, 3)
-        self._bname = [n for _, n in ball]
         self._ball_bound = torque
-        self._wdof = np.array([a for a, _ in speed_dofs], int)
-        self._wname = [n for _, n in speed_dofs]
-        self._peak_t, self._peak_tj = 0.0, "-"
-        self._peak_w, self._peak_wj = 0.0, "-"
+        self._names = [n for _, n, _ in scalar] + [n for _, n in ball]
+        self._drive = np.zeros(len(self._names))  # per joint: peak drive / bound
+        self._speed = np.zeros(len(self._names))  # per joint: peak speed / speed bound
         self.clipped = self.ticks = 0
 
     def step(self, model: mujoco.MjModel, data: mujoco.MjData, nstep: int) -> None:
         """``nstep`` physics steps with the drives clipped; the controller's
         ``qfrc_applied`` is restored afterwards (it may read it back)."""
         applied = data.qfrc_applied.copy()
-        clipped = False
+        ns, clipped = len(self._sdof), False
+        drive, speed = np.empty(len(self._names)), np.empty(len(self._names))
         for _ in range(nstep):
             mujoco.mj_step1(model, data)
             tau = data.qfrc_passive + applied
             corr = np.zeros(model.nv)
-            if len(self._sdof):
-                t = tau[self._sdof]
-                ratio = np.abs(t) / self._sbound
-                i = int(np.argmax(ratio))
-                if ratio[i] > self._peak_t:
-                    self._peak_t, self._peak_tj = float(ratio[i]), self._sname[i]
-                over = ratio > 1.0
-                if over.any():
-                    clipped = True
-                    corr[self._sdof[over]] = np.sign(t[over]) * self._sbound[over] - t[over]
-            if len(self._bdof):
-                t3 = tau[self._bdof]
-                norm = np.sqrt((t3 * t3).sum(axis=1))
-                i = int(np.argmax(norm))
-                if norm[i] / self._ball_bound > self._peak_t:
-                    self._peak_t, self._peak_tj = float(norm[i] / self._ball_bound), self._bname[i]
-                over = norm > self._ball_bound
-                if over.any():
-                    clipped = True
-                    scale = self._ball_bound / norm[over] - 1.0
-                    corr[self._bdof[over]] = t3[over] * scale[:, None]
+            t = tau[self._sdof]
+            t3 = tau[self._bdof]
+            norm = np.sqrt((t3 * t3).sum(axis=1))
+            drive[:ns] = np.abs(t) / self._sbound
+            drive[ns:] = norm / self._ball_bound
+            if drive.max(initial=0.0) > 1.0:
+                clipped = True
+                over = drive[:ns] > 1.0
+                corr[self._sdof[over]] = np.sign(t[over]) * self._sbound[over] - t[over]
+                over3 = drive[ns:] > 1.0
+                corr[self._bdof[over3]] = t3[over3] * (1.0 / drive[ns:][over3] - 1.0)[:, None]
+            np.maximum(self._drive, drive, out=self._drive)
             data.qfrc_applied[:] = applied + corr
             mujoco.mj_step2(model, data)
-            self._speeds(data)
+            v = data.qvel
+            w3 = v[self._bdof]
+            speed[:ns] = np.where(self._srot, np.abs(v[self._sdof]), 0.0)
+            speed[ns:] = np.sqrt((w3 * w3).sum(axis=1))
+            np.maximum(self._speed, speed / self.limits.speed, out=self._speed)
         data.qfrc_applied[:] = applied
         self.ticks += 1
         self.clipped += clipped
 
-    def _speeds(self, data: mujoco.MjData) -> None:
-        v = data.qvel
-        if len(self._wdof):
-            w = np.abs(v[self._wdof])
-            i = int(np.argmax(w))
-            if w[i] / self.limits.speed > self._peak_w:
-                self._peak_w, self._peak_wj = float(w[i] / self.limits.speed), self._wname[i]
-        if len(self._bdof):
-            w3 = v[self._bdof]
-            w = np.sqrt((w3 * w3).sum(axis=1))
-            i = int(np.argmax(w))
-            if w[i] / self.limits.speed > self._peak_w:
-                self._peak_w, self._peak_wj = float(w[i] / self.limits.speed), self._bname[i]
-
     def report(self) -> LimitReport:
         """The peaks and clip count so far."""
-        return LimitReport(self.limits, self._peak_t, self._peak_tj, self._peak_w, self._peak_wj,
-                           self.clipped, self.ticks)
+        if not self._names:
+            return LimitReport(self.limits, 0.0, "-", 0.0, "-", self.clipped, self.ticks)
+        i, k = int(np.argmax(self._drive)), int(np.argmax(self._speed))
+        ns = len(self._sdof)
+        joints = {n: (float(self._drive[j]), float(self._speed[j]) if j >= ns or self._srot[j] else math.nan)
+                  for j, n in enumerate(self._names)}
+        return LimitReport(self.limits, float(self._drive[i]), self._names[i], float(self._speed[k]),
+                           self._names[k], self.clipped, self.ticks, joints)
 
 
 def limits_of(controller: object) -> JointLimits | None:
