@@ -26,7 +26,7 @@ clipped step still carries the damper's implicit correction (small: the
 damping force is a fraction of the drive). Joint speed is *measured*, not
 enforced: slowing a joint with damping beyond a threshold would hide the
 demand, not meet it, so the peak is reported and tests assert it stays
-under the bound.
+under the bound (each step's speed is read at its start).
 
 The joints on the first body (a free joint, or a planar creature's slides
 and hinge) place the creature in the world and are not driven.
@@ -34,6 +34,7 @@ and hinge) place the creature in the world and are not driven.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -97,6 +98,67 @@ class LimitReport:
                 f"clipped in {self.clipped} of {self.ticks} ticks")
 
 
+def _clip(passive, applied, qvel, sdof, sbound, srot, bdof, bbound, wbound, out, drive, speed) -> bool:
+    """One physics step's clip: ``out`` (qfrc_applied (nv,)) = ``applied``
+    (the controller's, (nv,)) plus, on each joint whose drive (``passive``
+    + ``applied``) exceeds its bound, what brings the drive to the bound.
+    Scalar joints: DOFs ``sdof``, bounds ``sbound`` [N m or N], ``srot``
+    true for hinges (whose speed counts); ball joints: first DOFs ``bdof``,
+    bound ``bbound`` [N m] on the norm. ``drive`` and ``speed`` (per joint,
+    scalar joints first) keep the peaks as fractions of the bounds, the
+    speed (``qvel`` at the step's start) of ``wbound`` [rad/s]. Returns
+    whether any drive was clipped. Compiled with numba where available."""
+    out[:] = applied
+    clipped = False
+    ns = sdof.shape[0]
+    for i in range(ns):
+        a = sdof[i]
+        t = passive[a] + applied[a]
+        r = abs(t) / sbound[i]
+        if r > drive[i]:
+            drive[i] = r
+        if r > 1.0:
+            out[a] = applied[a] + math.copysign(sbound[i], t) - t
+            clipped = True
+        if srot[i]:
+            w = abs(qvel[a]) / wbound
+            if w > speed[i]:
+                speed[i] = w
+    for k in range(bdof.shape[0]):
+        a = bdof[k]
+        t0, t1, t2 = passive[a] + applied[a], passive[a + 1] + applied[a + 1], passive[a + 2] + applied[a + 2]
+        r = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2) / bbound
+        if r > drive[ns + k]:
+            drive[ns + k] = r
+        if r > 1.0:
+            f = 1.0 / r - 1.0
+            out[a] += t0 * f
+            out[a + 1] += t1 * f
+            out[a + 2] += t2 * f
+            clipped = True
+        w = math.sqrt(qvel[a] ** 2 + qvel[a + 1] ** 2 + qvel[a + 2] ** 2) / wbound
+        if w > speed[ns + k]:
+            speed[ns + k] = w
+    return clipped
+
+
+_COMPILED: list = []
+
+
+def _clip_kernel():
+    """``_clip`` compiled by numba (once, on first use, so that numba's cache
+    folder is the one the controllers' kernels set up, ``control.jit``);
+    itself under ``GAITFORGE_NO_JIT=1``."""
+    if not _COMPILED:
+        if os.environ.get("GAITFORGE_NO_JIT", "") in ("1", "true", "yes"):
+            _COMPILED.append(_clip)
+        else:
+            import numba
+
+            _COMPILED.append(numba.njit(cache=True)(_clip))
+    return _COMPILED[0]
+
+
 class Limiter:
     """Steps ``model`` with each joint's drive clipped to ``limits`` and
     keeps the peaks for a :class:`LimitReport`. The joints not on the first
@@ -115,45 +177,28 @@ class Limiter:
                 ball.append((a, name))
             elif kind in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
                 scalar.append((a, name, kind == mujoco.mjtJoint.mjJNT_SLIDE))
-        self._sdof = np.array([a for a, _, _ in scalar], int)
+        self._sdof = np.array([a for a, _, _ in scalar], np.int64)
         self._sbound = np.array([force if slide else torque for _, _, slide in scalar], float)
-        self._srot = np.array([not slide for _, _, slide in scalar], bool)  # speeds of hinges only
-        self._bdof = np.array([[a, a + 1, a + 2] for a, _ in ball], int).reshape(-1, 3)
-        self._ball_bound = torque
+        self._srot = np.array([not slide for _, _, slide in scalar], np.bool_)  # speeds of hinges only
+        self._bdof = np.array([a for a, _ in ball], np.int64)
+        self._ball_bound = float(torque)
         self._names = [n for _, n, _ in scalar] + [n for _, n in ball]
         self._drive = np.zeros(len(self._names))  # per joint: peak drive / bound
         self._speed = np.zeros(len(self._names))  # per joint: peak speed / speed bound
         self.clipped = self.ticks = 0
+        self._kernel = _clip_kernel()
 
     def step(self, model: mujoco.MjModel, data: mujoco.MjData, nstep: int) -> None:
         """``nstep`` physics steps with the drives clipped; the controller's
         ``qfrc_applied`` is restored afterwards (it may read it back)."""
         applied = data.qfrc_applied.copy()
-        ns, clipped = len(self._sdof), False
-        drive, speed = np.empty(len(self._names)), np.empty(len(self._names))
+        clipped = False
+        args = (self._sdof, self._sbound, self._srot, self._bdof, self._ball_bound, float(self.limits.speed),
+                data.qfrc_applied, self._drive, self._speed)
         for _ in range(nstep):
             mujoco.mj_step1(model, data)
-            tau = data.qfrc_passive + applied
-            corr = np.zeros(model.nv)
-            t = tau[self._sdof]
-            t3 = tau[self._bdof]
-            norm = np.sqrt((t3 * t3).sum(axis=1))
-            drive[:ns] = np.abs(t) / self._sbound
-            drive[ns:] = norm / self._ball_bound
-            if drive.max(initial=0.0) > 1.0:
-                clipped = True
-                over = drive[:ns] > 1.0
-                corr[self._sdof[over]] = np.sign(t[over]) * self._sbound[over] - t[over]
-                over3 = drive[ns:] > 1.0
-                corr[self._bdof[over3]] = t3[over3] * (1.0 / drive[ns:][over3] - 1.0)[:, None]
-            np.maximum(self._drive, drive, out=self._drive)
-            data.qfrc_applied[:] = applied + corr
+            clipped |= self._kernel(data.qfrc_passive, applied, data.qvel, *args)
             mujoco.mj_step2(model, data)
-            v = data.qvel
-            w3 = v[self._bdof]
-            speed[:ns] = np.where(self._srot, np.abs(v[self._sdof]), 0.0)
-            speed[ns:] = np.sqrt((w3 * w3).sum(axis=1))
-            np.maximum(self._speed, speed / self.limits.speed, out=self._speed)
         data.qfrc_applied[:] = applied
         self.ticks += 1
         self.clipped += clipped
