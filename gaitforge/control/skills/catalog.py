@@ -24,7 +24,9 @@ PARAMS = {
     # Both at 2 ms under implicitfast: the speed and stride of every gait move by under 5 % at 1 and
     # 0.5 ms (benchmarks/convergence.py). The gorilla's former 10 ms discrete step pushed its feet
     # 44-57 mm into the ground and lost its waypoint path under another BLAS kernel.
-    "gorilla": SkillParams(gaits.GORILLA, timestep=0.002, integrator="implicitfast"),
+    # Its contacts at a 12 ms time constant (the creature's own is 20 ms): its feet sank 17-23 mm, more than
+    # half their 35 mm radius; at 12 ms 10-16 mm (benchmarks/convergence.py, docs/physics.md).
+    "gorilla": SkillParams(gaits.GORILLA, timestep=0.002, integrator="implicitfast", contact_timeconst=0.012),
     # The dog weighs a fifth of the gorilla: its speed force is scaled with its mass.
     # Its physics: under the discrete integrator its rear paws' stance (by their
     # contacts) shortened from 0.67 of the stride to 0.51-0.61, so it keeps
