@@ -49,7 +49,7 @@ PARAMS = {
 # integrator per control tick, for comparison (docs/physics.md): there the
 # thesis' soft servos do not hold every gait (the DS walk at 0.3 m/s fell
 # at 2.2 s).
-_COARSE = {"timestep": 0.01, "integrator": "discrete"}
+_COARSE = {"timestep": 0.01, "integrator": "discrete", "contact_timeconst": 0.0}  # its former contacts too
 GAINS: dict[str, dict[str, Mapping[str, Any]]] = {
     "gorilla": {"ours": {}, "thesis": {"kp_scale": 1.0}, "ours-10ms": dict(_COARSE),
                 "thesis-10ms": {"kp_scale": 1.0, **_COARSE}},
