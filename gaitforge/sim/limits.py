@@ -20,10 +20,11 @@ Torques are *enforced*: :class:`Limiter` steps the physics one step at a
 time (``mj_step1``/``mj_step2``) and, where a joint's drive (the passive
 spring and damper forces MuJoCo computed for this step, plus the applied
 torque) exceeds its bound, adds the difference to ``qfrc_applied`` so the
-joint receives exactly the bound. Under the implicit integrators MuJoCo
-also treats the joint dampers implicitly; the clip is explicit, so a
-clipped step still carries the damper's implicit correction (small: the
-damping force is a fraction of the drive). Joint speed is *measured*, not
+joint receives exactly the bound. The clip is explicit: under MuJoCo's
+implicit integrators a clipped step still carries the implicit part of the
+joint's damper (``discrete``: of its spring too); what the joints received
+is read back from the equation of motion in
+``tests/test_joint_torques_only.py``. Joint speed is *measured*, not
 enforced: slowing a joint with damping beyond a threshold would hide the
 demand, not meet it, so the peak is reported and tests assert it stays
 under the bound (each step's speed is read at its start).
