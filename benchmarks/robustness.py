@@ -10,7 +10,9 @@ A range is offered only where every start holds (docs/robustness.md).
 Prints a markdown table: runner, gait, speed [m/s], starts held, the
 earliest fall [s], the largest miss of the commanded speed among the starts
 that held (mean forward speed over the run's second half), what their
-footfalls read as (``sim.ensemble.footfall_class``), wall time.
+footfalls read as (``sim.ensemble.footfall_class``), the worst start's
+peak joint drive and joint speed as fractions of the creature's limits and
+its share of control ticks with a drive clipped (``sim.limits``), wall time.
 """
 from __future__ import annotations
 
@@ -51,8 +53,9 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     print(f"noise: joints ±{noise.joint} rad, start speed ±{noise.speed:.0%}, friction ×{noise.friction[0]}–"
           f"{noise.friction[1]}; {args.starts} starts × {args.seconds:g} s each\n")
-    print("| runner | gait | speed m/s | held | first fall s | speed miss | footfalls read as | wall s |")
-    print("|---|---|---|---|---|---|---|---|", flush=True)
+    print("| runner | gait | speed m/s | held | first fall s | speed miss | footfalls read as | peak τ/limit "
+          "| peak ω/limit | ticks clipped | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     for name in args.runners.split(","):
         for gait, (lo, hi) in _ranges(name).items():
             if (args.gaits and gait not in args.gaits.split(",")) or hi <= 0.0:
@@ -65,14 +68,17 @@ def main(argv: list[str] | None = None) -> None:
                 wall = time.perf_counter() - t0
                 fall = "—" if math.isnan(e.first_fall) else f"{e.first_fall:.1f}"
                 miss = e.speed_error()
+                drive, omega, clipped = e.peaks()
                 print(f"| {name} | {gait} | {v:g} | {e.held}/{args.starts} | {fall} | "
                       f"{'—' if math.isnan(miss) else f'{miss:.1%}'} | "
-                      f"{', '.join(f'{k} {n}' for k, n in e.gaits().items())} | {wall:.0f} |", flush=True)
+                      f"{', '.join(f'{k} {n}' for k, n in e.gaits().items())} | {drive:.2f} | {omega:.2f} | "
+                      f"{clipped:.2%} | {wall:.0f} |", flush=True)
                 rows.append({"runner": name, "gait": gait, "speed": v, "starts": args.starts, "held": e.held,
                              "first_fall": None if math.isnan(e.first_fall) else e.first_fall,
                              "speed_miss": None if math.isnan(miss) else miss,
                              "falls": {o.seed: o.fall for o in e.outcomes if not o.held},
-                             "gaits": e.gaits()})
+                             "gaits": e.gaits(), "peak_drive": drive, "peak_joint_speed": omega,
+                             "clipped": clipped})
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -238,9 +238,9 @@ def test_thesis_gains_are_the_gorillas_servos_at_kp_scale_one():
 
     ours = catalog.PARAMS["gorilla"]
     assert catalog.params("gorilla", "thesis") == replace(ours, kp_scale=1.0)
-    assert catalog.params("gorilla", "thesis-10ms") == replace(ours, kp_scale=1.0, timestep=0.01,
-                                                               integrator="discrete")
-    assert catalog.params("gorilla", "ours-10ms") == replace(ours, timestep=0.01, integrator="discrete")
+    former = {"timestep": 0.01, "integrator": "discrete", "contact_timeconst": 0.0}  # the creature's 20 ms contacts
+    assert catalog.params("gorilla", "thesis-10ms") == replace(ours, kp_scale=1.0, **former)
+    assert catalog.params("gorilla", "ours-10ms") == replace(ours, **former)
     assert ours.kp_scale == 3.0 and ours.timestep == 0.002 and ours.integrator == "implicitfast"
     gain_sets = {k: registry.entry(k).gain_sets for k in ("gorilla", "dog", "raibert_quadruped")}
     assert gain_sets == {"gorilla": ("ours", "thesis", "ours-10ms", "thesis-10ms"), "dog": ("ours",),
@@ -333,7 +333,7 @@ def test_default_speeds_are_the_thesis_ones_where_the_gait_holds_them_else_its_r
 
     assert default_speeds(registry.entry("gorilla", "ds_walk")) == [0.1, 0.2, 0.3, 0.4, 0.5]
     assert default_speeds(registry.entry("dog", "trot")) == [0.4, 0.62, 0.85, 1.08, 1.3]  # 0.4–1.3: not 0.1–0.3
-    assert default_speeds(registry.entry("dog", "walk")) == [0.2, 0.33, 0.45, 0.57, 0.7]  # 0.2–0.7: not the thesis' 0.1
+    assert default_speeds(registry.entry("dog", "walk")) == [0.2, 0.31, 0.43, 0.54, 0.65]  # not the thesis' 0.1
     assert default_speeds(registry.entry("dog", "pace")) == [0.1, 0.2, 0.3, 0.4, 0.5]     # 0.1–1.1 holds them all
     assert default_speeds(registry.entry("dog", "gallop")) == [1.3, 1.32, 1.35, 1.38, 1.4]
     assert default_speeds(registry.entry("gorilla", "stand")) == [0.0]                  # a gait of one speed
@@ -348,7 +348,7 @@ def test_verdict_json_names_its_units():
                            "foreign_contact": "hand_left", "fall": None}
 
 
-@pytest.mark.parametrize("gait, speed", [("canter", 0.45), ("walk", 0.7)])
+@pytest.mark.parametrize("gait, speed", [("canter", 0.45), ("walk", 0.65)])
 def test_a_paws_heel_is_the_paw(gait, speed):
     """The dog's metacarpus and metatarsus end in a cap at the paw's joint
     that touches the ground in stride; within the paw's reach of its joint

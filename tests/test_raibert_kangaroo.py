@@ -18,6 +18,7 @@ from gaitforge.creatures.builders.raibert import raibert_kangaroo
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.runner import run
+from limits_check import assert_within_limits
 
 G = 9.81
 PAPER = {  # RH91 Table 2, Kangaroo Hop: (animal, animation)
@@ -230,6 +231,7 @@ def test_jump_clears_a_box_and_hopping_resumes(roo):
 def test_sixty_seconds_at_speed(roo, speed):
     c, m, r = hop(roo, speed, 60.0)
     assert r.fall is None, str(r.fall)
+    assert_within_limits(r, "kangaroo", "hop")
     com, _, _ = kinematics(roo, m, r)
     last = r.times >= 40.0
     mean = (com[last][-1, 0] - com[last][0, 0]) / (r.times[last][-1] - r.times[last][0])

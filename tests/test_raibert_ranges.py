@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gaitforge.control.raibert import catalog
+from limits_check import assert_within_limits
 
 
 def grid(lo: float, hi: float, step: float = 0.1) -> list[float]:
@@ -27,6 +28,7 @@ def test_sixty_seconds_at_every_speed_of_the_range(key, gait, speed):
         warnings.simplefilter("error")  # inside the range: no clamping
         _, rollout = catalog.simulate(key, gait, speed, 60.0, record_fps=50.0)
     assert rollout.fall is None, str(rollout.fall)
+    assert_within_limits(rollout, key, gait)
     t, q = rollout.times, rollout.clip.qpos
     last = t >= 40.0
     planar = key == "kangaroo"  # root slides x, z: qpos[0] is x

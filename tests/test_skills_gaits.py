@@ -17,6 +17,7 @@ from gaitforge.control.skills import catalog
 from gaitforge.control.skills.commands import Command
 from gaitforge.control.skills.gaitcheck import check, roll_windows, root_roll, speed_error
 from gaitforge.errors import GaitforgeError, UnknownNameError
+from limits_check import assert_within_limits
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +27,7 @@ MINUTE = 60.0
 def _held(name, gait, speed, **kw):
     character, rollout = catalog.simulate(name, gait, speed, MINUTE, **kw)
     assert rollout.fall is None, f"{name} {gait} at {speed} m/s: {rollout.fall}"
+    assert_within_limits(rollout, name, gait)
     return character, rollout
 
 
@@ -116,6 +118,7 @@ def test_dog_holds_both_ends_of_each_speed_range_from_perturbed_starts(gait, end
     speed = catalog.SPEED_RANGES["dog"][gait][end]
     character, rollout = simulate_perturbed("dog", gait, speed, MINUTE, StartNoise(), seed)
     assert rollout.fall is None, f"dog {gait} at {speed} m/s (seed {seed}): {rollout.fall}"
+    assert_within_limits(rollout, "dog", gait)
     _assert_dog_gait(character, rollout, gait, speed)
 
 

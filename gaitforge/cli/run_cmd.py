@@ -71,6 +71,8 @@ def cmd_run(args) -> int:
     console.print(f"{character.name} {e.gait}{at}: {sim:.1f} s simulated in {rollout.wall_time:.2f} s "
                   f"({sim / max(rollout.wall_time, 1e-9):.0f}x real time)")
     console.print(str(rollout.physics), soft_wrap=True)
+    if rollout.limits is not None:
+        console.print(f"{rollout.limits.limits}; {rollout.limits}", soft_wrap=True)
     status = 0
     if rollout.fall is not None:
         console.print(f"[red]{rollout.fall}[/red]")

@@ -95,12 +95,18 @@ class Outcome:
     mean forward speed over the second half of the run; gait: the class of
     its footfalls over that half (``motion.metrics.classify_gait`` on the
     simulated foot contacts, debounced 0.1 s; "" when they cannot be
-    measured, e.g. after a fall)."""
+    measured, e.g. after a fall); peak_drive, peak_joint_speed: the largest
+    joint drive and joint speed as fractions of the controller's limits,
+    clipped: the share of control ticks in which a drive was clipped
+    (``sim.limits.LimitReport``; nan when the controller declares no limits)."""
 
     seed: int
     fall: float
     speed: float
     gait: str = ""
+    peak_drive: float = math.nan
+    peak_joint_speed: float = math.nan
+    clipped: float = math.nan
 
     @property
     def held(self) -> bool:
@@ -109,22 +115,26 @@ class Outcome:
 
 class EnsembleTrial:
     """A picklable problem for ``sim.batch``: params = () ignored, seed →
-    the (fall [s] or nan, speed [m/s]) of ``runner``'s ``gait`` at ``speed``
-    from the start :class:`PerturbedStart` draws for that seed."""
+    the (fall [s] or nan, speed [m/s], footfall class, peak drive, peak
+    joint speed, share clipped) of ``runner``'s ``gait`` at ``speed`` from
+    the start :class:`PerturbedStart` draws for that seed (:class:`Outcome`)."""
 
     def __init__(self, runner: str, gait: str, speed: float, seconds: float, noise: StartNoise,
                  timestep: float | None = None):
         self.runner, self.gait, self.speed, self.seconds = runner, gait, float(speed), float(seconds)
         self.noise, self.timestep = noise, timestep
 
-    def __call__(self, params, seed: int) -> tuple[float, float, str]:
+    def __call__(self, params, seed: int) -> tuple[float, float, str, float, float, float]:
         character, rollout = simulate_perturbed(self.runner, self.gait, self.speed, self.seconds, self.noise, seed,
                                                 timestep=self.timestep)
         t, x = rollout.times, rollout.clip.qpos[:, 0]
         half = t >= 0.5 * t[-1]
         speed = float((x[half][-1] - x[half][0]) / max(t[half][-1] - t[half][0], 1e-9)) if half.sum() > 1 else 0.0
         fall = math.nan if rollout.fall is None else float(rollout.fall.time)
-        return fall, speed, (footfall_class(character, rollout, half) if math.isnan(fall) else "")
+        lim = rollout.limits
+        peaks = ((lim.peak_torque, lim.peak_speed, lim.clipped / max(lim.ticks, 1)) if lim is not None
+                 else (math.nan, math.nan, math.nan))
+        return (fall, speed, (footfall_class(character, rollout, half) if math.isnan(fall) else "")) + peaks
 
 
 def footfall_class(character, rollout, keep: np.ndarray) -> str:
@@ -187,6 +197,14 @@ class Ensemble:
                 out[o.gait or "unmeasured"] = out.get(o.gait or "unmeasured", 0) + 1
         return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
+    def peaks(self) -> tuple[float, float, float]:
+        """The worst over the starts of (peak joint drive, peak joint speed,
+        share of ticks clipped), each as in :class:`Outcome` (nan: no limits)."""
+        def worst(values: list[float]) -> float:
+            return max(values) if values and not any(math.isnan(v) for v in values) else math.nan
+        return (worst([o.peak_drive for o in self.outcomes]), worst([o.peak_joint_speed for o in self.outcomes]),
+                worst([o.clipped for o in self.outcomes]))
+
     def speed_error(self) -> float:
         """Largest relative miss of the commanded speed among the starts that
         held (nan: none held, or a speed of 0)."""
@@ -211,4 +229,4 @@ def ensemble(runner: str, gait: str, speed: float, *, starts: int = 20, seconds:
                         ray=ray) as pool:
         results = pool.map([np.zeros(0)] * starts, seeds, progress=progress)
     return Ensemble(runner, gait, float(speed), float(seconds),
-                    tuple(Outcome(s, f, v, g) for s, (f, v, g) in zip(seeds, results)))
+                    tuple(Outcome(s, *r) for s, r in zip(seeds, results)))

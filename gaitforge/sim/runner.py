@@ -20,6 +20,7 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.motion.clip import MotionClip
 from gaitforge.sim.controller import Controller, run_settings
 from gaitforge.sim.events import DIVERGED, RunEvent
+from gaitforge.sim.limits import Limiter, LimitReport, limits_of
 from gaitforge.sim.physics import Physics
 
 _OWN: Any = object()  # the default of ``run``'s settings: the controller's own
@@ -38,7 +39,10 @@ class Rollout:
     other_contact (T,) int: the id of a body that is no foot (nor below
     one) and touches the ground at that tick, 0 when none does (None: not
     recorded); physics: what the run integrated with
-    (``sim.physics.Physics``; None for a rollout assembled by hand).
+    (``sim.physics.Physics``; None for a rollout assembled by hand);
+    limits: the joints' peak drive and speed against the controller's
+    declared limits and how often a drive was clipped
+    (``sim.limits.LimitReport``; None when the controller declares none).
     """
 
     clip: MotionClip
@@ -50,6 +54,7 @@ class Rollout:
     wall_time: float
     other_contact: np.ndarray | None = None
     physics: Physics | None = None
+    limits: LimitReport | None = None
 
     @property
     def times(self) -> np.ndarray:
@@ -153,6 +158,9 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     the controller's reset (e.g. ``sim.ensemble``'s perturbed starts); it is
     the last write to ``qpos``/``qvel`` before the run. ``timestep`` [s]
     replaces the physics step the controller prepares (not with ``model``).
+    A controller that declares ``joint_limits`` (``sim.limits.JointLimits``)
+    has its joints' drives clipped to them every physics step, and the
+    rollout reports the peaks (``Rollout.limits``).
     """
     import time as _time
 
@@ -169,6 +177,8 @@ def run(character: Character, controller: Controller, seconds: float, *, control
         raise GaitforgeError(f"control_dt {control_dt} s is not a multiple of the timestep {m.opt.timestep} s")
     record_every = max(1, int(round(1.0 / (record_fps * control_dt))))
     controller.reset(m, d)
+    limits = limits_of(controller)
+    limiter = None if limits is None else Limiter(m, limits)
     if initial is not None:
         initial(m, d)
     mujoco.mj_forward(m, d)
@@ -206,7 +216,10 @@ def run(character: Character, controller: Controller, seconds: float, *, control
             progress(float(d.time))
         controller.compute(m, d)
         before = float(d.time)
-        mujoco.mj_step(m, d, nstep=nstep)
+        if limiter is None:
+            mujoco.mj_step(m, d, nstep=nstep)
+        else:
+            limiter.step(m, d, nstep)
         if not math.isfinite(float(d.qpos.sum())):  # NaN/inf propagate into the sum
             fall = RunEvent(float(d.time), "non-finite state", controller.state, DIVERGED)
             break
@@ -218,4 +231,4 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     return Rollout(MotionClip(fps, np.array(frames), character.name), tuple(feet),
                    np.array(contacts).reshape(len(frames), len(feet)),
                    np.array(grfs).reshape(len(frames), len(feet), 3), tuple(states), fall, wall,
-                   np.array(others, np.int32), Physics.of(m))
+                   np.array(others, np.int32), Physics.of(m), None if limiter is None else limiter.report())

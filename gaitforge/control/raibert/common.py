@@ -11,6 +11,7 @@ import numpy as np
 from gaitforge.control.core.rotations import quat_to_mat
 from gaitforge.creatures.spec import vec3
 from gaitforge.errors import GaitforgeError
+from gaitforge.sim.limits import JointLimits
 
 
 class Attitude(NamedTuple):
@@ -84,3 +85,20 @@ def trunk_fall_check(min_height: float, max_tilt: float, body: int = 1) -> Calla
             return f"trunk tilt {math.degrees(tilt):.1f} deg beyond {math.degrees(max_tilt):.1f} deg"
         return None
     return check
+
+
+# The RH91 creatures' joint limits (``sim.limits``), as multiples of their
+# own m g L with L the leg's full length (hip to foot, spring relaxed; the
+# kangaroo's thigh + shin + ankle-to-toe): hip, knee and ankle torques at most
+# 3 m g L, joint speeds at most 40 rad/s. Their telescoping legs' slide force
+# (the leg spring, whose rest length the controller moves for thrust) at most
+# 6 m g: a leg that carries the weight for a share β of the stride pushes a
+# peak of about (π/2)/β m g (a half-sine of mean m g/β), so 3 m g would forbid
+# any stance shorter than half the stride, i.e. running; 6 m g allows β ≥ 0.26.
+RH91_LIMITS = {"torque": 3.0, "force": 6.0, "speed": 40.0}
+
+
+def rh91_limits(length: float) -> JointLimits:
+    """The RH91 joint limits (``RH91_LIMITS``) of a creature with legs
+    ``length`` [m] long."""
+    return JointLimits(length, **RH91_LIMITS)

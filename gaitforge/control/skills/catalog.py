@@ -24,7 +24,9 @@ PARAMS = {
     # Both at 2 ms under implicitfast: the speed and stride of every gait move by under 5 % at 1 and
     # 0.5 ms (benchmarks/convergence.py). The gorilla's former 10 ms discrete step pushed its feet
     # 44-57 mm into the ground and lost its waypoint path under another BLAS kernel.
-    "gorilla": SkillParams(gaits.GORILLA, timestep=0.002, integrator="implicitfast"),
+    # Its contacts at a 12 ms time constant (the creature's own is 20 ms): its feet sank 17-23 mm, more than
+    # half their 35 mm radius; at 12 ms 10-16 mm (benchmarks/convergence.py, docs/physics.md).
+    "gorilla": SkillParams(gaits.GORILLA, timestep=0.002, integrator="implicitfast", contact_timeconst=0.012),
     # The dog weighs a fifth of the gorilla: its speed force is scaled with its mass.
     # Its physics: under the discrete integrator its rear paws' stance (by their
     # contacts) shortened from 0.67 of the stride to 0.51-0.61, so it keeps
@@ -47,7 +49,7 @@ PARAMS = {
 # integrator per control tick, for comparison (docs/physics.md): there the
 # thesis' soft servos do not hold every gait (the DS walk at 0.3 m/s fell
 # at 2.2 s).
-_COARSE = {"timestep": 0.01, "integrator": "discrete"}
+_COARSE = {"timestep": 0.01, "integrator": "discrete", "contact_timeconst": 0.0}  # its former contacts too
 GAINS: dict[str, dict[str, Mapping[str, Any]]] = {
     "gorilla": {"ours": {}, "thesis": {"kp_scale": 1.0}, "ours-10ms": dict(_COARSE),
                 "thesis-10ms": {"kp_scale": 1.0, **_COARSE}},
@@ -72,7 +74,9 @@ SPEED_RANGES = {
     # of 20 (falls at 13.6 and 30 s), its gallop at 1.45 19 of 20 (and ran up to 10.6 % slow), at
     # 1.5 17 of 20; its canter held every start up to 1.1 m/s, but from 0.7 m/s some read as a
     # gallop (0.7: 5 of 20, 1.1: 9 of 20).
-    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.7), "trot": (0.4, 1.3), "pace": (0.1, 1.1),
+    # Under the joint limits (sim.limits: each drive clipped to 3 m g L) the walk at 0.7 m/s held 19 of 20
+    # (a fall at 35.1 s, its rear shin's drive clipped 0.5 s before; without limits 20 of 20); 0.65 held 20 of 20.
+    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.65), "trot": (0.4, 1.3), "pace": (0.1, 1.1),
             "canter": (0.3, 0.6), "gallop": (1.3, 1.4)},
 }
 

@@ -37,6 +37,7 @@ from gaitforge.control.skills.pose import PoseSolver, flexion
 from gaitforge.control.skills.vforce import VirtualForces, pack_links
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
+from gaitforge.sim.limits import JointLimits
 
 STANCE, SWING = T.STANCE, T.SWING
 INTEGRATORS = {"implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
@@ -77,6 +78,8 @@ class SkillController:
         self.foot_offset = [rest.site_xpos[limb.site] - rest.xpos[limb.bodies[0]] for limb in self.order]
         self.hip_height = float(np.mean([rest.xpos[limb.bodies[0]][2] for limb in self.order]))
         self.span = float(rest.xpos[self.order[0].bodies[0]][0] - rest.xpos[self.order[2].bodies[0]][0])
+        # Enforced and reported by the runner (sim.limits); L is the hip height at rest.
+        self.joint_limits = JointLimits(self.hip_height, params.joint_torque, speed=params.joint_speed)
         self.vf = VirtualForces(m, limbs)
         self.packed = [pack(limb) for limb in self.order]  # the compiled IK's constants
         self.gait_name = ""

@@ -40,6 +40,12 @@ class SkillParams:
     of the timestep; contact_timeconst [s]: the ground contacts' solref
     time constant (0: the creature's own), stiff enough that feet sink at
     most half their radius (docs/physics.md).
+
+    Joint limits (``sim.limits``; the runner clips the drives and reports
+    the peaks): joint_torque, each joint's drive torque at most
+    joint_torque × m g L with L the hip height at rest (the mean height of
+    the four limbs' first joints, the h_hip above); joint_speed [rad/s], each
+    joint's angular speed at most this (measured, not enforced).
     """
 
     gaits: Mapping[str, Gait]
@@ -66,3 +72,5 @@ class SkillParams:
     solver: str = "newton"
     control_dt: float = 0.01
     contact_timeconst: float = 0.0
+    joint_torque: float = 3.0
+    joint_speed: float = 40.0

@@ -19,6 +19,7 @@ from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo
 from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
+from gaitforge.control.raibert.common import rh91_limits
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.core.phase import drain
 from gaitforge.control.raibert.fsm import PHASES as fsm_phases
@@ -82,6 +83,7 @@ class BipedBase:
         self.leg_length = geometry[0].length
         self.control_dt = K.CONTROL_DT * factor("time", self.leg_length / K.LEG_LENGTH)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
+        self.joint_limits = rh91_limits(self.leg_length)  # enforced and reported by the runner (sim.limits)
         self.mass = character.mass
         self.k_leg = float(m.jnt_stiffness[self.legs[0].slide_jnt])
         self.b_leg = float(m.dof_damping[self.legs[0].slide_d])

@@ -16,15 +16,16 @@ from gaitforge.control.core.phase import FLIGHT, LOADING, UNLOADING
 from gaitforge.control.jit import kernel
 from gaitforge.control.raibert.kangaroo.pose_kernels import landing_pose_xz, thrust_line_thigh_xz
 from gaitforge.control.raibert.kangaroo.slots import (
-    ANKLE_B0, ANKLE_K0, ANKLE_REST, ANKLE_THRUST_MAX, APEX, APEX_BIAS, APEX_GAIN, APEX_TARGET, C_ANGMOM, C_ANKLE,
-    C_COM, C_FRC_KNEE, C_HIP, C_KNEE, C_LINVEL, C_QFOOT, C_TOE, C_XMAT, DEPTH, ENERGY_FACTOR, FLIGHT_TIME, GRAVITY,
-    HAS_JUMP, HEAD_KP, HEAD_KV, HEAD_REST, HEIGHT, HIP_KP, HIP_KP_STANCE, HIP_KV, HIP_KV_STANCE, I_PITCH, KNEE_KP,
-    KNEE_KV, K_X, K_XI, L1, L2, LANDING_DAMPING_FACTOR, LAST_APPROACH, LAST_STANCE, LEG, LEG_LENGTH_TD, MASS,
-    M_C_FOOT, M_C_HEAD, M_C_SHIN, M_C_THIGH, M_K_FOOT, M_K_HEAD, M_K_SHIN, M_K_THIGH, NEAR_X, NI, N_FOOT, OFF_FOOT,
-    OFF_SHIN, OFF_THIGH, PHASE, PITCH_DESIRED, POSTURE_KP, POSTURE_KV, PREV_STAGE, Q_FOOT, Q_HEAD, Q_SHIN, Q_TAIL,
-    Q_THIGH, REST_LEN, R_TOE, STAGE, STANCE_AVG, STANCE_GUESS, STANCE_PRED, STANCE_SMOOTHING, STIFFNESS_FACTOR,
-    ST_APPROACH, ST_DONE, ST_FLIGHT, ST_LANDING, ST_NONE, ST_TAKEOFF, SWING_CLEARANCE, TAIL_FLIGHT, TAIL_STANCE,
-    TAKEOFF_PLACEMENT, TD_COM_Z, TD_REST, TD_TIME, TOE_ANGLE, T_APPROACH, V_CMD, X_OFFSET,
+    ANKLE_B0, ANKLE_K0, ANKLE_REST, ANKLE_STEP, ANKLE_THRUST_MAX, ANKLE_THRUST_STEP, APEX, APEX_BIAS, APEX_GAIN,
+    APEX_TARGET, C_ANGMOM, C_ANKLE, C_COM, C_FRC_KNEE, C_HIP, C_KNEE, C_LINVEL, C_QFOOT, C_TOE, C_XMAT, DEPTH,
+    ENERGY_FACTOR, FLIGHT_TIME, GRAVITY, HAS_JUMP, HEAD_KP, HEAD_KV, HEAD_REST, HEIGHT, HIP_KP, HIP_KP_STANCE,
+    HIP_KV, HIP_KV_STANCE, I_PITCH, KNEE_KP, KNEE_KV, K_X, K_XI, L1, L2, LANDING_DAMPING_FACTOR, LAST_APPROACH,
+    LAST_STANCE, LEG, LEG_LENGTH_TD, MASS, M_C_FOOT, M_C_HEAD, M_C_SHIN, M_C_THIGH, M_K_FOOT, M_K_HEAD, M_K_SHIN,
+    M_K_THIGH, NEAR_X, NI, N_FOOT, OFF_FOOT, OFF_SHIN, OFF_THIGH, PHASE, PITCH_DESIRED, POSTURE_KP, POSTURE_KV,
+    PREV_STAGE, Q_FOOT, Q_HEAD, Q_SHIN, Q_TAIL, Q_THIGH, REST_LEN, R_TOE, STAGE, STANCE_AVG, STANCE_GUESS,
+    STANCE_PRED, STANCE_SMOOTHING, STIFFNESS_FACTOR, ST_APPROACH, ST_DONE, ST_FLIGHT, ST_LANDING, ST_NONE,
+    ST_TAKEOFF, SWING_CLEARANCE, TAIL_FLIGHT, TAIL_STANCE, TAKEOFF_PLACEMENT, TD_COM_Z, TD_REST, TD_TIME, TOE_ANGLE,
+    T_APPROACH, V_CMD, X_OFFSET,
 )
 
 
@@ -56,6 +57,14 @@ def stance_gains(s, ix, mw, stance):
 
 
 @kernel
+def ankle_toward(now, target, step):
+    """The ankle rest angle [rad] one tick from ``now`` toward ``target``,
+    moved at most ``step`` [rad] (the gains' ankle_rate or
+    ankle_thrust_rate × control_dt), so the ankle spring is never yanked
+    (a step of the rest is a step of its torque)."""
+    return min(max(target, now - step), now + step)
+
+@kernel
 def flight_targets(s, ix, mw, vx, vz, cx, cz, hx, hz, trunk):
     """Eq. 3 in flight: hip, knee and ankle rest angles [rad] putting the toe
     at x_fh,d ahead of the COM (cx, cz) [m] with the knee on the toe-COM line,
@@ -77,9 +86,11 @@ def flight_targets(s, ix, mw, vx, vz, cx, cz, hx, hz, trunk):
     q0 = th1 - trunk - s[OFF_THIGH]
     q1 = th2 - th1 - s[OFF_SHIN]
     q2 = th3 - s[TOE_ANGLE] - th2 - s[OFF_FOOT]
+    q2 = ankle_toward(mw[ix[Q_FOOT]], q2, s[ANKLE_STEP])
     mw[ix[Q_THIGH]], mw[ix[Q_SHIN]], mw[ix[Q_FOOT]] = q0, q1, q2
     s[ANKLE_REST] = q2
     return q0, q1, q2
+
 
 
 @kernel
@@ -178,6 +189,6 @@ def act(s, ix, d, mw):
     rest = d[ix[C_QFOOT]] + math.sqrt(2.0 * need / mw[ix[M_K_FOOT]])
     # Energy is only added: lowering the rest early would unload the leg and cut the stance short.
     td = s[TD_REST]
-    s[ANKLE_REST] = min(max(rest, td), td + s[ANKLE_THRUST_MAX])
+    s[ANKLE_REST] = ankle_toward(mw[ix[Q_FOOT]], min(max(rest, td), td + s[ANKLE_THRUST_MAX]), s[ANKLE_THRUST_STEP])
     mw[ix[Q_FOOT]] = s[ANKLE_REST]
 

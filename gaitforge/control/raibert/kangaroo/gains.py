@@ -44,6 +44,12 @@ class KangarooGains:
     flight_time: float = _q("time", 0.24)        # wanted flight duration [s]
     apex_gain: float = _q(None, 0.5)             # per-hop integral gain on the apex error
     ankle_thrust_max: float = _q("angle", 0.8)   # largest change of the ankle rest in stance [rad]
+    # The ankle rest moves at most this fast [rad/s] in flight and in stance (it stepped 0.9 rad at lift-off:
+    # 1.9 x 3 m g L, 90 rad/s at 5.25 m/s). In flight it must reach the landing pose: at 20 or 30 rad/s
+    # 3-7 of 10 perturbed starts fell near 4.3 m/s; in stance at 20 rad/s the jump's take-off fell short
+    # (benchmarks/kangaroo_ankle.py, tests/test_raibert_kangaroo.py).
+    ankle_rate: float = _q("angular_velocity", 40.0)
+    ankle_thrust_rate: float = _q("angular_velocity", 40.0)
     hip_kp: float = _q("torsional_stiffness", 150.0)        # hip servo in flight (Eq. 5)
     hip_kv: float = _q("torsional_damping", 3.0)
     hip_kp_stance: float = _q("torsional_stiffness", 400.0)  # hip servo keeping the thrust line
@@ -58,7 +64,7 @@ class KangarooGains:
     tail_period: float = _q("time", 0.35)        # tail's first-mode period, trunk held [s]
     tail_damping_ratio: float = _q(None, 0.6)
     head_kp: float = _q("torsional_stiffness", 3.0)
-    head_kv: float = _q("torsional_damping", 0.03)
+    head_kv: float = _q("torsional_damping", 0.1)  # damping ratio 0.74 (head 1.5e-3 kg m²; at 0.03, 0.22, it whipped)
     contact_timeconst: float = _q("time", 0.02)  # MuJoCo contact solref time constant [s]
     armature: float = _q("inertia", 0.0)          # added to each non-root joint's armature on the model copy [kg m²]
     ankle_armature: float = _q("inertia", 0.003)  # added to the ankle's armature on the model copy [kg m²]

@@ -13,7 +13,7 @@ import numpy as np
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.core.rotations import G
 from gaitforge.control.jit import entry, slot
-from gaitforge.control.raibert.common import trunk_fall_check
+from gaitforge.control.raibert.common import rh91_limits, trunk_fall_check
 from gaitforge.control.raibert.fsm import PHASES, Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.kangaroo import kernel as kk
 from gaitforge.control.raibert.kangaroo import state as ks
@@ -81,6 +81,8 @@ class KangarooHop(JumpStages):
         self.fsm = PhaseMachine(compress_eps=self.g.compress_eps)
         self._hot: tuple[Any, ...] = (None,) * 5  # (data bound, state, data window, model window, tick entry)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
+        # Enforced and reported by the runner (sim.limits); L: thigh + shin + ankle to toe.
+        self.joint_limits = rh91_limits(self.l1 + self.l2 + self.r_toe)
 
     def kernel_state(self) -> dict:
         """The compiled tick's state by field name (``kangaroo.kernel.S_LAYOUT``,

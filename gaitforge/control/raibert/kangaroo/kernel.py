@@ -33,7 +33,9 @@ from gaitforge.control.raibert.kangaroo.actions import (  # noqa: F401  (the act
 )
 from gaitforge.control.raibert.kangaroo.pose_kernels import landing_pose_xz, thrust_line_thigh_xz  # noqa: F401
 from gaitforge.control.raibert.kangaroo.slots import (  # noqa: F401  (every slot name, re-exported)
-    ANKLE_B0, ANKLE_K0, ANKLE_REST, ANKLE_THRUST_MAX, APEX, APEX_BIAS, APEX_GAIN, APEX_TARGET, COMPRESS_EPS,
+    ANKLE_B0, ANKLE_K0, ANKLE_REST, ANKLE_STEP, ANKLE_THRUST_MAX, ANKLE_THRUST_STEP, APEX, APEX_BIAS, APEX_GAIN,
+    APEX_TARGET,
+    COMPRESS_EPS,
     CONTROL_DT, C_ANGMOM, C_ANKLE, C_COM, C_FRC_KNEE, C_HIP, C_KNEE, C_LINVEL, C_QFOOT, C_TOE, C_XMAT, DEPTH, DV,
     EARLY_OFF, ENERGY_FACTOR, FLIGHT_TIME, FULL_FRACTION, GRAVITY, HAS_JUMP, HEAD_KP, HEAD_KV, HEAD_REST, HEIGHT,
     HIP_KP, HIP_KP_STANCE, HIP_KV, HIP_KV_STANCE, HOLD, IX_LAYOUT, I_PITCH, KNEE_KP, KNEE_KV, K_X, K_XI, L1, L2,

@@ -30,7 +30,7 @@ S_LAYOUT = Layout("kangaroo s", [
     "apex_target", "t_approach", "takeoff_placement", "near_x", "depth", "height", "energy_factor", "hip_kp",
     "hip_kv", "hip_kp_stance", "hip_kv_stance", "knee_kp", "knee_kv", "head_kp", "head_kv", "ankle_k0",
     "ankle_b0", "stiffness_factor", "landing_damping_factor", "td_time", "last_stance", "stance_guess",
-    "stance_pred", "liftoff_extension"
+    "stance_pred", "liftoff_extension", "ankle_step", "ankle_thrust_step"
 ])
 (SPEED, V_CMD, DV, CONTROL_DT, COMPRESS_EPS, FULL_FRACTION, PREV_LEN, LEG, RATE, REST_LEN, TAIL_STANCE,
  TAIL_FLIGHT, HEAD_REST, PITCH_DESIRED, K_X, K_XI, X_OFFSET, STANCE_AVG, STANCE_SMOOTHING, LEG_LENGTH_TD,
@@ -38,7 +38,8 @@ S_LAYOUT = Layout("kangaroo s", [
  ANKLE_THRUST_MAX, I_PITCH, POSTURE_KP, POSTURE_KV, MASS, GRAVITY, FLIGHT_TIME, APEX_GAIN, TD_COM_Z, APEX_BIAS,
  APEX_TARGET, T_APPROACH, TAKEOFF_PLACEMENT, NEAR_X, DEPTH, HEIGHT, ENERGY_FACTOR, HIP_KP, HIP_KV,
  HIP_KP_STANCE, HIP_KV_STANCE, KNEE_KP, KNEE_KV, HEAD_KP, HEAD_KV, ANKLE_K0, ANKLE_B0, STIFFNESS_FACTOR,
- LANDING_DAMPING_FACTOR, TD_TIME, LAST_STANCE, STANCE_GUESS, STANCE_PRED, LIFTOFF_EXTENSION) = (
+ LANDING_DAMPING_FACTOR, TD_TIME, LAST_STANCE, STANCE_GUESS, STANCE_PRED, LIFTOFF_EXTENSION, ANKLE_STEP,
+ ANKLE_THRUST_STEP) = (
     S_LAYOUT[n] for n in S_LAYOUT.fields)
 NF = S_LAYOUT.size
 # The int64 part ix (after NF): phase and stage codes, flags, window offsets

@@ -55,6 +55,7 @@ def load_gains(s: np.ndarray, g, jump) -> None:
                                                                            g.hip_kv_stance)
     s[kk.KNEE_KP], s[kk.KNEE_KV], s[kk.HEAD_KP], s[kk.HEAD_KV] = g.knee_kp, g.knee_kv, g.head_kp, g.head_kv
     s[kk.LIFTOFF_EXTENSION] = g.liftoff_extension
+    s[kk.ANKLE_STEP], s[kk.ANKLE_THRUST_STEP] = g.ankle_rate * g.control_dt, g.ankle_thrust_rate * g.control_dt
     if jump is not None:
         s[kk.TAKEOFF_PLACEMENT], s[kk.ENERGY_FACTOR] = jump.takeoff_placement, jump.energy_factor
         s[kk.NEAR_X], s[kk.DEPTH], s[kk.HEIGHT] = jump.near_x, jump.depth, jump.height

@@ -67,7 +67,7 @@ from typing import Callable, Sequence
 import mujoco
 import numpy as np
 
-from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
+from gaitforge.control.raibert.common import leg_geometry, rh91_limits, trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
 from gaitforge.control.raibert.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.quadruped.gains import (
@@ -149,6 +149,7 @@ class QuadrupedRunner(LegEvents):
         self.control_dt = CONTROL_DT * factor("time", self.size)
         self.timestep = TIMESTEP * factor("time", self.size)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
+        self.joint_limits = rh91_limits(self.leg_length)  # enforced and reported by the runner (sim.limits)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
         for i in range(4):
             ints[I_HIP_Q + i], ints[I_HIP_D + i], ints[I_SLIDE_Q + i] = self.hip_q[i], self.hip_d[i], self.slide_q[i]
