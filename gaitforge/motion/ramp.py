@@ -45,6 +45,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.motion.steady import steady
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.gait_patterns import creature_kind
@@ -191,6 +192,7 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         clip = hold(character, basis, ground, fps, walking[keep])
     else:  # nothing holds the feet: the stance rule, unsmoothed
         clip = MotionClip(fps, translate_root(character, ground.qpos, -ground.blend), character.name)
+    clip = MotionClip(fps, steady(character, clip.qpos), character.name)  # trunk and head held (motion.steady)
     g_kept = tuple(gaits[pad:pad + n])
     switches = tuple((float(i / fps), g_kept[i - 1], g_kept[i]) for i in range(1, n) if g_kept[i] != g_kept[i - 1])
     return Ramp(clip, v[keep], fr[keep], psi[keep], g_kept, switches)
