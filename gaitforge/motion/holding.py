@@ -66,7 +66,7 @@ from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
-from gaitforge.motion.steady import steady
+from gaitforge.motion.steady import AFTER_HOLD, steady, trunk_goals
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
 from gaitforge.motion.synthesis import check_drive, margin_frames, positive, synthesize
 
@@ -171,6 +171,7 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     root = smooth_stance(root, g.airborne, 1.0 / fps, ROOT_SMOOTH_HZ, whole=True)
     root[g.airborne] = np.nan
     targets[character.bodies[0]] = root
+    targets.update(trunk_goals(character, clip.qpos))     # the steadied trunk kept steady (motion.steady)
     pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=targets).qpos
     out = touch_ground(character, pinned, fps=fps, airborne=g.airborne, com=True)
     return MotionClip(fps, out, character.name)
@@ -227,7 +228,7 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps)
     t = np.arange(-pad, n + pad) / fps
-    q = poses(character, basis, recipe, t)
+    q = steady(character, poses(character, basis, recipe, t))
     walking = np.ones(len(t), bool)
     g = ground_smoothly(character, q, recipe.base_frequency * t, fps, walking)
     g = start_at_origin(character, g.frames(slice(pad, pad + n)))
@@ -245,5 +246,5 @@ def synthesize_at_speed(character, basis, recipe, seconds: float, fps: float = 6
     every recipe is grounded only."""
     if not recipe.flight and pinned:
         walk = held_walk(character, basis, recipe, seconds, fps)
-        return MotionClip(fps, steady(character, walk.qpos), character.name)
+        return MotionClip(fps, steady(character, walk.qpos, AFTER_HOLD), character.name)
     return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, holding=holding)

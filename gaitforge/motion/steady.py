@@ -1,5 +1,4 @@
-"""Steady head (and, on request, trunk) (issue 28 item 1): the last step of the motion
-pipeline after the holding, in the spirit of Kry09's stable-head
+"""Steady trunk and head (issue 28 item 1), in the spirit of Kry09's stable-head
 constraint (§5: the head's orientation locked while the body moves).
 
 An animal looks where it goes: its head keeps its orientation while the
@@ -15,11 +14,12 @@ held body move, and none of them carries a foot, so the stance feet stay
 where the holding put them; the centre of mass moves by the head's and
 upper body's share (a few millimetres).
 
-What is held is data (:data:`STEADY_CHAINS`): the head by the neck's
-joints. :data:`TRUNK_CHAIN` holds the trunk by the spine's joints (the
-human's chest; a creature whose trunk is its root body has no such joints)
-but is not in the default: it moves the centre of mass off the path the
-holding smoothed (see the comment at :data:`STEADY_CHAINS`).
+What is held is data: :data:`TRUNK_CHAIN` holds the trunk by the spine's
+joints (the human's chest; a creature whose trunk is its root body, the
+dog, has no such joints and is left alone), :data:`HEAD_CHAIN` the head by
+the neck's. The pipeline holds :data:`STEADY_CHAINS` in the body-relative
+poses before the grounding (poses → steady → ground → hold) and
+:data:`AFTER_HOLD` once more after the holding.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
-__all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "steady"]
+__all__ = ["AFTER_HOLD", "HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "steady"]
 
 DAMPING = 1e-3      # [rad²] damped least squares: λ in (JᵀJ + λI)⁻¹Jᵀ
 ITERATIONS = 4      # Gauss–Newton steps per frame (the error is ~1e-4 rad after 3 at a gait's angles)
@@ -45,10 +45,13 @@ class SteadyChain(NamedTuple):
 
 TRUNK_CHAIN = SteadyChain("trunk", ("spine", "trunk"))
 HEAD_CHAIN = SteadyChain("head", ("neck", "head"))
-# The pipeline holds the head only: holding the human's chest upright too moved half its mass
-# against the smoothed path the holding gives the centre of mass, and its walk at Fr 0.25 then
-# took 5.6 g of stance force instead of 2.0 g (head alone: 1.9 g).
-STEADY_CHAINS: tuple[SteadyChain, ...] = (HEAD_CHAIN,)
+# Before the grounding both are held, so that the grounding and the holding see (and smooth) the
+# centre of mass of the steadied body; after the holding, whose modal IK turns the neck again, the
+# head alone. Holding the human's chest upright only after the holding moved half its mass off the
+# path the holding had smoothed: its walk at Fr 0.25 then took 5.6 g of stance force (2.0 g
+# unheld); held before, 2.1 g, and the IK's corrections also cut the pelvis's yaw from 51° to 17°.
+STEADY_CHAINS: tuple[SteadyChain, ...] = (TRUNK_CHAIN, HEAD_CHAIN)
+AFTER_HOLD: tuple[SteadyChain, ...] = (HEAD_CHAIN,)
 
 
 def chain_dofs(character, chain: SteadyChain) -> tuple[int | None, np.ndarray]:
@@ -121,3 +124,22 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
                 mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
             qpos[t] = d.qpos
     return qpos
+
+
+def trunk_goals(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = (TRUNK_CHAIN,)) -> dict:
+    """Goals that keep a steadied trunk steady through the holding's modal
+    IK: body name → world positions (T, 3) [m] in poses ``qpos`` (T, nq) of
+    the bodies hanging from each chain's held body (the human's neck and
+    clavicles: three points fix the chest's orientation); empty where a
+    chain has no joints to hold it by."""
+    m = character.model
+    names = []
+    for chain in chains:
+        b, _ = chain_dofs(character, chain)
+        if b is not None:
+            names += [m.body(int(c)).name for c in np.flatnonzero(m.body_parentid == b) if c != b]
+    if not names:
+        return {}
+    pts = character.world_points(qpos, names, np.zeros((len(names), 3)))
+    return {n: pts[:, i] for i, n in enumerate(names)}
+
