@@ -66,7 +66,7 @@ from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
-from gaitforge.motion.steady import AFTER_HOLD, steady, trunk_goals
+from gaitforge.motion.steady import AFTER_HOLD, steady
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
 from gaitforge.motion.synthesis import check_drive, margin_frames, positive, synthesize
 
@@ -171,7 +171,6 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     root = smooth_stance(root, g.airborne, 1.0 / fps, ROOT_SMOOTH_HZ, whole=True)
     root[g.airborne] = np.nan
     targets[character.bodies[0]] = root
-    targets.update(trunk_goals(character, clip.qpos))     # the steadied trunk kept steady (motion.steady)
     pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=targets).qpos
     out = touch_ground(character, pinned, fps=fps, airborne=g.airborne, com=True)
     return MotionClip(fps, out, character.name)
