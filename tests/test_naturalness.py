@@ -9,7 +9,7 @@ from gaitforge.cli.main import main
 from gaitforge.motion.footfall import detect_footfalls, feet_of
 from gaitforge.motion.metrics import classify_gait, gait_metrics
 from gaitforge.motion.naturalness import naturalness, spread
-from gaitforge.motion.steady import STEADY_CHAINS, TRUNK_CHAIN, chain_dofs, steady
+from gaitforge.motion.steady import HEAD_CHAIN, TRUNK_CHAIN, chain_dofs, steady
 
 
 def test_spread_is_the_5_to_95_percentile_range():
@@ -26,9 +26,12 @@ def test_the_rest_pose_has_no_spread():
 
 def test_chains_are_found_by_labels():
     dog = api.creature("dog")
-    head, dofs = chain_dofs(dog, STEADY_CHAINS[0])
+    head, dofs = chain_dofs(dog, HEAD_CHAIN)
     assert head == dog.body_id("head") and len(dofs) == 12          # four ball joints: neck1-3, head
     assert chain_dofs(dog, TRUNK_CHAIN)[0] is None                   # the dog's trunk is its root body
+    human = api.creature("human")
+    chest, dofs = chain_dofs(human, TRUNK_CHAIN)
+    assert chest == human.body_id("chest") and len(dofs) == 9        # lumbar, thorax, chest
 
 
 @pytest.mark.parametrize("creature, gait, speed", [("dog", "walk", 1.0), ("dog", "gallop", 4.0),

@@ -125,9 +125,9 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     ``holding`` here overrides it): the paired and loose holdings also
     let flights keep the stride's mean stance velocity, even unpinned
     (:data:`~gaitforge.motion.holds.HOLDINGS`). The recipe's name plays no part.
-    steady: the trunk and head are held at their rest orientation by the
-    spine's and neck's joints in the poses, and the head once more after
-    the holding (:mod:`gaitforge.motion.steady`; False: as the modes move
+    steady: in a grounded clip the trunk and head are held at their rest
+    orientation by the spine's and neck's joints in the poses, and the head
+    once more after the holding (:mod:`gaitforge.motion.steady`; False: as the modes move
     them).
     Returns a :class:`MotionClip` (T, nq).
     """
@@ -143,10 +143,10 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps) if grounded else 0
     qpos = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps, soft_limit, soft_limit_slide)
-    if steady:
-        qpos = steady_poses(character, qpos)
     if not grounded:
         return MotionClip(fps, qpos, character.name)
+    if steady:
+        qpos = steady_poses(character, qpos)
     smooth = pin_feet and feet_have_contacts(character)
     g = ground_step(character, recipe, qpos, fps, pad, holding=strategy, smooth=smooth, speed=speed,
                     contact_tol=contact_tol, flight=flight)
