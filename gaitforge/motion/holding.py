@@ -66,7 +66,7 @@ from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
-from gaitforge.motion.steady import AFTER_HOLD, steady
+from gaitforge.motion.steady import steady
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
 from gaitforge.motion.synthesis import check_drive, margin_frames, positive, synthesize
 
@@ -244,6 +244,5 @@ def synthesize_at_speed(character, basis, recipe, seconds: float, fps: float = 6
     :func:`~gaitforge.motion.synthesis.synthesize`); with ``pinned`` False
     every recipe is grounded only."""
     if not recipe.flight and pinned:
-        walk = held_walk(character, basis, recipe, seconds, fps)
-        return MotionClip(fps, steady(character, walk.qpos, AFTER_HOLD), character.name)
+        return held_walk(character, basis, recipe, seconds, fps)
     return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, holding=holding)

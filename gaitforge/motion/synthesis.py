@@ -25,7 +25,7 @@ from gaitforge.motion.grounding import ground, translate_root
 from gaitforge.motion.holds import GroundedClip, Holding, feet_have_contacts, holding_of
 from gaitforge.motion.poses import JointLayout, layout, modal_coordinates, poses, soft_limit_excess
 from gaitforge.motion.recipe import GaitRecipe, check_basis
-from gaitforge.motion.steady import AFTER_HOLD, steady as steady_poses
+from gaitforge.motion.steady import steady as steady_poses
 
 __all__ = ["JointLayout", "MAX_ROTATION", "check_drive", "ground_step", "layout", "margin_frames",
            "modal_coordinates", "positive", "poses", "soft_limit_excess", "synthesize"]
@@ -126,8 +126,8 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     let flights keep the stride's mean stance velocity, even unpinned
     (:data:`~gaitforge.motion.holds.HOLDINGS`). The recipe's name plays no part.
     steady: in a grounded clip the trunk and head are held at their rest
-    orientation by the spine's and neck's joints in the poses, and the head
-    once more after the holding (:mod:`gaitforge.motion.steady`; False: as the modes move
+    orientation by the spine's and neck's joints in the poses before the
+    grounding (:mod:`gaitforge.motion.steady`; False: as the modes move
     them).
     Returns a :class:`MotionClip` (T, nq).
     """
@@ -150,5 +150,4 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     smooth = pin_feet and feet_have_contacts(character)
     g = ground_step(character, recipe, qpos, fps, pad, holding=strategy, smooth=smooth, speed=speed,
                     contact_tol=contact_tol, flight=flight)
-    clip = strategy.hold(character, basis, g) if pin_feet else g.clip
-    return MotionClip(fps, steady_poses(character, clip.qpos, AFTER_HOLD), character.name) if steady else clip
+    return strategy.hold(character, basis, g) if pin_feet else g.clip
