@@ -25,7 +25,7 @@ from gaitforge import api  # noqa: E402
 STRIPS = (("dog", "walk"), ("dog", "trot"), ("dog", "pace"), ("dog", "bound"), ("dog", "gallop"),
           ("human", "walk"), ("human", "run"))
 FRAMES = 6
-WIDTH, HEIGHT = 200, 170       # [px] per frame
+WIDTH, HEIGHT = 200, 180       # [px] per frame
 START = 1.0                    # [s] the stride shown starts here
 
 
@@ -45,9 +45,9 @@ def strip(creature: str, gait: str) -> np.ndarray:
     with StillRenderer(char, WIDTH, HEIGHT) as r:
         for i in idx:
             q = clip.qpos[i]
-            d = char.make_data(q)
-            look = (float(d.xpos[1, 0]), float(d.xpos[1, 1]), base.lookat[2])
-            panels.append(r.render(q, View(look, 0.75 * base.distance, SIDE_AZIMUTH, -5.0)))
+            c = char.com(q)                       # framed on the centre of mass, not the root body
+            look = (float(c[0]), float(c[1]), base.lookat[2])
+            panels.append(r.render(q, View(look, 0.9 * base.distance, SIDE_AZIMUTH, -5.0)))
     return np.concatenate(panels, axis=1)
 
 

@@ -79,7 +79,8 @@ def test_animate_preset_to_bvh(tmp_path, capsys):
 
 def test_animate_gif_shows_progress(tmp_path, capsys):
     out = tmp_path / "walk.gif"
-    assert main(["animate", "human", "--gait", "walk", "--kry09", "--seconds", "0.2", "--fps", "20", "-o", str(out)]) == 0
+    assert main(["animate", "human", "--gait", "walk", "--kry09", "--seconds", "0.2", "--fps", "20",
+                 "-o", str(out)]) == 0
     assert iio.imread(out).shape[0] == 4
 
 

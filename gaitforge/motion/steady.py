@@ -48,12 +48,13 @@ HEAD_CHAIN = SteadyChain("head", ("neck", "head"))
 # centre of mass of the steadied body; the holding's modal IK then turns the spine and neck again,
 # by less. Turning the head back once more after the holding held it within 0.1°, but moved the
 # centre of mass off the holding's flight arcs (a 31 kg dog's head weighs 4 kg), and keeping the
-# centre of mass by moving the body let the feet skate past the flight tests' 0.05. Measured on the human's walk at Fr 0.25 (docs/validation/natural_motion.md):
-# the chest held upright after the holding too moved half the body's mass off the path the
-# holding had smoothed (5.6 g of stance force, 2.0 g unheld); the chest's neck and clavicles held
-# as IK targets through the holding kept it within 0.3° but let the feet skate 0.03-0.06 (the
-# checks allow 0.02). Held before the grounding only, the walk meets every check (2.1 g, skate
-# 0.001) with the trunk's heading and sway at 13° and 10° (from 19° and 42°).
+# centre of mass by moving the body let the feet skate past the flight tests' 0.05. On the
+# human's walk at Fr 0.25 (docs/validation/natural_motion.md): the chest held upright after the
+# holding too moved half the body's mass off the path the holding had smoothed (5.6 g of stance
+# force, 2.0 g unheld); the chest's neck and clavicles held as IK targets through the holding kept
+# it within 0.3° but let the feet skate 0.03-0.06 (the checks allow 0.02). Held before the
+# grounding only, the walk meets every check (2.1 g, skate 0.001), its trunk's heading and sway
+# 13° and 11° (8° and 66° before).
 STEADY_CHAINS: tuple[SteadyChain, ...] = (TRUNK_CHAIN, HEAD_CHAIN)
 
 
@@ -107,7 +108,7 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
         b, dofs = chain_dofs(character, chain)
         if b is None:
             continue
-        rest = d.xmat[b].reshape(3, 3).copy() if len(qpos) else None
+        rest = d.xmat[b].reshape(3, 3).copy()
         _, xmat = character.body_frames(qpos, b + 1)
         R0 = xmat[:, b] @ rest.T
         heading = float(np.mean(np.unwrap(np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))))
