@@ -21,12 +21,19 @@ DEFAULT_MODES = 20
 TYPICAL = -1.0  # --froude without a value (the parser rejects it as a value): the gait's typical Froude number
 
 
-def typical_froude_of(gait: str) -> float | None:
-    """The typical Froude number of gait ``gait`` (None: no such gait, or none can be asked of it)."""
+def natural_froude(creature: str, gait: str) -> float | None:
+    """The Froude number ``animate CREATURE --gait GAIT`` makes the gait at
+    when given no speed: the gait's typical one where its speeds were
+    measured on that creature (``GaitSpec.speed_ranges``,
+    docs/gait_speeds.md); None elsewhere (no such gait, none can be asked
+    of it, or an imported skeleton whose speed fit nobody measured: the
+    Kry09 clip, as ``--kry09``)."""
     from gaitforge.motion.gaits import GAITS
 
     spec = GAITS.get(gait)
-    return None if spec is None else spec.typical_froude
+    if spec is None or creature not in spec.speed_ranges:
+        return None
+    return spec.typical_froude
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("creature", metavar="NAME|FILE|PRESET",
                    help="built-in creature, creature file, or a preset from 'gaitforge gaits'")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--gait", metavar="GAIT", help="gait, e.g. trot, walk, run: made at its typical Froude number "
-                          "(--kry09: the Kry09 heuristics' clip)")
+    how.add_argument("--gait", metavar="GAIT", help="gait, e.g. trot, walk, run: on a built-in creature made at its typical Froude number "
+                          "(--kry09: the Kry09 heuristics' clip, the default for other skeletons)")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
     fast = p.add_mutually_exclusive_group()
     fast.add_argument("--speed", type=speed_or_ramp(inputs.ANIMATE_SPEED.hi), metavar="V|FROM:TO",
@@ -145,7 +152,7 @@ def cmd_animate(args) -> int:
     if args.kry09 and not args.gait:
         raise GaitforgeError("--kry09 picks the Kry09 clip of a gait: give --gait GAIT")
     if (args.gait and not (args.kry09 or args.no_flight) and args.speed is None and args.froude is None
-            and typical_froude_of(args.gait) is not None):
+            and natural_froude(args.creature, args.gait) is not None):
         args.froude = TYPICAL  # the gait at its natural speed (GaitSpec.typical_froude)
     fast = args.speed is not None or args.froude is not None
     ramp = isinstance(args.speed, tuple)

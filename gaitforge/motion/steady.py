@@ -31,6 +31,8 @@ __all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_d
 
 DAMPING = 1e-3      # [rad²] damped least squares: λ in (JᵀJ + λI)⁻¹Jᵀ
 ITERATIONS = 4      # Gauss–Newton steps per frame (the error is ~1e-4 rad after 3 at a gait's angles)
+MAX_STEP = 0.3      # [rad] largest joint-space step of one iteration: a chain that cannot reach its
+                    # target (a neck of hinges) is turned towards it, never flung (at most 1.2 rad)
 
 
 class SteadyChain(NamedTuple):
@@ -100,15 +102,14 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
     qpos = np.array(qpos, float, copy=True)
     m = character.model
     d = mujoco.MjData(m)
-    d.qpos[:] = character.rest_qpos
-    mujoco.mj_kinematics(m, d)
+    rest_frames = character.body_frames(character.rest_qpos[None])[1][0]
     jacr = np.zeros((3, m.nv))
     dv = np.zeros(m.nv)
     for chain in chains:
         b, dofs = chain_dofs(character, chain)
         if b is None:
             continue
-        rest = d.xmat[b].reshape(3, 3).copy()
+        rest = rest_frames[b]
         _, xmat = character.body_frames(qpos, b + 1)
         R0 = xmat[:, b] @ rest.T
         heading = float(np.mean(np.unwrap(np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))))
@@ -116,17 +117,24 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
         eye = DAMPING * np.eye(len(dofs))
         for t in range(len(qpos)):
             d.qpos[:] = qpos[t]
-            for _ in range(ITERATIONS):
+            best, best_err = qpos[t].copy(), np.inf
+            for it in range(ITERATIONS + 1):
                 mujoco.mj_kinematics(m, d)
                 mujoco.mj_comPos(m, d)
                 e = _log(target @ d.xmat[b].reshape(3, 3).T)          # world-frame error
+                if np.linalg.norm(e) < best_err:                       # the best pose met is kept
+                    best, best_err = d.qpos.copy(), float(np.linalg.norm(e))
+                if it == ITERATIONS:
+                    break
                 mujoco.mj_jacBody(m, d, None, jacr, b)
                 J = jacr[:, dofs]
-                dv[:] = 0.0
-                dv[dofs] = J.T @ np.linalg.solve(J @ J.T + DAMPING * np.eye(3), e) if len(dofs) >= 3 \
+                step = J.T @ np.linalg.solve(J @ J.T + DAMPING * np.eye(3), e) if len(dofs) >= 3 \
                     else np.linalg.solve(J.T @ J + eye, J.T @ e)
+                norm = float(np.linalg.norm(step))
+                dv[:] = 0.0
+                dv[dofs] = step * min(1.0, MAX_STEP / norm) if norm > 0 else step
                 mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
-            qpos[t] = d.qpos
+            qpos[t] = best
     return qpos
 
 
