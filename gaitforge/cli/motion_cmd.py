@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("creature", metavar="NAME|FILE|PRESET",
                    help="built-in creature, creature file, or a preset from 'gaitforge gaits'")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--gait", metavar="GAIT", help="gait, e.g. trot, walk, run: on a built-in creature made at its typical Froude number "
+    how.add_argument("--gait", metavar="GAIT",
+                     help="gait, e.g. trot, walk, run: on a built-in creature made at its typical Froude number "
                           "(--kry09: the Kry09 heuristics' clip, the default for other skeletons)")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
     fast = p.add_mutually_exclusive_group()
