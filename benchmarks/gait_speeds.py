@@ -10,13 +10,17 @@ force (the largest |a + g ẑ|/g of the centre of mass outside flight: the
 ground reaction per body weight the clip implies; bounded by 4 for the
 gaits held the paired or loose way, ``GaitSpec.holding``), joint limit excess, peak joint
 rotation, the trunk's sway (peak-to-peak roll, pitch and yaw of the root
-body over the clip) and the suggestion's wall time. "meets
+body over the clip), the naturalness spreads of issue 28 (head pitch and
+yaw, head sway, trunk heading and sway, pelvis rotation: 5th–95th
+percentile ranges, :mod:`gaitforge.motion.naturalness`) and the
+suggestion's wall time. "meets
 all": speed within 10 %, λ/h within 25 % of 2.3·Fr^0.3, the gait class,
 walks' duty factors above 0.5 and the others' below, skate ≤ 0.02, no joint
 past its limit, a paired gait's stance force ≤ 4 ("phase margins": all that, but a landing phase is outside
 the suggestion's stricter 0.7·tolerance; "skate margin", "speed margin",
 "λ/h margin": all that, but the skate above 0.75 · 0.02, the speed or λ/h
-outside 0.8 of their tolerance, the suggestion's stricter limits).
+outside 0.8 of their tolerance, "force margin": the stance force counted
+and above 0.9 of its bound, the suggestion's stricter limits).
 
     .venv/bin/python benchmarks/gait_speeds.py [--cases dog:walk:0.1,0.25,0.45;...] [-o docs/gait_speeds.md]
 """
@@ -37,8 +41,10 @@ import numpy as np  # noqa: E402
 from gaitforge.creatures import registry  # noqa: E402
 from gaitforge.creatures.character import Character  # noqa: E402
 from gaitforge.modal import compute_modes  # noqa: E402
+from gaitforge.motion.grounding import STANCE_FORCE  # noqa: E402
 from gaitforge.motion.mode_selection import pool_size  # noqa: E402
 from gaitforge.motion import speed  # noqa: E402
+from gaitforge.motion.naturalness import naturalness  # noqa: E402
 
 CASES = ("dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,4,5;"
          "human:walk:0.1,0.25,0.45;human:run:0.5,1,2")
@@ -54,6 +60,10 @@ def trunk_sway(character, clip) -> np.ndarray:
     pitch = -np.arcsin(np.clip(R[:, 2, 0], -1.0, 1.0))
     yaw = np.unwrap(np.arctan2(R[:, 1, 0], R[:, 0, 0]))
     return np.degrees([np.ptp(np.unwrap(roll)), np.ptp(pitch), np.ptp(yaw)])
+
+
+def _deg(x: float) -> str:
+    return "–" if not math.isfinite(x) else f"{x:.0f}"
 
 
 def rows(cases: str):
@@ -77,7 +87,8 @@ def rows(cases: str):
             margin = ", ".join(name for name, over in (
                 ("phase margins", c.footfall > 0), ("skate margin", c.skate > 0.75 * speed.MAX_SKATE),
                 ("speed margin", abs(c.speed / plan.speed - 1) > 0.8 * speed.SPEED_TOL),
-                ("λ/h margin", abs(c.relative_stride_length / want - 1) > 0.8 * speed.STRIDE_TOL)) if over)
+                ("λ/h margin", abs(c.relative_stride_length / want - 1) > 0.8 * speed.STRIDE_TOL),
+                ("force margin", c.force_counts and c.force > 0.9 * STANCE_FORCE)) if over)
             ok = "no: " + "; ".join(miss) if miss else ("yes" if c.error == 0.0 else f"yes ({margin})")
             miss = 100 * (c.speed / plan.speed - 1)
             row = [name, gait, f"{fr:g}", f"{plan.speed:.2f}", f"{c.speed:.2f} ({miss:+.0f} %)",
@@ -86,15 +97,19 @@ def rows(cases: str):
                    f"{c.force:.1f}", f"{math.degrees(c.limit_excess):.1f}", f"{math.degrees(c.rotation):.0f}",
                    f"{wall:.1f}", ok]
             del caught
-            trunk = trunk_sway(ch, speed.synthesize_at_speed(ch, basis, recipe, 4 / plan.frequency, 60.0))
-            row.insert(-2, "/".join(f"{x:.0f}" for x in trunk))
+            clip = speed.synthesize_at_speed(ch, basis, recipe, 4 / plan.frequency, 60.0)
+            row.insert(-2, "/".join(f"{x:.0f}" for x in trunk_sway(ch, clip)))
+            n = naturalness(ch, clip.qpos)
+            row[-2:-2] = [_deg(n.head_pitch) + "/" + _deg(n.head_yaw), _deg(n.head_sway), _deg(n.trunk_heading),
+                          _deg(n.trunk_sway), _deg(n.pelvis_rotation)]
             print("| " + " | ".join(row) + " |", flush=True)
             yield row
 
 
 HEAD = ("creature", "gait", "Fr asked", "V asked [m/s]", "V achieved [m/s]", "Fr achieved", "λ/h (2.3·Fr^0.3)",
         "duty factors (target)", "class", "skate", "stance force [g]", "past limit [°]", "peak rotation [°]",
-        "trunk roll/pitch/yaw [°]", "suggest [s]", "meets all")
+        "trunk roll/pitch/yaw [°]", "head pitch/yaw [°]", "head sway [°]", "trunk heading [°]",
+        "trunk sway [°]", "pelvis rotation [°]", "suggest [s]", "meets all")
 
 
 def main() -> None:

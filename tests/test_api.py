@@ -87,7 +87,7 @@ def test_the_cli_animates_through_the_one_api_dispatch(tmp_path, capsys):
     assert made.recipe is not None and made.ramp is None and made.basis.frequencies.shape[0] == 20
     np.testing.assert_array_equal(made.clip.qpos, gf.animate("dog", "trot", seconds=1.0, pin=False).qpos)
     out, recipe = tmp_path / "t.npz", tmp_path / "t.yaml"
-    assert main(["animate", "dog", "--gait", "trot", "--seconds", "1", "--no-pin", "-o", str(out),
+    assert main(["animate", "dog", "--gait", "trot", "--kry09", "--seconds", "1", "--no-pin", "-o", str(out),
                  "--save-recipe", str(recipe), "--quiet"]) == 0
     capsys.readouterr()
     np.testing.assert_array_equal(load_npz(out).qpos, made.clip.qpos)

@@ -330,12 +330,14 @@ def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, mon
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(recipe_files, "save_recipe", broken)
-    assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
+    assert main(["animate", "dog", "--gait", "trot", "--kry09", "--seconds", "0.5", "--no-pin",
+                 "-o", str(tmp_path / "t.npz"),
                  "--save-recipe", str(tmp_path / "t.yaml")]) == 1
     assert _err(capsys) == f"gaitforge: error: {tmp_path / 't.yaml'}: no space left on device\n"
     assert list(tmp_path.iterdir()) == []
     monkeypatch.undo()
-    assert main(["animate", "dog", "--gait", "trot", "--seconds", "0.5", "--no-pin", "-o", str(tmp_path / "t.npz"),
+    assert main(["animate", "dog", "--gait", "trot", "--kry09", "--seconds", "0.5", "--no-pin",
+                 "-o", str(tmp_path / "t.npz"),
                  "--save-recipe", str(tmp_path / "t.yaml")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.npz", "t.yaml"]
 

@@ -51,7 +51,7 @@ def test_hyphens_and_underscores_spell_the_same_names(tmp_path, capsys):
 
 def test_animate_trot_then_metrics_and_diagram(tmp_path, capsys):
     clip_path, recipe_path = tmp_path / "trot.npz", tmp_path / "trot.yaml"
-    assert main(["animate", "dog", "--gait", "trot", "--seconds", "3", "-o", str(clip_path),
+    assert main(["animate", "dog", "--gait", "trot", "--kry09", "--seconds", "3", "-o", str(clip_path),
                  "--save-recipe", str(recipe_path)]) == 0
     out = capsys.readouterr().out
     assert "classified as trot" in out and f"wrote {clip_path} (180 frames at 60 fps)" in out
@@ -79,16 +79,17 @@ def test_animate_preset_to_bvh(tmp_path, capsys):
 
 def test_animate_gif_shows_progress(tmp_path, capsys):
     out = tmp_path / "walk.gif"
-    assert main(["animate", "human", "--gait", "walk", "--seconds", "0.2", "--fps", "20", "-o", str(out)]) == 0
+    assert main(["animate", "human", "--gait", "walk", "--kry09", "--seconds", "0.2", "--fps", "20",
+                 "-o", str(out)]) == 0
     assert iio.imread(out).shape[0] == 4
 
 
 def test_video_size_and_camera(tmp_path, capsys):
     out = tmp_path / "walk.gif"
-    assert main(["animate", "human", "--gait", "walk", "--seconds", "0.2", "--fps", "20", "--size", "64x48",
+    assert main(["animate", "human", "--gait", "walk", "--kry09", "--seconds", "0.2", "--fps", "20", "--size", "64x48",
                  "--camera", "side", "--quiet", "-o", str(out)]) == 0
     assert iio.imread(out, index=None).shape == (4, 48, 64, 3)
-    assert main(["animate", "human", "--gait", "walk", "--size", "64x4", "-o", str(out)]) == 2
+    assert main(["animate", "human", "--gait", "walk", "--kry09", "--size", "64x4", "-o", str(out)]) == 2
     assert capsys.readouterr().err == ("gaitforge: error: animate: argument --size: must be WIDTHxHEIGHT in pixels, "
                                        "each from 16 to 4096, got '64x4'\n")
 
@@ -111,7 +112,7 @@ def test_unknown_gait(tmp_path, capsys):
 
 def test_worm_cannot_trot(tmp_path, capsys):
     out = tmp_path / "x.glb"
-    _fails(capsys, ["animate", "worm", "--gait", "trot", "-o", str(out)],
+    _fails(capsys, ["animate", "worm", "--gait", "trot", "--kry09", "-o", str(out)],
            "worm has no feet: suggest('trot') needs contact points named *_foot or bodies labelled role: foot; "
            "add them in the creature file or a labels override", out)
 
@@ -129,7 +130,7 @@ def test_recipe_naming_a_mode_not_computed(tmp_path, capsys):
 
 def test_bad_output_extension_and_missing_clip(tmp_path, capsys):
     out = tmp_path / "x.avi"
-    _fails(capsys, ["animate", "dog", "--gait", "trot", "-o", str(out)],
+    _fails(capsys, ["animate", "dog", "--gait", "trot", "--kry09", "-o", str(out)],
            f"{out}: unknown motion file extension '.avi' (valid: .bvh, .csv, .gif, .glb, .mp4, .npz)", out)
     missing = tmp_path / "none.npz"
     _fails(capsys, ["metrics", str(missing)], f"{missing}: no such file")
@@ -149,7 +150,7 @@ def test_demo_writes_the_dog_trot(tmp_path, capsys):
     video = iio.imread(tmp_path / "dog_trot.mp4")
     assert video.shape[1:] == (480, 640, 3) and video.shape[0] == 121  # 2 s at 60 fps
     assert iio.imread(tmp_path / "dog_trot_gait.png").std() > 5
-    assert load_recipe(tmp_path / "dog_trot.yaml").name == "dog-trot"
+    assert load_recipe(tmp_path / "dog_trot.yaml").name == "trot"
 
 
 def test_no_flight_keeps_a_foot_down(tmp_path):
@@ -157,7 +158,7 @@ def test_no_flight_keeps_a_foot_down(tmp_path):
     lowest = {}
     for flag in ([], ["--no-flight"]):
         path = tmp_path / f"trot{len(flag)}.npz"
-        assert main(["animate", "dog", "--gait", "trot", "--seconds", "2", "-o", str(path), *flag]) == 0
+        assert main(["animate", "dog", "--gait", "trot", "--kry09", "--seconds", "2", "-o", str(path), *flag]) == 0
         clip = load_npz(path, dog)
         heights = [min(p[2] for p in dog.contact_positions(q).values()) for q in clip.qpos]
         lowest[bool(flag)] = np.array(heights)
@@ -168,7 +169,7 @@ def test_no_flight_keeps_a_foot_down(tmp_path):
 def test_pinned_human_walk_stays_a_walk(tmp_path, capsys):
     # Pinning the stance feet rolls the sole over heel and toe; the foot counts
     # as down while any of its contact points touches, so no flight appears.
-    assert main(["animate", "human", "--gait", "walk", "--seconds", "3", "-o", str(tmp_path / "w.npz")]) == 0
+    assert main(["animate", "human", "--gait", "walk", "--kry09", "--seconds", "3", "-o", str(tmp_path / "w.npz")]) == 0
     out = capsys.readouterr().out
     assert "classified as walk" in out and "flight 0 %" in out
     import re
@@ -182,12 +183,12 @@ BOUND_NOT_TROT = ("dog: no recipe from 3 modes passes the trot footfall check; t
 
 def test_a_suggestion_that_is_another_gait_warns(tmp_path, capsys):
     out = tmp_path / "t.npz"
-    assert main(["animate", "dog", "--gait", "trot", "--modes", "3", "-o", str(out)]) == 0
+    assert main(["animate", "dog", "--gait", "trot", "--kry09", "--modes", "3", "-o", str(out)]) == 0
     assert capsys.readouterr().err == f"gaitforge: warning: {BOUND_NOT_TROT}\n" and out.exists()
 
 
 def test_strict_makes_it_an_error_with_exit_1_and_no_output(tmp_path, capsys):
     out = tmp_path / "t.npz"
-    assert main(["animate", "dog", "--gait", "trot", "--modes", "3", "--strict", "-o", str(out)]) == 1
+    assert main(["animate", "dog", "--gait", "trot", "--kry09", "--modes", "3", "--strict", "-o", str(out)]) == 1
     assert capsys.readouterr().err == f"gaitforge: error: {BOUND_NOT_TROT}\n"
     assert not out.exists()

@@ -39,7 +39,7 @@ def basis(dog):
 @pytest.fixture(scope="module")
 def trot(dog, basis):
     r = dog_trot(dog, basis)
-    return r, synthesize(dog, basis, r, 4.0, FPS, grounded=False), synthesize(dog, basis, r, 4.0, FPS)
+    return r, synthesize(dog, basis, r, 4.0, FPS, grounded=False), synthesize(dog, basis, r, 4.0, FPS, steady=False)
 
 
 def lowest_contact(ch, qpos):

@@ -65,7 +65,11 @@ def test_stable_head_run_keeps_the_head_still(clips):
     assert any(k.name == "lock:head" for k in basis.constraints)
     free = clips["human-run"]
     assert _head_turn(c, clip) < 1.0            # degrees, over the whole clip
-    assert _head_turn(free[0], free[3]) > 3.0   # the same run without the lock nods and sways
+    # The same run without the lock nods and sways as its modes move it, until the pipeline's
+    # steady step (motion.steady) holds the head.
+    c, basis, recipe = free[:3]
+    assert _head_turn(c, synthesize(c, basis, recipe, 3.0, 60.0, steady=False)) > 3.0
+    assert _head_turn(c, free[3]) < 1.0
 
 
 def _hands(c, clip):

@@ -1,8 +1,9 @@
 """The main job, ``gaitforge demo``: every built-in creature (summary table and
-a rendered still each), then the dog trotting — a kinematic gait chosen from
-its vibration modes by the Kry09 heuristics — written as glTF, BVH, a short
-MP4, the clip's data and recipe, and a gait diagram, with its footfall
-metrics printed."""
+a rendered still each), then the dog trotting at a typical trotting speed
+(the trot's typical Froude number, ``GaitSpec.typical_froude``: a kinematic
+gait fitted from its vibration modes by dynamic similarity) — written as
+glTF, BVH, a short MP4, the clip's data and recipe, and a gait diagram, with
+its footfall metrics printed."""
 from __future__ import annotations
 
 import argparse
@@ -14,7 +15,7 @@ from gaitforge.cli.outputs import save_clip
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 
-DEMO_PRESET = "dog-trot"
+DEMO_CREATURE, DEMO_GAIT = "dog", "trot"
 CLIP_SECONDS = 4.0      # the glTF / BVH / NPZ clip: a few strides at 60 frames/s
 VIDEO_SECONDS = 2.0     # the MP4 is cut short: software rendering costs ~0.1-0.3 s a frame
 
@@ -31,9 +32,8 @@ def cmd_demo(args) -> int:
     from gaitforge.io.images import save_png
     from gaitforge.io.recipe_files import save_recipe
     from gaitforge.io.render import render_still
-    from gaitforge.motion import presets
+    from gaitforge import api
     from gaitforge.motion.clip import MotionClip
-    from gaitforge.motion.synthesis import synthesize
 
     from gaitforge.io.atomic import atomic_paths, check_output_dir
 
@@ -46,11 +46,9 @@ def cmd_demo(args) -> int:
         stills.append(render_still(c))
     console.print(summary_table(characters))
 
-    preset = presets.get(DEMO_PRESET)
-    dog = presets.character(preset)
-    basis = presets.basis(preset, dog)
-    recipe = presets.build(preset.name, dog, basis, pinned=True)
-    clip = synthesize(dog, basis, recipe, CLIP_SECONDS, 60.0, pin_feet=True)
+    made = api.animation(DEMO_CREATURE, DEMO_GAIT, seconds=CLIP_SECONDS, fps=60.0, froude=api.TYPICAL)
+    dog, basis, recipe, clip = made.character, made.basis, made.recipe, made.clip
+    assert recipe is not None  # a gait at a speed always has its recipe
     console.print(recipe_table(recipe, basis))
     console.print(recipe.description)
     stem = out / "dog_trot"

@@ -21,12 +21,29 @@ DEFAULT_MODES = 20
 TYPICAL = -1.0  # --froude without a value (the parser rejects it as a value): the gait's typical Froude number
 
 
+def natural_froude(creature: str, gait: str) -> float | None:
+    """The Froude number ``animate CREATURE --gait GAIT`` makes the gait at
+    when given no speed: the gait's typical one where its speeds were
+    measured on that creature (``GaitSpec.speed_ranges``,
+    docs/gait_speeds.md); None elsewhere (no such gait, none can be asked
+    of it, or an imported skeleton whose speed fit nobody measured: the
+    Kry09 clip, as ``--kry09``)."""
+    from gaitforge.motion.gaits import GAITS
+
+    spec = GAITS.get(gait)
+    if spec is None or creature not in spec.speed_ranges:
+        return None
+    return spec.typical_froude
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("animate", help="a kinematic gait from vibration modes, written as .glb/.bvh/.mp4/...")
     p.add_argument("creature", metavar="NAME|FILE|PRESET",
                    help="built-in creature, creature file, or a preset from 'gaitforge gaits'")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--gait", metavar="GAIT", help="gait chosen by the Kry09 heuristics, e.g. trot, walk, run")
+    how.add_argument("--gait", metavar="GAIT",
+                     help="gait, e.g. trot, walk, run: on a built-in creature made at its typical Froude number "
+                          "(--kry09: the Kry09 heuristics' clip, the default for other skeletons)")
     how.add_argument("--recipe", metavar="FILE", help="a gait recipe file (YAML or JSON)")
     fast = p.add_mutually_exclusive_group()
     fast.add_argument("--speed", type=speed_or_ramp(inputs.ANIMATE_SPEED.hi), metavar="V|FROM:TO",
@@ -35,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     fast.add_argument("--froude", type=number(inputs.FROUDE), metavar="F", nargs="?", const=TYPICAL,
                       help="speed as a Froude number V²/(g·hip height); without F, the one typical of the gait "
                            "(walk 0.25, trot and pace 1, run 1, bound 2, gallop 3)")
+    fast.add_argument("--kry09", action="store_true",
+                      help="with --gait: Kry09's own clip (the heuristics' small-amplitude recipe at the mode "
+                           "frequencies) instead of the gait at its typical Froude number")
     p.add_argument("--seconds", type=number(inputs.ANIMATE_SECONDS), default=4.0, metavar="S",
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(inputs.FPS), default=60.0, metavar="N",
@@ -130,6 +150,11 @@ def cmd_animate(args) -> int:
     if args.diagram:
         check_output(args.diagram, (".png",), "image")
     preset = presets.find(args.creature) is not None
+    if args.kry09 and not args.gait:
+        raise GaitforgeError("--kry09 picks the Kry09 clip of a gait: give --gait GAIT")
+    if (args.gait and not (args.kry09 or args.no_flight) and args.speed is None and args.froude is None
+            and natural_froude(args.creature, args.gait) is not None):
+        args.froude = TYPICAL  # the gait at its natural speed (GaitSpec.typical_froude)
     fast = args.speed is not None or args.froude is not None
     ramp = isinstance(args.speed, tuple)
     # Which flags go together (the API's own checks name its arguments, these the flags).

@@ -66,6 +66,7 @@ from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
+from gaitforge.motion.steady import steady
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
 from gaitforge.motion.synthesis import check_drive, margin_frames, positive, synthesize
 
@@ -226,7 +227,7 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps)
     t = np.arange(-pad, n + pad) / fps
-    q = poses(character, basis, recipe, t)
+    q = steady(character, poses(character, basis, recipe, t))
     walking = np.ones(len(t), bool)
     g = ground_smoothly(character, q, recipe.base_frequency * t, fps, walking)
     g = start_at_origin(character, g.frames(slice(pad, pad + n)))

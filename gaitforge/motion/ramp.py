@@ -45,6 +45,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.motion.steady import HEAD_CHAIN, steady
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.gait_patterns import creature_kind
@@ -181,6 +182,9 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         dq = sum((w * gain)[:, None] * c for w, c in parts)
         q = lay.integrate(basis.rest_qpos, dq)
         lay.soft_limits(q, math.radians(10), 0.01)
+        # The head held before the grounding (motion.steady); the trunk as well took the human
+        # ramp's run to 3.7 g of centre-of-mass reaction (its bound is 3 g).
+        q = steady(character, q, (HEAD_CHAIN,))
         ground = ground_smoothly(character, q, psi, fps, walking)
         if rnd < SPEED_PASSES:   # the amplitude scaled by the asked speed over the achieved one, stride by stride
             asked, got = _stride_means(v, psi, fps), _stride_speeds(character, ground.qpos, psi, fps)

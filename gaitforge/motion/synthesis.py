@@ -25,6 +25,7 @@ from gaitforge.motion.grounding import ground, translate_root
 from gaitforge.motion.holds import GroundedClip, Holding, feet_have_contacts, holding_of
 from gaitforge.motion.poses import JointLayout, layout, modal_coordinates, poses, soft_limit_excess
 from gaitforge.motion.recipe import GaitRecipe, check_basis
+from gaitforge.motion.steady import steady as steady_poses
 
 __all__ = ["JointLayout", "MAX_ROTATION", "check_drive", "ground_step", "layout", "margin_frames",
            "modal_coordinates", "positive", "poses", "soft_limit_excess", "synthesize"]
@@ -91,7 +92,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
                soft_limit: float = np.radians(10), grounded: bool = True, soft_limit_slide: float = 0.01,
                speed: float | None = None, contact_tol: float | None = None,
                pin_feet: bool = False, flight: bool | None = None,
-               holding: HoldingStrategy | str | None = None) -> MotionClip:
+               holding: HoldingStrategy | str | None = None, steady: bool = True) -> MotionClip:
     """A kinematic gait clip of ``recipe`` (Kry09 Eq. 4 with soft limits).
 
     basis: the :class:`ModalBasis` the recipe's mode indices refer to (checked
@@ -124,6 +125,10 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     ``holding`` here overrides it): the paired and loose holdings also
     let flights keep the stride's mean stance velocity, even unpinned
     (:data:`~gaitforge.motion.holds.HOLDINGS`). The recipe's name plays no part.
+    steady: in a grounded clip the trunk and head are held at their rest
+    orientation by the spine's and neck's joints in the poses before the
+    grounding (:mod:`gaitforge.motion.steady`; False: as the modes move
+    them).
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
@@ -140,6 +145,8 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     qpos = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps, soft_limit, soft_limit_slide)
     if not grounded:
         return MotionClip(fps, qpos, character.name)
+    if steady:
+        qpos = steady_poses(character, qpos)
     smooth = pin_feet and feet_have_contacts(character)
     g = ground_step(character, recipe, qpos, fps, pad, holding=strategy, smooth=smooth, speed=speed,
                     contact_tol=contact_tol, flight=flight)
