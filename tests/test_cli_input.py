@@ -100,7 +100,7 @@ def _started(proc, folder, ready) -> None:
 
 
 @pytest.mark.parametrize("argv, ready, left", [
-    (["animate", "dog", "--gait", "trot", "--seconds", "30", "--no-pin", "-o", "t.mp4"],
+    (["animate", "dog", "--gait", "trot", "--kry09", "--seconds", "30", "--no-pin", "-o", "t.mp4"],
      lambda name: name.startswith(".t.mp4."), []),
     # Workers in other processes: Ctrl-C reaches them too, and none may print a traceback;
     # the checkpoint of the generations done stays (it is what --resume reads).
