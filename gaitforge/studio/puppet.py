@@ -114,7 +114,6 @@ class PuppetSim:
         with self.lock:
             self.plan, self.drive, self.n_recipe = plan, drive, n
             self._coords = np.zeros(len(full.terms))
-            self._ball_index = (plan.ball_qpos[:, None] + np.arange(4)).reshape(-1)
 
     def set_target(self, index: int, value: float) -> None:
         """Puppet slider ``index`` to ``value`` ∈ [−1, 1] (±1: the mode turns
@@ -199,14 +198,7 @@ class PuppetSim:
         e = 1.0 if t >= RAMP else (t / RAMP) ** 2 * (3.0 - 2.0 * t / RAMP)
         c[:n] = e * p.alpha[:n] * np.sin(p.omega[:n] * t + p.gamma[:n]) + p.beta[:n]
         c[n:] = self.filter.step(self.dt)
-        delta = p.U @ c
-        m.qpos_spring[p.hinge_qpos] = p.rest_hinge + delta
-        if p.tendon_coef.shape[0]:
-            length = p.tendon_rest + p.tendon_coef @ delta
-            m.tendon_lengthspring[:, 0] = length
-            m.tendon_lengthspring[:, 1] = length
-        if len(p.ball_qpos):
-            m.qpos_spring[self._ball_index] = p.ball_references(c).reshape(-1)
+        p.set_references(m, c)
 
     def advance(self, seconds: float) -> None:
         """Simulate ``seconds`` [s] (whole steps) under the lock."""

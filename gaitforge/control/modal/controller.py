@@ -66,6 +66,7 @@ class ModalPlan:
         # Ball joints: their spring reference is a quaternion, the rest orientation turned by the
         # rotation vector (3,) the modes give (in the joint's frame, as MuJoCo integrates them).
         self.ball_qpos = np.array([m.jnt_qposadr[j] for j in ball], dtype=int)
+        self.ball_spring_index = (self.ball_qpos[:, None] + np.arange(4)).reshape(-1)  # their 4 qpos each
         ball_dofs = np.array([np.arange(m.jnt_dofadr[j], m.jnt_dofadr[j] + 3) for j in ball], dtype=int).reshape(-1, 3)
         self.U_ball = np.ascontiguousarray(basis.shapes[ball_dofs.reshape(-1)][:, modes]).reshape(
             len(ball), 3, len(modes))
@@ -109,6 +110,19 @@ class ModalPlan:
     def displacement(self, t: float) -> np.ndarray:
         """Joint displacement (h,) of the spring reference on the scalar joints at t [s]."""
         return self.U @ self.modal_coords(t)
+
+    def set_references(self, model: mujoco.MjModel, coords: np.ndarray) -> None:
+        """Pull ``model``'s springs toward θ0 + Σ uᵢ cᵢ for modal coordinates
+        ``coords`` (n,): the scalar joints' ``qpos_spring``, the coupling
+        tendons' spring lengths and the ball joints' reference quaternions."""
+        delta = self.U @ coords
+        model.qpos_spring[self.hinge_index] = self.rest_hinge + delta
+        if self.tendon_coef.shape[0]:
+            length = self.tendon_rest + self.tendon_coef @ delta
+            model.tendon_lengthspring[:, 0] = length
+            model.tendon_lengthspring[:, 1] = length
+        if len(self.ball_qpos):
+            model.qpos_spring[self.ball_spring_index] = self.ball_references(coords).reshape(-1)
 
     def ball_references(self, coords: np.ndarray) -> np.ndarray:
         """Spring-reference quaternions (b, 4) w, x, y, z of the ball joints for
@@ -222,7 +236,6 @@ class ModalController:
         self._T = [(float(t0), float(ts), float(tc)) for t0, ts, tc in
                    zip(self.plan.tendon_rest + coef @ self._D0, coef @ self._S, coef @ self._C)]
         self._balls = len(self.plan.ball_qpos) > 0
-        self._ball_index = (self.plan.ball_qpos[:, None] + np.arange(4)).reshape(-1)
         self._quats = np.empty((len(self.plan.ball_qpos), 4))
         self._coords = np.empty(len(self.plan.alpha))  # modal coordinates of the general path, per tick
         self._fast = self._single and self._spring is not None and not self._balls
@@ -261,23 +274,13 @@ class ModalController:
             return ws, wc
         c = self._coords
         modal_coordinates(p.alpha, p.omega, p.gamma, p.beta, e, t, c)
-        delta = p.U @ c
-        if self._spring is not None:
-            np.add(p.rest_hinge, delta, out=self._spring)
-        else:
-            model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
-        if p.tendon_coef.shape[0]:
-            length = p.tendon_rest + p.tendon_coef @ delta
-            model.tendon_lengthspring[:, 0] = length
-            model.tendon_lengthspring[:, 1] = length
-        if len(p.ball_qpos):
-            self._set_balls(model, c)
+        p.set_references(model, c)
         return c
 
     def _set_balls(self, model: mujoco.MjModel, coords: np.ndarray) -> None:
         p = self.plan
         ball_quaternions(p.U_ball @ coords, p.rest_ball_T, self._quats)
-        model.qpos_spring[self._ball_index] = self._quats.reshape(-1)
+        model.qpos_spring[p.ball_spring_index] = self._quats.reshape(-1)
 
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         t = data.time
