@@ -188,11 +188,14 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
     for _ in range(24):  # the mouse held still: the puppet keeps reaching (closed loop)
         track.append(sim.body_position(paw))
         time.sleep(0.05)
+    # read the handle while the button is still down: once the page reports the drag's end, the
+    # handle snaps back onto the (possibly stumbling) paw
+    assert served.dragging, "the mouse did not grab the handle's arrow"
+    goal = np.asarray(served.drag.position)
     shots.append(tmp_path / "4-drag-paw.png")
     page.screenshot(path=str(shots[-1]))
     page.mouse.up()
-    goal = np.asarray(served.drag.position)
-    assert goal[0] - start[0] > 0.06, "the handle did not move with the mouse"
+    assert goal[0] - start[0] > 0.06, ("the handle did not move with the mouse", goal, start)
     # the paw reaches the handle (held there long, a standing dog may lose its balance)
     closest = min(float(np.linalg.norm(goal - x)) for x in track)
     assert closest < 0.6 * float(np.linalg.norm(goal - start)), (closest, goal, start)
