@@ -86,6 +86,59 @@ def _mode_options(options: dict) -> dict:
     return out
 
 
+def constraint(text: str, character: Character):
+    """One extra modal constraint from its text form (``pin:left_foot``,
+    ``lock:head``, ``loop:left_hand:right_hand``; bodies by name or
+    role/side, e.g. ``pin:foot/left``) for ``character``: a
+    :class:`gaitforge.creatures.spec.Constraint` for :func:`modes`'
+    ``constraints`` (which also takes the text itself)."""
+    from gaitforge.modal import parse_constraint
+
+    return parse_constraint(inputs.text("constraint", text), inputs.character("character", character))
+
+
+def describe(character: Character, basis: ModalBasis) -> tuple:
+    """Plain-words descriptions of ``basis``' elastic modes (a
+    :class:`ModalBasis` of ``character``: shapes (nv, k)), one
+    :class:`gaitforge.modal.describe.ModeDescription` per mode in basis
+    order: index, frequency [Hz], symmetry, name, summary."""
+    from gaitforge.modal.describe import describe_modes
+
+    character = inputs.character("character", character)
+    if not isinstance(basis, ModalBasis):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"basis: must be a ModalBasis (from gf.modes), got {brief(basis)}")
+    return describe_modes(character, basis)
+
+
+def mode_sheet(path: str | os.PathLike, character: Character, basis: ModalBasis, labels=None) -> None:
+    """Write a PNG picture sheet of each mode's extreme poses (``basis``
+    from :func:`modes` of ``character``; ``labels`` one line per mode, or
+    None for none) to ``path`` (a ``.png``)."""
+    from gaitforge.io.mode_sheet import save_mode_sheet
+
+    path = inputs.path_or_name("path", path)
+    if not str(path).lower().endswith(".png"):
+        from gaitforge.errors import GaitforgeError
+        raise GaitforgeError(f"{path}: the picture sheet must be a .png file")
+    describe(character, basis)  # (checks both)
+    save_mode_sheet(path, character, basis, labels)
+
+
+def tune(character: Character, max_deviation: float = 5.0):
+    """The smallest uniform stiffness scale at which ``character`` holds its
+    rest pose under gravity, every joint within ``max_deviation`` [deg] of
+    rest (:func:`gaitforge.modal.tuning.tune_stiffness`, simulated in
+    MuJoCo): a ``TuningResult`` (scale, confirmed, fell, sag per joint [deg],
+    linear estimate, simulations run)."""
+    import math
+
+    from gaitforge.modal.tuning import tune_stiffness
+
+    character = inputs.character("character", character)
+    return tune_stiffness(character, math.radians(inputs.MAX_DEVIATION.check("max_deviation", max_deviation)))
+
+
 TYPICAL = "typical"  # animation's froude: the gait's typical Froude number (``gaitforge animate --froude``)
 
 
@@ -346,6 +399,61 @@ def runners() -> tuple[Entry, ...]:
     from gaitforge.control.registry import ENTRIES
 
     return ENTRIES
+
+
+def runner(name: str, gait: str | None = None, *, plots=None, pushed: bool = False) -> Entry:
+    """The registry entry of runner ``name`` (a key or an alias) and ``gait``
+    (None: its default gait), the one :func:`run` and :func:`push` would
+    use; raises ``GaitforgeError`` naming the valid runners or gaits. With
+    ``plots`` (a folder) it refuses a runner that has no plots; with
+    ``pushed`` one that does not stand (naming those that do)."""
+    from gaitforge.control import registry
+    from gaitforge.sim.push import check_pushable
+
+    e = registry.entry(inputs.text("name", name), inputs.optional_text("gait", gait))
+    registry.check_options(e, {"plots": plots})
+    if inputs.flag("pushed", pushed):
+        check_pushable(e, registry.standing())
+    return e
+
+
+def runner_names(*, takes: str | None = None, stands: bool = False, aliases: bool = False) -> list[str]:
+    """Runner keys in registry order: every one, those that take run option
+    ``takes`` ("path", "scale", "turn_rate", "schedule", "plots"), those that
+    stand (``stands``: can be pushed); or, with ``aliases``, the other names
+    accepted (``biped``, ``quadruped``)."""
+    from gaitforge.control import registry
+
+    takes = inputs.optional_text("takes", takes)
+    if inputs.flag("aliases", aliases):
+        return registry.aliases()
+    if inputs.flag("stands", stands):
+        return registry.standing()
+    return registry.keys() if takes is None else registry.takers(takes)
+
+
+def push_speeds(name: str, gait: str) -> list[float]:
+    """The speeds [m/s] :func:`push` covers when none are asked for
+    (:func:`gaitforge.sim.push.default_speeds`)."""
+    from gaitforge.sim.push import default_speeds
+
+    return default_speeds(runner(name, gait, pushed=True))
+
+
+def published_pushes(name: str, gait: str) -> dict[float, float]:
+    """The published largest pushes {speed [m/s]: force [N]} of a runner's
+    gait (Coros 2011 Table 3.1; {} where none are published)."""
+    from gaitforge.sim.push import published
+
+    e = runner(name, gait)
+    return published(e.key, e.gait)
+
+
+def motion_formats() -> tuple[str, ...]:
+    """The file extensions :func:`save` writes a clip to (lower case, with the dot)."""
+    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
+
+    return tuple(EXPORT_EXTENSIONS)
 
 
 def run(name: str, gait: str | None = None, *, speed: float | None = None, seconds: float = 10.0,

@@ -9,11 +9,9 @@ import math
 from rich.console import Console
 from rich.table import Table
 
-from gaitforge import inputs
+from gaitforge import api, inputs
 from gaitforge.cli.args import number
-from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
-from gaitforge.io.creature_files import load_character
 
 console = Console(highlight=False)
 DEFAULT_COUNT = 10
@@ -44,12 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_tune)
 
 
-def _tune(character: Character, max_deviation_deg: float):
-    from gaitforge.modal.tuning import tune_stiffness
-    return tune_stiffness(character, math.radians(max_deviation_deg))
-
-
-def modes_payload(character: Character, basis, descriptions) -> dict:
+def modes_payload(character: api.Character, basis, descriptions) -> dict:
     """The JSON document of ``gaitforge modes --json``."""
     modes = []
     for desc in descriptions:
@@ -67,30 +60,28 @@ def modes_payload(character: Character, basis, descriptions) -> dict:
 
 
 def cmd_modes(args) -> int:
-    from gaitforge.modal import compute_modes, parse_constraint
     from gaitforge.io.atomic import check_output
-    from gaitforge.modal.describe import describe_modes
 
     if args.sheet and not args.sheet.lower().endswith(".png"):
         raise GaitforgeError(f"{args.sheet}: the picture sheet must be a .png file")
     for path, ext in ((args.json, ".json"), (args.sheet, ".png")):
         if path:
             check_output(path, (ext,))
-    character = load_character(args.creature)
-    constraints = tuple(parse_constraint(text, character) for text in args.constrain)
+    character = api.creature(args.creature)
+    constraints = tuple(api.constraint(text, character) for text in args.constrain)
     scale = args.stiffness_scale
     if args.tune_stiffness:
-        tuned = _tune(character, 5.0)
+        tuned = api.tune(character, 5.0)
         scale = tuned.scale
         note = "no joint sags more than 5° standing" if tuned.confirmed else \
             "NOT confirmed: it did not hold its pose in simulation"
         console.print(f"stiffness scale {scale:.4g} (tuned: {note})", soft_wrap=True)
-    basis = compute_modes(character, count=args.count, constraints=constraints, gravity=args.gravity,
+    basis = api.modes(character, count=args.count, constraints=constraints, gravity=args.gravity,
                           stiffness_scale=scale)
     if basis.count == 0:
         raise GaitforgeError(f"{character.name}: every motion is rigid ({basis.n_rigid} degrees of freedom, no "
                              "spring resists any of them): there are no vibration modes; give the joints stiffness")
-    descriptions = describe_modes(character, basis)
+    descriptions = api.describe(character, basis)
     table = Table(title=f"{character.name}: {len(descriptions)} elastic modes"
                         f" ({basis.n_rigid} rigid, stiffness ×{scale:.4g}"
                         f"{', gravity' if args.gravity else ''}"
@@ -103,14 +94,13 @@ def cmd_modes(args) -> int:
         table.add_row(str(d.index), f"{d.frequency:.3f}", d.symmetry, d.summary())
     console.print(table)
     from gaitforge.io.atomic import atomic_paths, write_text
-    from gaitforge.io.mode_sheet import save_mode_sheet
 
     with atomic_paths(args.json, args.sheet) as (tmp_json, tmp_sheet):  # both files or neither
         if tmp_json is not None:
             write_text(tmp_json, json.dumps(modes_payload(character, basis, descriptions), indent=2) + "\n")
         if tmp_sheet is not None:
             labels = [f"{d.index}: {d.frequency:.2f} Hz  {d.name}" for d in descriptions]
-            save_mode_sheet(tmp_sheet, character, basis, labels)
+            api.mode_sheet(tmp_sheet, character, basis, labels)
     for path in (args.json, args.sheet):
         if path:
             console.print(f"wrote {path}")
@@ -118,8 +108,8 @@ def cmd_modes(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    character = load_character(args.creature)
-    r = _tune(character, args.max_deviation)
+    character = api.creature(args.creature)
+    r = api.tune(character, args.max_deviation)
     if r.confirmed:
         verdict = "confirmed in simulation"
     elif r.fell:

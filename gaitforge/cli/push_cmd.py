@@ -10,15 +10,16 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from gaitforge import api
 from gaitforge.cli.args import number
-from gaitforge.control import registry
 
 console = Console(highlight=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("push", help="largest sideways push survived, per gait and speed (Wang 2011 Table 3.1)")
-    p.add_argument("creature", metavar="RUNNER", help=f"a runner that stands: {', '.join(registry.standing())}")
+    p.add_argument("creature", metavar="RUNNER",
+                   help=f"a runner that stands: {', '.join(api.runner_names(stands=True))}")
     p.add_argument("--gait", required=True, help="the gait to push (e.g. ds_walk, trot)")
     p.add_argument("--speeds", type=_speeds, default=None, metavar="V,V,...",
                    help="commanded speeds [m/s] (default: Wang 2011's 0.1,0.2,0.3,0.4,0.5 where the gait "
@@ -65,24 +66,21 @@ def _force(text: str) -> float:
 
 
 def cmd_push(args) -> int:
-    from gaitforge.api import push_results
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.sim.push import check_pushable, default_speeds
 
-    e = registry.entry(args.creature, args.gait)  # name errors first, then the checks below, before any work
-    check_pushable(e, registry.standing())
+    e = api.runner(args.creature, args.gait, pushed=True)  # name errors first, then the checks below, before any work
     e.check_gains(args.gains)
     if args.json:
         from gaitforge.io.atomic import check_output
         check_output(args.json, (".json",), "push table")
     label = f"push {e.label}" + (f" ({args.gains} gains)" if args.gains != "ours" else "")
-    count = len(args.speeds) if args.speeds else len(default_speeds(e))
+    count = len(args.speeds) if args.speeds else len(api.push_speeds(e.key, e.gait))
     with progress_bar(label, count, quiet=args.quiet, unit="speeds") as bar:
         def advance(done: int, speed: float, force: float | None, trials: int | None) -> None:
             if bar is not None:
                 bar(done, info="" if force is None else f"{speed:g} m/s: {force:.1f} N, {trials} trials")
 
-        results = push_results(args.creature, e.gait, speeds=args.speeds or None, phases=args.phases,
+        results = api.push_results(args.creature, e.gait, speeds=args.speeds or None, phases=args.phases,
                                workers=args.workers, ray=args.ray, force=args.force, gains=args.gains,
                                timestep=args.timestep, progress=advance)
     if args.force is not None:
@@ -106,9 +104,7 @@ def _criteria_line(res) -> str:
 
 
 def _print_limits(args, e, results) -> None:
-    from gaitforge.sim.push import published
-
-    thesis = published(e.key, e.gait)
+    thesis = api.published_pushes(e.key, e.gait)
     gains = f", {args.gains} gains" if args.gains != "ours" else ""
     t = Table(title=f"{e.label}{gains}: largest lateral push survived (0.5 s at the pelvis; "
                     f"every force on a 2 % body-weight grid up to it, at every phase)")

@@ -8,33 +8,32 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from gaitforge import inputs
+from gaitforge import api, inputs
 from gaitforge.cli.args import number, video_args
-from gaitforge.control import registry
 
 console = Console(highlight=False)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    names = ", ".join(registry.keys())
+    names = ", ".join(api.runner_names())
     p = sub.add_parser("run", help=f"simulate a controlled runner of any family ({names}; "
                                    "'gaitforge runners' lists their gaits)")
     p.add_argument("creature", metavar="RUNNER",
-                   help=f"{names} ({', '.join(registry.aliases())} also accepted)")
+                   help=f"{names} ({', '.join(api.runner_names(aliases=True))} also accepted)")
     p.add_argument("--gait", help="one of the runner's gaits ('gaitforge runners' lists them). "
                                   "Default: the runner's default gait")
     p.add_argument("--turn", type=number(inputs.TURN_RATE), default=0.0, metavar="RATE",
-                   help=f"yaw rate [rad/s] to turn at ({', '.join(registry.takers('turn_rate'))})")
+                   help=f"yaw rate [rad/s] to turn at ({', '.join(api.runner_names(takes='turn_rate'))})")
     p.add_argument("--plots", metavar="DIR", help="write footprints.png, gait_graph.png and gait_diagram.png "
-                                                  f"into DIR ({', '.join(registry.takers('plots'))})")
+                                                  f"into DIR ({', '.join(api.runner_names(takes='plots'))})")
     p.add_argument("--speed", type=number(inputs.RUN_SPEED),
                    help="desired forward speed [m/s], within the gait's range (default: the gait's default; "
                         "a modal gait takes none)")
     p.add_argument("--path", metavar="FILE",
-                   help=f"YAML file of waypoints to follow ({', '.join(registry.takers('path'))})")
+                   help=f"YAML file of waypoints to follow ({', '.join(api.runner_names(takes='path'))})")
     p.add_argument("--seconds", type=number(inputs.RUN_SECONDS), default=10.0, help="simulated time [s] (default 10)")
     p.add_argument("--scale", type=number(inputs.SCALE), default=1.0, metavar="L",
-                   help=f"dynamic scaling factor (RH91 Table 1; {', '.join(registry.takers('scale'))})")
+                   help=f"dynamic scaling factor (RH91 Table 1; {', '.join(api.runner_names(takes='scale'))})")
     p.add_argument("--timestep", type=number(inputs.TIMESTEP), metavar="DT",
                    help="physics step [s] instead of the runner's own (must divide its control interval)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -49,15 +48,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args) -> int:
-    from gaitforge import api
     from gaitforge.cli.progress import MIN_SECONDS, progress_bar
 
-    e = registry.entry(args.creature, args.gait)  # name errors before anything else
-    registry.check_options(e, {"plots": args.plots})
+    e = api.runner(args.creature, args.gait, plots=args.plots)  # name errors before anything else
     if args.output:
         from gaitforge.io.atomic import check_output
-        from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
-        check_output(args.output, EXPORT_EXTENSIONS, "motion")
+        check_output(args.output, api.motion_formats(), "motion")
     if args.plots:
         from gaitforge.io.atomic import check_output_dir
         check_output_dir(args.plots)
@@ -116,14 +112,15 @@ def gait_text(e) -> str:
 
 def cmd_runners(args) -> int:
     rows = []
-    for key in registry.keys():
-        mine = registry.gaits(key)
+    entries = api.runners()
+    for key in api.runner_names():
+        mine = [g for g in entries if g.key == key]
         e = mine[0]
         rows.append((key + "".join(f" ({a})" for a in e.aliases), e.family, ", ".join(gait_text(g) for g in mine),
                      "yes" if e.stands else "no", ", ".join(sorted(e.options)) or "—"))
     console.print(table("simulated controllers: gaitforge run RUNNER --gait GAIT",
                         ("runner", "family", "gaits, m/s (* default)", "push", "options"), rows, numbers=False))
     console.print("gain sets (push --gains): " + "; ".join(
-        f"{k}: {', '.join(registry.gaits(k)[0].gain_sets)}" for k in registry.keys()
-        if registry.gaits(k)[0].gain_sets != ("ours",)) + "; every other runner: ours")
+        f"{k}: {', '.join(api.runner(k).gain_sets)}" for k in api.runner_names()
+        if api.runner(k).gain_sets != ("ours",)) + "; every other runner: ours")
     return 0
