@@ -2,7 +2,7 @@
 dynamic control, on MuJoCo.
 
 ``import gaitforge as gf`` gives the one-import API (:mod:`gaitforge.api`):
-``gf.creature``, ``gf.modes`` (``gf.constraint``, ``gf.describe``,
+``gf.creature`` (``gf.creature_names``), ``gf.modes`` (``gf.constraint``, ``gf.describe``,
 ``gf.mode_sheet``, ``gf.tune``), ``gf.animate`` (``gf.animation`` with what it
 was made from), ``gf.metrics``, ``gf.gait_class``, ``gf.save``, ``gf.run`` and
 ``gf.push`` (any runner of the controller registry), ``gf.runners``
@@ -12,9 +12,9 @@ was made from), ``gf.metrics``, ``gf.gait_class``, ``gf.save``, ``gf.run`` and
 from gaitforge.errors import GaitforgeError, NotMetError
 from gaitforge.version import __version__
 
-_API = ("creature", "modes", "constraint", "describe", "mode_sheet", "tune", "animate", "animation", "metrics",
-        "gait_class", "save", "motion_formats", "run", "push", "runners", "runner", "runner_names", "push_speeds",
-        "published_pushes")
+_API = ("creature", "creature_names", "modes", "constraint", "describe", "mode_sheet", "tune", "animate",
+        "animation", "metrics", "gait_class", "save", "motion_formats", "run", "push", "runners", "runner",
+        "runner_names", "push_speeds", "published_pushes")
 __all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
 
 

@@ -46,6 +46,13 @@ def creature(name_or_path: str | os.PathLike) -> Character:
     return load_character(inputs.path_or_name("creature", name_or_path))
 
 
+def creature_names() -> list[str]:
+    """The built-in creatures' names (:func:`creature` builds each)."""
+    from gaitforge.creatures import registry
+
+    return list(registry.names())
+
+
 _MODE_OPTIONS = ("constraints", "gravity", "stiffness_scale", "rayleigh", "method")
 
 

@@ -7,10 +7,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from gaitforge.creatures import registry
-from gaitforge.creatures.character import Character
+from gaitforge import api
 from gaitforge.creatures.summary import body_rows, summarize
-from gaitforge.io.creature_files import load_character
 from gaitforge.io.spec_files import resolve_spec, save_spec
 
 console = Console(highlight=False)
@@ -32,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_export)
 
 
-def summary_table(characters: list[Character]) -> Table:
+def summary_table(characters: list[api.Character]) -> Table:
     table = Table(title="gaitforge creatures")
     for col in ("name", "bodies", "joints", "DOFs", "mass [kg]", "height [m]"):
         table.add_column(col, justify="left" if col == "name" else "right")
@@ -43,12 +41,12 @@ def summary_table(characters: list[Character]) -> Table:
 
 
 def cmd_creatures(args) -> int:
-    characters = [Character.from_spec(registry.build(n)) for n in registry.names()]
+    characters = [api.creature(n) for n in api.creature_names()]
     console.print(summary_table(characters))
     return 0
 
 
-def _render_png(character: Character, path: str) -> None:
+def _render_png(character: api.Character, path: str) -> None:
     from gaitforge.io.images import save_png
     from gaitforge.io.render import render_still
     save_png(path, render_still(character))
@@ -58,7 +56,7 @@ def cmd_show(args) -> int:
     from gaitforge.io.atomic import check_output
     if args.png:
         check_output(args.png, (".png",), "image")
-    character = load_character(args.creature)
+    character = api.creature(args.creature)
     console.print(summary_table([character]))
     table = Table(title=f"{character.name}: bodies")
     for col in ("body", "mass [kg]", "joint", "DOFs", "side", "role", "limb"):
@@ -82,10 +80,10 @@ def cmd_export(args) -> int:
     to_mjcf = Path(args.to).suffix.lower() == ".xml"
     if to_mjcf and args.creature.lower().endswith((".xml", ".urdf")):  # a model: its compiled form
         from gaitforge.io.mjcf import save_mjcf
-        save_mjcf(load_character(args.creature), args.to)
+        save_mjcf(api.creature(args.creature), args.to)
     elif to_mjcf:
         from gaitforge.io.mjcf import save_mjcf
-        save_mjcf(Character.from_spec(resolve_spec(args.creature)), args.to)
+        save_mjcf(api.Character.from_spec(resolve_spec(args.creature)), args.to)
     else:  # .yaml, .yml or .json (check_output refused the rest)
         save_spec(resolve_spec(args.creature), args.to)
     console.print(f"wrote {args.to}")

@@ -12,8 +12,6 @@ import time
 from gaitforge.cli.creatures_cmd import summary_table
 from gaitforge.cli.motion_cmd import analyse, console, recipe_table
 from gaitforge.cli.outputs import save_clip
-from gaitforge.creatures import registry
-from gaitforge.creatures.character import Character
 
 DEMO_CREATURE, DEMO_GAIT = "dog", "trot"
 CLIP_SECONDS = 4.0      # the glTF / BVH / NPZ clip: a few strides at 60 frames/s
@@ -40,8 +38,8 @@ def cmd_demo(args) -> int:
     start = time.perf_counter()
     out = check_output_dir(args.out)
     characters, stills = [], []
-    for name in registry.names():
-        c = Character.from_spec(registry.build(name))
+    for name in api.creature_names():
+        c = api.creature(name)
         characters.append(c)
         stills.append(render_still(c))
     console.print(summary_table(characters))

@@ -97,13 +97,12 @@ def _creature(name_or_path: str):
     import functools
     import os
 
-    from gaitforge.creatures import registry
-    from gaitforge.io.creature_files import load_character
+    from gaitforge import api
     from gaitforge.naming import match
 
-    name = match(name_or_path, registry.names())
-    source = name if name else functools.partial(load_character, os.path.abspath(name_or_path))
-    return load_character(name_or_path), source
+    name = match(name_or_path, api.creature_names())
+    source = name if name else functools.partial(api.creature, os.path.abspath(name_or_path))
+    return api.creature(name_or_path), source
 
 
 def _start_recipe(character, path: str | None):

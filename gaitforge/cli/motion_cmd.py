@@ -10,10 +10,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from gaitforge import inputs
+from gaitforge import api, inputs
 from gaitforge.cli.args import number, speed_or_ramp, video_args
 from gaitforge.cli.outputs import save_clip, video_options
-from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 
 console = Console(highlight=False)
@@ -88,9 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 # ------------------------------------------------------------------ helpers
-def _character(name_or_path: str) -> Character:
-    from gaitforge.io.creature_files import load_character
-    return load_character(name_or_path)
+def _character(name_or_path: str) -> api.Character:
+    return api.creature(name_or_path)
 
 
 def recipe_table(recipe, basis) -> Table:
@@ -116,7 +114,7 @@ def metrics_table(m, gait: str) -> Table:
     return table
 
 
-def analyse(char: Character, clip, diagram: str | None = None, title: str = "", marks=()) -> None:
+def analyse(char: api.Character, clip, diagram: str | None = None, title: str = "", marks=()) -> None:
     """Print the footfall metrics of ``clip`` (and write a gait diagram,
     with ``marks``: (time, label) lines); a clip in which no foot lands
     twice is reported, not an error."""
@@ -137,7 +135,6 @@ def analyse(char: Character, clip, diagram: str | None = None, title: str = "", 
 
 # ------------------------------------------------------------------ commands
 def cmd_animate(args) -> int:
-    from gaitforge import api
     from gaitforge.io.atomic import check_output
     from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
     from gaitforge.motion import presets
@@ -215,7 +212,6 @@ def _print_ramp(args, made) -> None:
 
 
 def cmd_gaits(args) -> int:
-    from gaitforge.creatures import registry
     from gaitforge.motion import heuristics, presets
 
     table = Table(title="presets: the examples of Kry09 Fig. 3 ('gaitforge animate PRESET')")
@@ -225,7 +221,6 @@ def cmd_gaits(args) -> int:
         table.add_row(p.name, p.creature, p.gait, p.pose, ", ".join(p.constraints) or "-", p.summary)
     console.print(table)
     from gaitforge.cli.run_cmd import gait_text
-    from gaitforge.control.registry import ENTRIES
 
     table = Table(title="what each creature does")
     from gaitforge.motion.gaits import speed_ranges
@@ -233,9 +228,9 @@ def cmd_gaits(args) -> int:
     for col in ("creature", "kinematic gaits, m/s (animate NAME --gait [--speed])",
                 "simulated gaits, m/s (run NAME --gait; * default)"):
         table.add_column(col)
-    for name in registry.names():
-        kinematic = heuristics.gaits_for(Character.from_spec(registry.build(name)))
-        simulated = ", ".join(gait_text(e) for e in ENTRIES if e.creature == name)
+    for name in api.creature_names():
+        kinematic = heuristics.gaits_for(api.creature(name))
+        simulated = ", ".join(gait_text(e) for e in api.runners() if e.creature == name)
         ranges = speed_ranges(name)
         kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
         table.add_row(name, kin or "-", simulated or "-")

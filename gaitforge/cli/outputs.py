@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gaitforge.creatures.character import Character
+from gaitforge import api
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
 
 
-def save_clip(char: Character, clip, path, *, label: str | None = None, quiet: bool = False,
+def save_clip(char: api.Character, clip, path, *, label: str | None = None, quiet: bool = False,
               size: tuple[int, int] | None = None, camera: str | None = None, **options) -> None:
     """Write ``clip`` (format from the extension). For a video: ``size``
     (width, height) [pixels] and ``camera`` (``io.video.CAMERAS``) when
