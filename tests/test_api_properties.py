@@ -232,3 +232,51 @@ def test_a_gaits_default_speed_is_in_its_range():
         if lo <= r.default_speed <= hi:
             assert e.default_speed == r.default_speed
     assert registry.entry("dog", "walk").default_speed == 0.425  # the middle of 0.2–0.65
+
+
+@SETTINGS
+@given(call=st.sampled_from(["runner", "runner_names", "push_speeds", "published_pushes", "constraint", "describe",
+                             "tune", "mode_sheet"]), which=st.integers(0, 1), value=HOSTILE)
+def test_the_commands_helpers(worm, call, which, value):
+    """The helpers the commands call (gf.runner … gf.mode_sheet), one argument hostile."""
+    basis = gf.modes(worm, count=2)
+    calls = {
+        "runner": lambda v: gf.runner(*(v, None) if which == 0 else ("gorilla", v)),
+        "runner_names": lambda v: gf.runner_names(**{("takes", "stands")[which]: v}),
+        "push_speeds": lambda v: gf.push_speeds(*(v, "trot") if which == 0 else ("gorilla", v)),
+        "published_pushes": lambda v: gf.published_pushes(*(v, "trot") if which == 0 else ("gorilla", v)),
+        "constraint": lambda v: gf.constraint(v, worm) if which == 0 else gf.constraint("pin:head", v),
+        "describe": lambda v: gf.describe(v, basis) if which == 0 else gf.describe(worm, v),
+        "tune": lambda v: gf.tune(worm, v),
+        "mode_sheet": lambda v: gf.mode_sheet(v, worm, basis) if which == 0 else gf.mode_sheet("x.png", v, basis),
+    }
+    if call == "tune":
+        assume(not (_real(value) and 0 < float(value) <= 90))            # valid: simulations, slow
+    if call == "mode_sheet":
+        assume(which == 1 or not (isinstance(value, str) and value.lower().endswith(".png")))  # would write
+    _outcome(lambda: calls[call](value))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: gf.runner("worm", pushed=True),
+     "push: worm crawl does not stand on legs, so there is no balance "),
+    (lambda: gf.runner("worm", plots="out"), "worm has no gait graph to plot (plots work for: gorilla, dog)"),
+    (lambda: gf.tune(gf.creature("worm"), 0), "max_deviation: must be a number above 0 up to 90, got 0"),
+    (lambda: gf.mode_sheet("sheet.jpg", gf.creature("worm"), None), "sheet.jpg: the picture sheet must be a .png file"),
+    (lambda: gf.describe(gf.creature("worm"), "modes"), "basis: must be a ModalBasis (from gf.modes), got 'modes'"),
+    (lambda: gf.constraint("nail:head", gf.creature("worm")), "unknown constraint kind 'nail' in 'nail:head'"),
+])
+def test_the_commands_helpers_refuse(call, message):
+    with pytest.raises(GaitforgeError) as err:
+        call()
+    assert str(err.value).startswith(message), str(err.value)
+
+
+def test_the_commands_helpers_answer():
+    assert "dog" in gf.creature_names() and gf.creature("dog").name == "dog"
+    assert ".glb" in gf.motion_formats() and ".npz" in gf.motion_formats()
+    assert gf.runner("biped").key == "raibert_biped" and gf.runner("gorilla", "ds_walk").gait == "ds_walk"
+    assert set(gf.runner_names(stands=True)) < set(gf.runner_names()) and "worm" not in gf.runner_names(stands=True)
+    assert set(gf.runner_names(takes="path")) <= set(gf.runner_names()) and "biped" in gf.runner_names(aliases=True)
+    assert gf.push_speeds("gorilla", "ds_walk") == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert gf.published_pushes("gorilla", "ds_walk") and gf.published_pushes("dog", "trot") == {}
