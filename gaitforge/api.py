@@ -126,8 +126,8 @@ def mode_sheet(path: str | os.PathLike, character: Character, basis: ModalBasis,
 
     path = inputs.path_or_name("path", path)
     if not str(path).lower().endswith(".png"):
-        from gaitforge.errors import GaitforgeError
-        raise GaitforgeError(f"{path}: the picture sheet must be a .png file")
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"path: the picture sheet must be a .png file, got {brief(path)}")
     describe(character, basis)  # (checks both)
     save_mode_sheet(path, character, basis, labels)
 
@@ -355,6 +355,15 @@ def save(clip: MotionClip, path: str | os.PathLike, character: Character | None 
     check_output(path, EXPORT_EXTENSIONS, "motion")
     char = character or creature(clip.character_name)
     save_motion(char, clip, path, **_save_options(path, options))
+
+
+def load(path: str | os.PathLike, character: Character | None = None) -> MotionClip:
+    """A clip :func:`save` wrote as ``.npz`` (frames, rate [fps], the
+    creature it names); with ``character``, also checked against it
+    (character name, joint names, ``qpos`` size)."""
+    from gaitforge.io.clipfiles import load_npz
+
+    return load_npz(inputs.path_or_name("path", path), inputs.character("character", character, optional=True))
 
 
 _VIDEO: dict[str, type] = {"fps": float, "width": int, "height": int, "camera": str, "progress": object}

@@ -236,7 +236,7 @@ def test_a_gaits_default_speed_is_in_its_range():
 
 @SETTINGS
 @given(call=st.sampled_from(["runner", "runner_names", "push_speeds", "published_pushes", "constraint", "describe",
-                             "tune", "mode_sheet"]), which=st.integers(0, 1), value=HOSTILE)
+                             "tune", "mode_sheet", "load"]), which=st.integers(0, 1), value=HOSTILE)
 def test_the_commands_helpers(worm, call, which, value):
     """The helpers the commands call (gf.runner … gf.mode_sheet), one argument hostile."""
     basis = gf.modes(worm, count=2)
@@ -249,6 +249,7 @@ def test_the_commands_helpers(worm, call, which, value):
         "describe": lambda v: gf.describe(v, basis) if which == 0 else gf.describe(worm, v),
         "tune": lambda v: gf.tune(worm, v),
         "mode_sheet": lambda v: gf.mode_sheet(v, worm, basis) if which == 0 else gf.mode_sheet("x.png", v, basis),
+        "load": lambda v: gf.load(v) if which == 0 else gf.load("missing.npz", v),
     }
     if call == "tune":
         assume(not (_real(value) and 0 < float(value) <= 90))            # valid: simulations, slow
@@ -262,9 +263,11 @@ def test_the_commands_helpers(worm, call, which, value):
      "push: worm crawl does not stand on legs, so there is no balance "),
     (lambda: gf.runner("worm", plots="out"), "worm has no gait graph to plot (plots work for: gorilla, dog)"),
     (lambda: gf.tune(gf.creature("worm"), 0), "max_deviation: must be a number above 0 up to 90, got 0"),
-    (lambda: gf.mode_sheet("sheet.jpg", gf.creature("worm"), None), "sheet.jpg: the picture sheet must be a .png file"),
+    (lambda: gf.mode_sheet("sheet.jpg", gf.creature("worm"), None),
+     "path: the picture sheet must be a .png file, got 'sheet.jpg'"),
     (lambda: gf.describe(gf.creature("worm"), "modes"), "basis: must be a ModalBasis (from gf.modes), got 'modes'"),
     (lambda: gf.constraint("nail:head", gf.creature("worm")), "unknown constraint kind 'nail' in 'nail:head'"),
+    (lambda: gf.load("no/such/clip.npz"), "no/such/clip.npz: no such file"),
 ])
 def test_the_commands_helpers_refuse(call, message):
     with pytest.raises(GaitforgeError) as err:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
+from gaitforge import api
 from gaitforge.cli.args import number, video_args
 from gaitforge.errors import GaitforgeError
 
@@ -97,7 +98,6 @@ def _creature(name_or_path: str):
     import functools
     import os
 
-    from gaitforge import api
     from gaitforge.naming import match
 
     name = match(name_or_path, api.creature_names())
@@ -122,13 +122,11 @@ def cmd_simulate(args) -> int:
     from gaitforge.control.modal.measures import limits_report, summarize
     from gaitforge.control.modal.physics import physics_for
     from gaitforge.control.modal.presets import RAMP
-
     from gaitforge.io.atomic import check_output
-    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
 
     seconds = args.seconds
     if args.out:
-        check_output(args.out, EXPORT_EXTENSIONS, "motion")
+        check_output(args.out, api.motion_formats(), "motion")
     if args.traces:
         check_output(args.traces, (".csv",), "traces")
     character, _ = _creature(args.creature)

@@ -136,12 +136,11 @@ def analyse(char: api.Character, clip, diagram: str | None = None, title: str = 
 # ------------------------------------------------------------------ commands
 def cmd_animate(args) -> int:
     from gaitforge.io.atomic import check_output
-    from gaitforge.io.clipfiles import EXPORT_EXTENSIONS
     from gaitforge.motion import presets
 
     gait = args.gait or (Path(args.recipe).stem if args.recipe else "gait")
     out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
-    check_output(out, EXPORT_EXTENSIONS, "motion")  # every output checked before any work
+    check_output(out, api.motion_formats(), "motion")  # every output checked before any work
     if args.save_recipe:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
     if args.diagram:
@@ -243,19 +242,17 @@ def cmd_gaits(args) -> int:
 
 
 def cmd_metrics(args) -> int:
-    from gaitforge.io.clipfiles import load_npz
-
     if args.diagram and Path(args.diagram).suffix.lower() != ".png":
         raise GaitforgeError(f"{args.diagram}: a gait diagram is written as PNG (give a .png file)")
     if args.diagram:
         from gaitforge.io.atomic import check_output
         check_output(args.diagram, (".png",), "image")
-    clip = load_npz(args.clip)
+    clip = api.load(args.clip)
     name = args.creature or clip.character_name
     if not name:
         raise GaitforgeError(f"{args.clip} names no creature: give --creature NAME|FILE")
     char = _character(name)
-    clip = load_npz(args.clip, char)
+    clip = api.load(args.clip, char)
     console.print(f"{args.clip}: {char.name}, {clip.n_frames} frames at {clip.fps:g} fps ({clip.duration:.2f} s)")
     analyse(char, clip, args.diagram, f"{Path(args.clip).name}: {char.name}")
     if args.diagram:
