@@ -11,13 +11,14 @@ Winter 2009; Perry & Burnfield 2010).
 :func:`swing_free_limbs` does that in the body-relative poses, frame by
 frame: every joint of a *free limb* is put back at its value in the
 creature's *posture* (:func:`posture_qpos`: the human's arms hanging at its
-sides, though its modes are those of Kry's T-pose), and the limb's shoulder (its ball joint labelled ``shoulder`` nearest the hand) is
-turned about its parent's lateral (y) axis by ``gain`` times the other
-side's hip flexion (its spread about the clip's mean). A free limb is the
-bodies of one (limb, side) label group with a body labelled ``hand`` and
-none labelled ``foot``; it is moved only if its hand hangs in the posture
-(lower than its shoulder by over half their distance), so an arm held out,
-whose swing about y would twist it about its own length, is left to the modes.
+sides, though its modes are those of Kry's T-pose), and the limb's shoulder
+(its ball joint labelled ``shoulder`` nearest the hand) is turned about its
+parent's lateral (y) axis by ``gain`` times the other side's hip flexion
+(its spread about the clip's mean). A free limb is the bodies of one (limb,
+side) label group with a body labelled ``hand`` and none labelled ``foot``;
+it is moved only if its hand hangs in the posture (lower than its shoulder
+by over half their distance), so an arm held out, whose swing about y would
+twist it about its own length, is left to the modes.
 
 Why a posture and not a modal analysis about the relaxed pose: the modes of
 the human standing with its arms hanging (measured with
@@ -27,13 +28,19 @@ turned the head 3.65 turns; the T-pose's modes walk and run as
 docs/validation/natural_motion.md measures, and the arms, which take no part
 in the footfalls, are put in the posture and swung by the rule above.
 Creatures whose every limb is a leg are not touched.
+
+The holding's modal IK then moves every mode to hold the feet, the arms'
+share too: in the human walk at 1.3 m/s that took the shoulder's swing
+from the rule's 26° to 78°. :func:`still_limbs` zeroes the free limbs'
+rows of the modes the IK moves, so it leaves them as the rule put them;
+a gait asks for it with ``GaitSpec.still_arms`` (the walk, not the run,
+whose head rolled through 133° instead of 55° with its arms held still).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import dataclasses
 import weakref
+from typing import NamedTuple
 
 import mujoco
 import numpy as np
@@ -68,6 +75,14 @@ def _ball_joint(model: mujoco.MjModel, b: int) -> int | None:
         if int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
             return j
     return None
+
+
+def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton products (..., 4) of quaternions a and b (w, x, y, z)."""
+    aw, ax, ay, az = np.moveaxis(a, -1, 0)
+    bw, bx, by, bz = np.moveaxis(b, -1, 0)
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], axis=-1)
 
 
 def _qinv(q: np.ndarray) -> np.ndarray:
@@ -153,14 +168,6 @@ def hip_flexion(character, qpos: np.ndarray, hip: int) -> np.ndarray:
     _, xmat = character.body_frames(np.atleast_2d(qpos))
     _, rest = character.body_frames(character.rest_qpos[None])
     return _sagittal(xmat, rest[0], hip, parent)
-
-
-def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton products (..., 4) of quaternions a and b (w, x, y, z)."""
-    aw, ax, ay, az = np.moveaxis(a, -1, 0)
-    bw, bx, by, bz = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], axis=-1)
 
 
 def swing_free_limbs(character, qpos: np.ndarray, gain: float) -> np.ndarray:
