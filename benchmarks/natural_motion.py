@@ -52,7 +52,8 @@ def _made(case: str):
             name, gait, v = parts
             kw = {"froude": api.TYPICAL} if v == "typical" else {"speed": float(v)}
             made = api.animation(name, gait, seconds=4.0, **kw)
-    rest = posture_qpos(made.character) if made.recipe is not None and made.recipe.arm_swing else None
+    rest = posture_qpos(made.character, made.recipe.posture) if made.recipe is not None and made.recipe.arm_swing \
+        else None
     return made, naturalness(made.character, made.clip.qpos, rest)
 
 

@@ -48,7 +48,7 @@ def test_the_posture_hangs_the_arms(human):
     than 90 % of the arm's length below its shoulder, no higher than 10 cm
     above the hip joints, and out from the thigh; the rest pose is still
     Kry's T-pose (hands level with the shoulders)."""
-    pose = arms.posture_qpos(human)
+    pose = arms.posture_qpos(human, "relaxed")
     xpos, _ = human.body_frames(pose[None])
     hip_z = xpos[0, human.body_id("left_thigh"), 2]
     for side in ("left", "right"):
@@ -59,7 +59,7 @@ def test_the_posture_hangs_the_arms(human):
         assert abs(xpos[0, hand, 1]) > abs(xpos[0, human.body_id(f"{side}_thigh"), 1]) + 0.1
     rest = hand_heights(human, human.rest_qpos[None])
     assert all(abs(h[0]) < 0.02 for h in rest.values())
-    assert [human.model.body(lb.hand).name for lb in arms.free_limbs(human)] == ["left_hand", "right_hand"]
+    assert [human.model.body(lb.hand).name for lb in arms.free_limbs(human, "relaxed")] == ["left_hand", "right_hand"]
 
 
 def test_only_hanging_free_limbs_swing(human, dog):
@@ -69,8 +69,8 @@ def test_only_hanging_free_limbs_swing(human, dog):
     q = np.tile(dog.rest_qpos, (3, 1))
     assert np.array_equal(arms.swing_free_limbs(dog, q, 0.75), q)
     q = np.tile(human.rest_qpos, (3, 1))
-    assert np.array_equal(arms.swing_free_limbs(human, q, 0.0), q)
-    assert len(arms.free_limb_dofs(human)) == 2 * (1 + 3 + 1 + 1)   # clavicle, upper arm, elbow, wrist
+    assert np.array_equal(arms.swing_free_limbs(human, q, 0.0, "relaxed"), q)
+    assert len(arms.free_limb_dofs(human, "relaxed")) == 2 * (1 + 3 + 1 + 1)   # clavicle, upper arm, elbow, wrist
 
 
 @pytest.mark.parametrize("gait", ["walk", "run"])
@@ -99,7 +99,7 @@ def test_arms_swing_opposite_the_leg_of_their_side(clips, gait):
     made = clips[gait]
     c, q = made.character, made.clip.qpos
     _, xmat = c.body_frames(q)
-    _, rest = c.body_frames(arms.posture_qpos(c)[None])
+    _, rest = c.body_frames(arms.posture_qpos(c, made.recipe.posture)[None])
     m = c.model
     for side in ("left", "right"):
         arm, thigh = c.body_id(f"{side}_upper_arm"), c.body_id(f"{side}_thigh")
@@ -114,7 +114,7 @@ def test_walk_ranges_against_normal_gait(clips):
     (docs/validation/natural_motion.md says by how much) and are checked
     only to stay below twice the reference."""
     made = clips["walk"]
-    n = naturalness(made.character, made.clip.qpos, arms.posture_qpos(made.character))
+    n = naturalness(made.character, made.clip.qpos, arms.posture_qpos(made.character, made.recipe.posture))
     got = dict(n.ranges, **{"pelvis rotation": n.pelvis_rotation})
     for k in ("hip", "knee", "shoulder"):
         assert abs(got[k] / RANGES[k] - 1) <= TOLERANCE, (k, got[k])
@@ -125,9 +125,10 @@ def test_walk_ranges_against_normal_gait(clips):
 def test_recipes_record_the_arm_swing():
     """arm_swing and still_arms go through a recipe file and back; bad
     values are one-line errors; recipes without them write no such keys."""
-    r = GaitRecipe("walk", "human", (GaitTerm(0, 0.1, 0.0, 1.0),), arm_swing=0.75, still_arms=True)
+    r = GaitRecipe("walk", "human", (GaitTerm(0, 0.1, 0.0, 1.0),), arm_swing=0.75, still_arms=True,
+                   posture="relaxed")
     back = parse_recipe_text(dump_recipe(r), "mem")
-    assert (back.arm_swing, back.still_arms) == (0.75, True)
+    assert (back.arm_swing, back.still_arms, back.posture) == (0.75, True, "relaxed")
     assert "arm_swing" not in dump_recipe(GaitRecipe("walk", "human", (GaitTerm(0, 0.1, 0.0, 1.0),)))
     with pytest.raises(SpecError, match=r"^arm_swing: must not be negative, got -1$"):
         GaitRecipe("walk", "human", (GaitTerm(0, 0.1, 0.0, 1.0),), arm_swing=-1)

@@ -5,8 +5,8 @@ run the same invariants over all creatures.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 from gaitforge.naming import match
 from gaitforge.errors import UnknownNameError
@@ -21,9 +21,10 @@ class Entry:
     dofs: velocity DOFs (nv) of the compiled model, free root included.
     stands_passively: whether it holds its rest pose on the ground with no
     control (the Raibert biped and kangaroo only balance under control).
-    posture: builds the same skeleton standing as it walks and runs, its
-    free limbs hanging (the human's arms at its sides; used by
-    :mod:`gaitforge.motion.arms`), or None: as in the rest pose.
+    postures: posture name → a builder of the same skeleton in the pose a
+    gait hangs its free limbs in (``GaitSpec.posture``; the human's arms at
+    its sides for walking, bent for running; :mod:`gaitforge.motion.arms`);
+    a posture a creature lacks is its rest pose.
     """
 
     name: str
@@ -31,14 +32,14 @@ class Entry:
     summary: str
     dofs: int
     stands_passively: bool = True
-    posture: Callable[[], CreatureSpec] | None = None
+    postures: Mapping[str, Callable[[], CreatureSpec]] = field(default_factory=dict)
 
 
 ENTRIES: tuple[Entry, ...] = (
     Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)", dofs=21),
     Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)", dofs=21),
     Entry("human", human.human, "70 kg, 1.75 m human in a T-pose, 47 DOFs, stiffness 10x the paper's", dofs=47,
-          posture=human.human_relaxed),
+          postures={"relaxed": human.human_relaxed, "running": human.human_run}),
     Entry("human_run", human.human_run, "the human in a bent-knee, bent-elbow running rest pose", dofs=47),
     Entry("raibert_biped", raibert.raibert_biped, "RH91 biped robot, Table 3 values", dofs=14,
           stands_passively=False),
@@ -65,10 +66,11 @@ def entry(name: str) -> Entry:
     raise UnknownNameError(f"unknown creature {name!r} (built-in creatures: {', '.join(names())})")
 
 
-def posture(name: str) -> CreatureSpec | None:
-    """The posture spec of built-in creature ``name`` (:attr:`Entry.posture`), or None."""
-    e = entry(name)
-    return e.posture() if e.posture is not None else None
+def posture(name: str, which: str) -> CreatureSpec | None:
+    """Built-in creature ``name``'s spec in posture ``which``
+    (:attr:`Entry.postures`), or None where it has no such posture."""
+    build_it = entry(name).postures.get(which)
+    return build_it() if build_it is not None else None
 
 
 def build(name: str) -> CreatureSpec:

@@ -9,9 +9,10 @@ about three quarters of the hip's sagittal range (~30° against ~40°:
 Winter 2009; Perry & Burnfield 2010).
 
 :func:`swing_free_limbs` does that in the body-relative poses, frame by
-frame: every joint of a *free limb* is put back at its value in the
-creature's *posture* (:func:`posture_qpos`: the human's arms hanging at its
-sides, though its modes are those of Kry's T-pose), and the limb's shoulder
+frame: every joint of a *free limb* is put back at its value in the gait's
+*posture* (:func:`posture_qpos`: the human's arms hanging at its sides for
+the walk, elbows bent for the run, though its modes are those of Kry's
+T-pose), and the limb's shoulder
 (its ball joint labelled ``shoulder`` nearest the hand) is turned about its
 parent's lateral (y) axis by ``gain`` times the other side's hip flexion
 (its spread about the clip's mean). A free limb is the bodies of one (limb,
@@ -48,7 +49,7 @@ import numpy as np
 __all__ = ["FreeLimb", "arms_of", "flung_hands", "free_limb_dofs", "free_limbs", "hip_flexion", "posture_qpos",
            "still_limbs", "swing_free_limbs"]
 
-_POSTURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_POSTURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # character → {posture: qpos}
 
 
 class FreeLimb(NamedTuple):
@@ -114,24 +115,27 @@ def _posture_of(character, spec) -> np.ndarray:
     return q
 
 
-def posture_qpos(character) -> np.ndarray:
-    """The pose (nq,) ``character`` walks and runs in: a built-in creature
-    with a registry posture (:attr:`gaitforge.creatures.registry.Entry.posture`,
-    the human's arms hanging) is turned into it; any other keeps its rest
-    pose. Read-only, computed once per character."""
+def posture_qpos(character, posture: str | None) -> np.ndarray:
+    """The pose (nq,) of ``character`` in ``posture`` (a name of
+    :attr:`gaitforge.creatures.registry.Entry.postures`: the human's
+    "relaxed", arms hanging, and "running", elbows bent); the rest pose for
+    None, a creature that is not built in or a posture it lacks.
+    Read-only, computed once per character and posture."""
     from gaitforge.creatures import registry
 
-    q = _POSTURES.get(character)
+    known = _POSTURES.setdefault(character, {})
+    q = known.get(posture)
     if q is None:
-        spec = registry.posture(character.name) if character.name in registry.names() else None
+        spec = registry.posture(character.name, posture) \
+            if posture is not None and character.name in registry.names() else None
         q = character.rest_qpos.copy() if spec is None else _posture_of(character, spec)
         q.flags.writeable = False
-        _POSTURES[character] = q
+        known[posture] = q
     return q
 
 
-def free_limbs(character) -> tuple[FreeLimb, ...]:
-    """The free limbs of ``character`` that hang in its posture
+def free_limbs(character, posture: str | None = None) -> tuple[FreeLimb, ...]:
+    """The free limbs of ``character`` that hang in ``posture``
     (:func:`posture_qpos`; module docstring), each paired with the hip of
     the other side's leg."""
     m = character.model
@@ -140,7 +144,7 @@ def free_limbs(character) -> tuple[FreeLimb, ...]:
     hips = {side: next(b for b in bodies if role[b] == "hip")
             for (_, side), bodies in groups.items()
             if any(role[b] == "foot" for b in bodies) and any(role[b] == "hip" for b in bodies)}
-    xpos, _ = character.body_frames(posture_qpos(character)[None])
+    xpos, _ = character.body_frames(posture_qpos(character, posture)[None])
     out = []
     for (_, side), bodies in sorted(groups.items(), key=lambda kv: str(kv[0])):
         hands = [b for b in bodies if role[b] == "hand"]
@@ -170,17 +174,18 @@ def hip_flexion(character, qpos: np.ndarray, hip: int) -> np.ndarray:
     return _sagittal(xmat, rest[0], hip, parent)
 
 
-def swing_free_limbs(character, qpos: np.ndarray, gain: float) -> np.ndarray:
+def swing_free_limbs(character, qpos: np.ndarray, gain: float, posture: str | None = None) -> np.ndarray:
     """Poses (T, nq) with each hanging free limb in the posture and its
     shoulder swung about its parent's lateral axis by ``gain`` times the
     other side's hip flexion about its clip mean (module docstring);
-    ``qpos`` (T, nq) is not changed; ``gain`` 0 returns a copy."""
+    ``posture``: :func:`posture_qpos`'s; ``qpos`` (T, nq) is not changed;
+    ``gain`` 0 returns a copy."""
     qpos = np.array(qpos, float, copy=True)
     if gain == 0.0:
         return qpos
     m = character.model
-    pose = posture_qpos(character)
-    for limb in free_limbs(character):
+    pose = posture_qpos(character, posture)
+    for limb in free_limbs(character, posture):
         for b in limb.bodies:
             for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
                 a = int(m.jnt_qposadr[j])
@@ -199,20 +204,21 @@ def swing_free_limbs(character, qpos: np.ndarray, gain: float) -> np.ndarray:
 
 
 
-def free_limb_dofs(character) -> np.ndarray:
-    """The DOF indices (k,) of the hanging free limbs' joints (empty: none)."""
+def free_limb_dofs(character, posture: str | None = None) -> np.ndarray:
+    """The DOF indices (k,) of the joints of the free limbs hanging in
+    ``posture`` (empty: none)."""
     m = character.model
     out = [range(int(m.body_dofadr[b]), int(m.body_dofadr[b] + m.body_dofnum[b]))
-           for limb in free_limbs(character) for b in limb.bodies if m.body_dofnum[b]]
+           for limb in free_limbs(character, posture) for b in limb.bodies if m.body_dofnum[b]]
     return np.array(sorted(d for r in out for d in r), int)
 
 
-def still_limbs(character, basis):
-    """``basis`` with its shapes zero in the hanging free limbs' DOFs
-    (:func:`free_limb_dofs`): what a holding's modal IK moves when it must
-    leave the arms where the swing put them (``basis`` itself where there
-    are none)."""
-    dofs = free_limb_dofs(character)
+def still_limbs(character, basis, posture: str | None = None):
+    """``basis`` with its shapes zero in the DOFs of the free limbs hanging
+    in ``posture`` (:func:`free_limb_dofs`): what a holding's modal IK
+    moves when it must leave the arms where the swing put them (``basis``
+    itself where there are none)."""
+    dofs = free_limb_dofs(character, posture)
     if not len(dofs):
         return basis
     shapes = np.array(basis.shapes)
@@ -222,11 +228,12 @@ def still_limbs(character, basis):
 
 
 def arms_of(character, basis, recipe, qpos: np.ndarray):
-    """Poses ``qpos`` (T, nq) with the free limbs swung by ``recipe.arm_swing``
-    (:func:`swing_free_limbs`) and the basis the holding moves
-    (:func:`still_limbs` of ``basis`` when ``recipe.still_arms``)."""
-    q = swing_free_limbs(character, qpos, recipe.arm_swing) if recipe.arm_swing else qpos
-    return q, (still_limbs(character, basis) if recipe.still_arms else basis)
+    """Poses ``qpos`` (T, nq) with the free limbs in ``recipe.posture``
+    swung by ``recipe.arm_swing`` (:func:`swing_free_limbs`) and the basis
+    the holding moves (:func:`still_limbs` of ``basis`` when
+    ``recipe.still_arms``)."""
+    q = swing_free_limbs(character, qpos, recipe.arm_swing, recipe.posture) if recipe.arm_swing else qpos
+    return q, (still_limbs(character, basis, recipe.posture) if recipe.still_arms else basis)
 
 
 def flung_hands(character, qpos: np.ndarray) -> list[str]:

@@ -140,9 +140,10 @@ class GaitSpec:
     features taken relative to the trunk, no forward swing, knees bent
     twice as far; jacks: add the jumping jack's limb swing. arm_swing:
     how far free limbs (a human's arms) swing per radian of the other
-    side's hip flexion, hanging in the creature's posture
-    (:mod:`gaitforge.motion.arms`; 0: as the modes move them); still_arms:
-    the holding's modal IK leaves those limbs where the swing put them.
+    side's hip flexion (:mod:`gaitforge.motion.arms`; 0: as the modes move
+    them); still_arms: the holding's modal IK leaves those limbs where the
+    swing put them; posture: the creature's posture they hang in
+    (``registry.Entry.postures``; None: the rest pose).
     """
 
     name: str
@@ -163,6 +164,7 @@ class GaitSpec:
     jacks: bool = False
     arm_swing: float = 0.0
     still_arms: bool = False
+    posture: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "footfalls", _frozen(self.footfalls))
@@ -204,7 +206,8 @@ GAITS: Mapping[str, GaitSpec] = MappingProxyType({s.name: s for s in (
     GaitSpec("walk", {"biped": _ALTERNATE, "quadruped": _quadruped(0.25, 0.75, 0.0, 0.5)}, "walk",
              Support.DOUBLE, 0.30, duty_factors=(0.7, 0.6), harmonics=3, duty_law=WALK_DUTY,
              typical_froude=0.25, speed_ranges={"dog": (0.67, 1.42), "human": (0.96, 2.03)},
-             ramp_from={"biped": 0.0, "quadruped": 0.0}, arm_swing=ARM_SWING, still_arms=True),
+             ramp_from={"biped": 0.0, "quadruped": 0.0}, arm_swing=ARM_SWING, still_arms=True,
+             posture="relaxed"),
     GaitSpec("trot", {"quadruped": _quadruped(0.5, 0.0, 0.0, 0.5)}, "trot", Support.FLIGHT, 0.45,
              bounces=_BOUNCE, duty_law=FLIGHT_DUTY, typical_froude=1.0, speed_ranges={"dog": (1.49, 2.99)},
              ramp_from={"quadruped": 0.5}, holding=HoldingStrategy.PAIRED),
@@ -223,7 +226,7 @@ GAITS: Mapping[str, GaitSpec] = MappingProxyType({s.name: s for s in (
              ramp_from={"quadruped": 2.5}, holding=HoldingStrategy.LOOSE, ramp_holding=HoldingStrategy.LOOSE),
     GaitSpec("run", {"biped": _ALTERNATE}, "run", Support.FLIGHT, 0.45, bounces=_BOUNCE, duty_law=FLIGHT_DUTY,
              typical_froude=1.0, speed_ranges={"human": (2.14, 4.27)}, ramp_from={"biped": 0.5},
-             holding=HoldingStrategy.PAIRED, arm_swing=ARM_SWING),
+             holding=HoldingStrategy.PAIRED, arm_swing=ARM_SWING, posture="running"),
     GaitSpec("jump", {"biped": _TOGETHER}, "hop", Support.HOP, 0.60, on_the_spot=True),
     GaitSpec("jumping_jacks", {"biped": _TOGETHER}, "hop", Support.HOP, 0.60, on_the_spot=True, jacks=True),
 )})

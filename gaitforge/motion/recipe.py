@@ -163,8 +163,8 @@ class GaitRecipe:
     (:func:`~gaitforge.motion.gaits.default_holding`), fixed on construction,
     so that renaming the recipe later changes nothing. arm_swing (≥ 0,
     at most 2) and still_arms: the free limbs hang in the creature's
-    posture and swing by arm_swing times the other side's hip flexion,
-    and the holding's IK leaves them so (:mod:`gaitforge.motion.arms`;
+    posture named ``posture`` (None: the rest pose) and swing by arm_swing
+    times the other side's hip flexion, and the holding's IK leaves them so (:mod:`gaitforge.motion.arms`;
     :class:`~gaitforge.motion.gaits.GaitSpec` has the values of each gait).
     """
 
@@ -182,6 +182,7 @@ class GaitRecipe:
     holding: HoldingStrategy | None = None
     arm_swing: float = 0.0
     still_arms: bool = False
+    posture: str | None = None
 
     def __post_init__(self) -> None:
         _text("name", self.name, empty=False)
@@ -218,6 +219,8 @@ class GaitRecipe:
         object.__setattr__(self, "arm_swing", _real("arm_swing", self.arm_swing, nonneg=True, reach=2.0))
         if not isinstance(self.still_arms, bool):
             raise SpecError("still_arms", f"must be true or false, got {brief(self.still_arms)}")
+        if self.posture is not None:
+            _text("posture", self.posture, empty=False)
         seen = [s.mode for s in self.initial]
         if len(set(seen)) != len(seen):
             raise SpecError("initial", f"names a mode more than once: {brief(seen)}")
