@@ -70,17 +70,18 @@ def test_only_hanging_free_limbs_swing(human, dog):
     assert np.array_equal(arms.swing_free_limbs(dog, q, 0.75), q)
     q = np.tile(human.rest_qpos, (3, 1))
     assert np.array_equal(arms.swing_free_limbs(human, q, 0.0, "relaxed"), q)
-    assert len(arms.free_limb_dofs(human, "relaxed")) == 2 * (1 + 3 + 1 + 1)   # clavicle, upper arm, elbow, wrist
+    assert len(arms.swing_dofs(human, "relaxed")) == 2 * 3                  # the upper arms' ball joints
 
 
 @pytest.mark.parametrize("gait", ["walk", "run"])
 def test_hands_stay_below_the_shoulders(clips, gait):
-    """No frame of the walk or the run lifts a hand above its shoulder
-    (before this, 0.3-0.5 m above at the 95th percentile)."""
+    """No frame of the walk or the run lifts a hand above its shoulder, nor
+    within 10 cm of it (measured: 0.46 m below in the walk, 0.20 m in the
+    run, elbows bent; before this, 0.3-0.5 m above at the 95th percentile)."""
     made = clips[gait]
     assert made.recipe.arm_swing == GAITS[gait].arm_swing > 0
     assert arms.flung_hands(made.character, made.clip.qpos) == []
-    assert max(np.max(h) for h in hand_heights(made.character, made.clip.qpos).values()) < -0.3
+    assert max(np.max(h) for h in hand_heights(made.character, made.clip.qpos).values()) < -0.1
 
 
 def _phase_lag(a: np.ndarray, h: np.ndarray) -> float:
@@ -94,8 +95,8 @@ def _phase_lag(a: np.ndarray, h: np.ndarray) -> float:
 def test_arms_swing_opposite_the_leg_of_their_side(clips, gait):
     """Each shoulder's sagittal swing runs half a stride (within 45°) from
     its own side's hip flexion, so it swings with the other leg. Measured:
-    177° in the walk, 140° in the run, whose holding moves the arms too
-    (GaitSpec.still_arms is False for it)."""
+    176° in the walk, 158° in the run (the swing follows the hip before the
+    holding, which shifts the hip a little)."""
     made = clips[gait]
     c, q = made.character, made.clip.qpos
     _, xmat = c.body_frames(q)

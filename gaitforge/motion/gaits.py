@@ -197,9 +197,8 @@ _TOGETHER = {"left": 0.0, "right": 0.0}
 # feet need a deeper one): gait_features.bounce.
 _BOUNCE = (0.5, 0.25)
 # Shoulder swing per hip swing in normal walking: ~30° against ~40° (Winter 2009; Perry & Burnfield
-# 2010). The walk's holding leaves the arms still (masked from its modal IK: its shoulder swing went
-# from 78° to 34° at 1.3 m/s); the run's paired holding keeps them, for with them masked the run's
-# head rolled through 133° instead of 55° (benchmarks/natural_motion.py, docs/validation/natural_motion.md).
+# 2010); the run swings by the same share. Both gaits' holdings leave the shoulders still (masked from
+# the modal IK: the walk's shoulder swing at 1.3 m/s went from 78° to 34°; docs/validation/natural_motion.md).
 ARM_SWING = 0.75
 
 GAITS: Mapping[str, GaitSpec] = MappingProxyType({s.name: s for s in (
@@ -226,7 +225,8 @@ GAITS: Mapping[str, GaitSpec] = MappingProxyType({s.name: s for s in (
              ramp_from={"quadruped": 2.5}, holding=HoldingStrategy.LOOSE, ramp_holding=HoldingStrategy.LOOSE),
     GaitSpec("run", {"biped": _ALTERNATE}, "run", Support.FLIGHT, 0.45, bounces=_BOUNCE, duty_law=FLIGHT_DUTY,
              typical_froude=1.0, speed_ranges={"human": (2.14, 4.27)}, ramp_from={"biped": 0.5},
-             holding=HoldingStrategy.PAIRED, arm_swing=ARM_SWING, posture="running"),
+             holding=HoldingStrategy.PAIRED, arm_swing=ARM_SWING, still_arms=True,
+             posture="running"),
     GaitSpec("jump", {"biped": _TOGETHER}, "hop", Support.HOP, 0.60, on_the_spot=True),
     GaitSpec("jumping_jacks", {"biped": _TOGETHER}, "hop", Support.HOP, 0.60, on_the_spot=True, jacks=True),
 )})
