@@ -25,7 +25,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from gaitforge import api  # noqa: E402
-from gaitforge.motion.arms import flung_hands, posture_qpos  # noqa: E402
+from gaitforge.motion.arms import flung_hands, posture_qpos, swing_phase  # noqa: E402
 from gaitforge.motion.naturalness import naturalness  # noqa: E402
 
 CASES = ("dog:walk:typical;dog:trot:typical;dog:pace:typical;dog:bound:typical;dog:gallop:typical;"
@@ -76,15 +76,22 @@ def measure(case: str) -> list[str]:
 def compare(case: str) -> list[str]:
     """The markdown rows comparing ``case``'s joint ranges with the normal-gait
     ranges (:data:`gaitforge.motion.normal_gait.RANGES`), each with its
-    difference and whether it is within 35 %."""
+    difference and whether it is within 35 %, then each arm's swing phase
+    against its own side's hip (±180°: opposite;
+    :func:`gaitforge.motion.arms.swing_phase`)."""
     from gaitforge.motion.normal_gait import RANGES
 
-    _, n = _made(case)
+    made, n = _made(case)
     got = dict(n.ranges, **{"pelvis rotation": n.pelvis_rotation})
     out = ["| joint | normal gait [°] | " + case + " [°] | difference | within 35 % |", "|---|---|---|---|---|"]
     for k, ref in RANGES.items():
         d = got[k] / ref - 1.0
         out.append(f"| {k} | {ref:g} | {got[k]:.0f} | {100 * d:+.0f} % | {'yes' if abs(d) <= 0.35 else 'no'} |")
+    posture = made.recipe.posture if made.recipe is not None else None
+    for side, phase in swing_phase(made.character, made.clip.qpos, posture).items():
+        d = (180.0 - abs(phase)) / 180.0
+        out.append(f"| {side} shoulder swing against the {side} hip, phase | ±180 | {phase:.0f} | "
+                   f"{100 * d:.0f} % of a half cycle off | {'yes' if d <= 0.35 else 'no'} |")
     return out
 
 

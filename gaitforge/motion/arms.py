@@ -49,7 +49,7 @@ import mujoco
 import numpy as np
 
 __all__ = ["FreeLimb", "arms_of", "flung_hands", "free_limbs", "hip_flexion", "posture_qpos",
-           "still_limbs", "swing_dofs", "swing_free_limbs"]
+           "still_limbs", "swing_dofs", "swing_free_limbs", "swing_phase"]
 
 _POSTURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # character → {posture: qpos}
 
@@ -247,3 +247,29 @@ def flung_hands(character, qpos: np.ndarray) -> list[str]:
     from gaitforge.motion.naturalness import hand_heights
 
     return [name for name, h in hand_heights(character, qpos).items() if np.max(h) > 0.0]
+
+
+def swing_phase(character, qpos: np.ndarray, posture: str | None = None) -> dict[str, float]:
+    """Side → the phase [°] of each free limb's sagittal shoulder swing
+    against its own side's hip flexion in poses ``qpos`` (T, nq), at the
+    hip's strongest frequency (the stride's), angles from ``posture``:
+    ±180° when the arm swings with the other leg, 0° with its own."""
+    from gaitforge.motion.naturalness import _sagittal
+
+    m = character.model
+    _, xmat = character.body_frames(np.atleast_2d(qpos))
+    _, rest = character.body_frames(posture_qpos(character, posture)[None])
+    out = {}
+    for limb in free_limbs(character, posture):
+        side = character.labels[m.body(limb.shoulder).name].side
+        hips = [character.body_id(n) for n in character.bodies_labeled(role="hip")
+                if character.labels[n].side == side]
+        if not hips:
+            continue
+        own = hips[0]
+        a = _sagittal(xmat, rest[0], limb.shoulder, int(m.body_parentid[limb.shoulder]))
+        h = _sagittal(xmat, rest[0], own, int(m.body_parentid[own]))
+        fa, fh = np.fft.rfft(a - a.mean()), np.fft.rfft(h - h.mean())
+        k = int(np.argmax(np.abs(fh[1:]))) + 1
+        out[side] = float(np.degrees(np.angle(fa[k] / fh[k])))
+    return out
