@@ -52,6 +52,7 @@ __all__ = ["FreeLimb", "arms_of", "flung_hands", "free_limbs", "hip_flexion", "p
            "still_limbs", "swing_dofs", "swing_free_limbs", "swing_phase"]
 
 _POSTURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # character → {posture: qpos}
+_STILL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()      # basis → {posture: masked basis}
 
 
 class FreeLimb(NamedTuple):
@@ -224,10 +225,13 @@ def still_limbs(character, basis, posture: str | None = None):
     dofs = swing_dofs(character, posture)
     if not len(dofs):
         return basis
-    shapes = np.array(basis.shapes)
-    shapes[dofs] = 0.0
-    shapes.flags.writeable = False
-    return dataclasses.replace(basis, shapes=shapes)
+    known = _STILL.setdefault(basis, {})       # one masked basis per basis and posture (holdings cache by it)
+    if posture not in known:
+        shapes = np.array(basis.shapes)
+        shapes[dofs] = 0.0
+        shapes.flags.writeable = False
+        known[posture] = dataclasses.replace(basis, shapes=shapes)
+    return known[posture]
 
 
 def arms_of(character, basis, recipe, qpos: np.ndarray):
