@@ -57,6 +57,11 @@ def test_the_posture_hangs_the_arms(human):
         assert drop[2] > 0.9 * (0.29 + 0.24)
         assert xpos[0, hand, 2] < hip_z + 0.10
         assert abs(xpos[0, hand, 1]) > abs(xpos[0, human.body_id(f"{side}_thigh"), 1]) + 0.1
+    m = human.model
+    for side in ("left", "right"):    # the elbow's hinge takes the posture's 15°, the run's 90°
+        for posture, bend in (("relaxed", 15.0), ("running", 90.0)):
+            elbow = int(m.jnt_qposadr[m.body_jntadr[human.body_id(f"{side}_forearm")]])
+            assert np.degrees(arms.posture_qpos(human, posture)[elbow]) == pytest.approx(bend, abs=1e-6)
     rest = hand_heights(human, human.rest_qpos[None])
     assert all(abs(h[0]) < 0.02 for h in rest.values())
     assert [human.model.body(lb.hand).name for lb in arms.free_limbs(human, "relaxed")] == ["left_hand", "right_hand"]
@@ -80,6 +85,7 @@ def test_hands_stay_below_the_shoulders(clips, gait):
     run, elbows bent; before this, 0.3-0.5 m above at the 95th percentile)."""
     made = clips[gait]
     assert made.recipe.arm_swing == GAITS[gait].arm_swing > 0
+    assert made.recipe.posture == GAITS[gait].posture and made.recipe.still_arms
     assert arms.flung_hands(made.character, made.clip.qpos) == []
     assert max(np.max(h) for h in hand_heights(made.character, made.clip.qpos).values()) < -0.1
 
