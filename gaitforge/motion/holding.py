@@ -54,6 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gaitforge.motion.arms import arms_of
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
 from gaitforge.motion.gaits import HoldingStrategy
@@ -227,11 +228,12 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps)
     t = np.arange(-pad, n + pad) / fps
-    q = steady(character, poses(character, basis, recipe, t))
+    q, held = arms_of(character, holding_basis(character, basis), recipe, poses(character, basis, recipe, t))
+    q = steady(character, q)
     walking = np.ones(len(t), bool)
     g = ground_smoothly(character, q, recipe.base_frequency * t, fps, walking)
     g = start_at_origin(character, g.frames(slice(pad, pad + n)))
-    return hold(character, basis, g, fps, walking[pad:pad + n])
+    return hold(character, held, g, fps, walking[pad:pad + n])
 
 
 def synthesize_at_speed(character, basis, recipe, seconds: float, fps: float = 60.0, *,

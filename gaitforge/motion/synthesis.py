@@ -19,6 +19,7 @@ import numbers
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.motion.arms import arms_of
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.gaits import HoldingStrategy
 from gaitforge.motion.grounding import ground, translate_root
@@ -128,7 +129,10 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     steady: in a grounded clip the trunk and head are held at their rest
     orientation by the spine's and neck's joints in the poses before the
     grounding (:mod:`gaitforge.motion.steady`; False: as the modes move
-    them).
+    them). The recipe's ``arm_swing`` and ``still_arms`` hang the free
+    limbs (a human's arms) in the creature's posture, swing them with the
+    other side's hip and, with ``still_arms``, keep the holding's IK off
+    them (:func:`gaitforge.motion.arms.arms_of`).
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
@@ -143,6 +147,7 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps) if grounded else 0
     qpos = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps, soft_limit, soft_limit_slide)
+    qpos, held_basis = arms_of(character, basis, recipe, qpos)
     if not grounded:
         return MotionClip(fps, qpos, character.name)
     if steady:
@@ -150,4 +155,4 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     smooth = pin_feet and feet_have_contacts(character)
     g = ground_step(character, recipe, qpos, fps, pad, holding=strategy, smooth=smooth, speed=speed,
                     contact_tol=contact_tol, flight=flight)
-    return strategy.hold(character, basis, g) if pin_feet else g.clip
+    return strategy.hold(character, held_basis, g) if pin_feet else g.clip
