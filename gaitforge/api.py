@@ -236,7 +236,12 @@ def _from_recipe(named: Character, recipe, seconds, fps, count, pin, flight) -> 
     char = creature(recipe.rest_pose) if recipe.rest_pose else named
     from gaitforge.motion import heuristics
 
-    basis = compute_modes(char, count=heuristics.POOL if count is None else count, constraints=recipe.constraints,
+    # by default the modes a gait at speed is made from (the holding's IK uses them all), and at least
+    # enough for the recipe's highest, so that a saved recipe replays its clip
+    from gaitforge.motion.mode_selection import pool_size
+
+    need = max(pool_size(char, heuristics.POOL), max(recipe.modes) + 1)
+    basis = compute_modes(char, count=need if count is None else count, constraints=recipe.constraints,
                           stiffness_scale=recipe.stiffness_scale)
     return Animation(char, basis, recipe, _synthesize(char, basis, recipe, seconds, fps, pin, flight))
 

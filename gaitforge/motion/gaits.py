@@ -82,11 +82,17 @@ class HoldingStrategy(str, Enum):
     in every frame, flights included, feet easing onto and off their anchors.
     ``loose``: as ``paired`` but with the root free, the centre of mass on its
     path smoothed again and more modes moving (the gallop, whose feet land
-    one by one)."""
+    one by one).
+    ``smoothed``: a steady walk made at a speed, grounded on its planned
+    stance sweep with the body smoothed along the whole clip and the feet
+    held under it (:func:`gaitforge.motion.holding.held_walk`, as a speed
+    ramp's walk); the recipes ``animate --speed`` makes of gaits that never
+    fly record it, so that replaying one gives the same clip."""
 
     STANCE = "stance"
     PAIRED = "paired"
     LOOSE = "loose"
+    SMOOTHED = "smoothed"
 
 
 @dataclass(frozen=True)

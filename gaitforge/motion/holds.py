@@ -138,6 +138,9 @@ HOLDINGS: Mapping[HoldingStrategy, Holding] = MappingProxyType({
     HoldingStrategy.STANCE: Holding(hold_stance, stride_flights=False, bounds_force=False),
     HoldingStrategy.PAIRED: Holding(hold_paired, stride_flights=True, bounds_force=True),
     HoldingStrategy.LOOSE: Holding(hold_loose, stride_flights=True, bounds_force=True),
+    # pinned, a smoothed recipe is held whole by holding.held_walk (synthesize turns to it); this entry
+    # grounds it unpinned, as a stance recipe
+    HoldingStrategy.SMOOTHED: Holding(hold_stance, stride_flights=False, bounds_force=False),
 })
 
 
