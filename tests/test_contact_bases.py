@@ -157,3 +157,30 @@ def test_simulate_reports_the_bases():
                           "--seconds", "1", "--contact-bases", "--quiet"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "contact bases:" in out.stdout and "switches" in out.stdout
+
+
+def test_the_optimizer_scores_candidates_on_contact_bases(dog_bound):
+    """A contact-aware problem's candidate is the contact-aware replay of its
+    recipe (two paths, one number); its stance bases are computed once per
+    process; a checkpoint of a single-basis run does not match it."""
+    from gaitforge.control.modal import run_recipe
+    from gaitforge.control.modal.presets import RAMP
+    from gaitforge.optimize import ModalProblem, Settings
+    from gaitforge.optimize.cmaes import run_identity
+    from gaitforge.optimize.layout import Layout
+
+    dog, recipe, basis = dog_bound
+    layout = Layout.from_recipe(recipe)
+    problem = ModalProblem("dog", layout=layout, seconds=1.0, ramp=RAMP, halved=False, contact_bases=True)
+    x0 = problem.vector(recipe)
+    first = problem.rollout(x0)
+    stance = dict(problem._stance_cache)
+    assert len(stance) == 10  # four feet alone and six pairs
+    again = problem.rollout(x0)
+    assert all(problem._stance_cache[k] is v for k, v in stance.items())
+    direct = run_recipe(dog, problem.recipe(x0), 1.0, ramp=RAMP, contact_bases=True, strict_limits=True)
+    assert first.distance == again.distance == direct.distance
+    assert first.bases is not None and first.bases.switches > 0
+    single = ModalProblem("dog", layout=layout, seconds=1.0, ramp=RAMP, halved=False)
+    settings = Settings()
+    assert run_identity(problem, x0, settings) != run_identity(single, x0, settings)

@@ -148,8 +148,11 @@ class ContactBases:
 
         constraints = (*self.recipe.constraints, *(f"pin:{f}" for f in feet))
         air = self.basis.shapes[:, self.modes]
-        stance = compute_modes(self.character, count=self.pool, constraints=constraints,
-                               stiffness_scale=self.recipe.stiffness_scale)
+        key = (feet, self.pool)
+        if key not in self._stance:
+            self._stance[key] = compute_modes(self.character, count=self.pool, constraints=constraints,
+                                              stiffness_scale=self.recipe.stiffness_scale)
+        stance = self._stance[key]
         index, overlap, matched = match_modes(air, stance.shapes, self.basis.mass_matrix, self.rows)
         # A basis whose column for each of the recipe's modes is its matched stance shape, so the
         # recipe's terms (mode indices of the air basis) drive them unchanged.
