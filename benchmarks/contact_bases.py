@@ -9,9 +9,10 @@ here). Per cell, ``--starts`` runs of ``--seconds``: the unperturbed start
 and starts with a random velocity along the recipe's modes (σ = ``--noise``
 modal units/s, seeds 1, 2, …); a run has fallen when the root sinks below
 40 % of its rest height or the trunk tilts past 60°. Columns: mean distance
-of the centre of mass [m] ± the standard error, mean speed over the run
-[m/s], cost of transport (work / (m g distance)), mean cycle residual (0:
-repeating; cyclic below 0.2), falls or divergences of the starts, and the
+of the centre of mass until the run ended or fell [m] ± the standard error,
+mean speed over that time [m/s], cost of transport (work / (m g distance)),
+mean cycle residual of the runs that held (0: repeating; cyclic below 0.2),
+falls or divergences of the starts with the mean time upright [s], and the
 mean distance at half the physics step (the unperturbed start and the
 first perturbed one) with its change.
 
@@ -52,9 +53,10 @@ def _setup(name: str):
 
 
 def run_one(job):
-    """(distance [m], speed [m/s], cost of transport, cycle residual, fell) of one start."""
+    """(distance [m], speed [m/s], cost of transport, cycle residual (nan if it
+    fell), fell, seconds upright [s]) of one start."""
     from gaitforge.control.modal import run_recipe
-    from gaitforge.control.modal.measures import summarize
+    from gaitforge.control.modal.measures import G, summarize
     from gaitforge.control.modal.physics import physics_for
     from gaitforge.control.modal.presets import RAMP
 
@@ -69,8 +71,11 @@ def run_one(job):
     upright = (0.4 * float(character.rest_qpos[2]), math.radians(60.0))
     r = run_recipe(character, recipe, seconds, ramp=RAMP, basis=basis, timestep=dt, initial=initial,
                    contact_bases=contact, upright=upright)
-    s = summarize(r, character.mass)
-    return s.distance, s.speed, s.cost_of_transport, s.cycle_residual, not r.ok
+    up = r.clip.duration
+    dist = float(r.distance)
+    cot = float(r.work[-1]) / (character.mass * G * dist) if dist > 1e-9 else math.inf
+    residual = summarize(r, character.mass).cycle_residual if r.ok else math.nan
+    return dist, dist / max(up, 1e-9), cot, residual, not r.ok, up
 
 
 def _mean_se(values) -> tuple[float, float]:
@@ -79,6 +84,11 @@ def _mean_se(values) -> tuple[float, float]:
     if not len(v):
         return math.nan, math.nan
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else math.nan
+
+
+def _residual(values) -> str:
+    v = np.asarray(values, float)
+    return f"{np.nanmean(v):.2f}" if np.isfinite(v).any() else "—"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -91,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     print(f"{args.seconds:g} s, {args.starts} starts per cell (the unperturbed one and {args.starts - 1} with a "
           f"start velocity σ = {args.noise:g} along the recipe's modes)\n")
-    print("| recipe | bases | distance m | speed m/s | cost of transport | cycle residual | fell | "
+    print("| recipe | bases | distance m | speed m/s | cost of transport | cycle residual | fell (mean s upright) | "
           "distance at dt/2 (2 starts) |")
     print("|---|---|---|---|---|---|---|---|", flush=True)
     pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
@@ -107,8 +117,9 @@ def main(argv: list[str] | None = None) -> None:
                 change = abs(half[:, 0].mean() - same) / same if same else math.nan
                 label = Path(name).stem if name.endswith(".yaml") else name
                 print(f"| {label} | {'contact-aware' if contact else 'one (air)'} | {d:.2f} ± {se:.2f} | "
-                      f"{np.nanmean(full[:, 1]):.3f} | {np.nanmean(full[:, 2]):.3g} | {np.nanmean(full[:, 3]):.2f} | "
-                      f"{int(full[:, 4].sum())} of {args.starts} | {half[:, 0].mean():.2f} ({change:.0%}) |",
+                      f"{np.nanmean(full[:, 1]):.3f} | {np.nanmean(full[:, 2]):.3g} | {_residual(full[:, 3])} | "
+                      f"{int(full[:, 4].sum())} of {args.starts} ({full[:, 5].mean():.1f}) | "
+                      f"{half[:, 0].mean():.2f} ({change:.0%}) |",
                       flush=True)
     finally:
         if pool is not None:
