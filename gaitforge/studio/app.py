@@ -14,8 +14,10 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+from gaitforge.studio import keys
 from gaitforge.studio.page_base import one_line
 from gaitforge.studio.panels import RATE_LABELS, Panels
+from gaitforge.studio.runner_panel import RunnerPanel
 from gaitforge.studio.render import FRAME_RATE, INFO_RATE, RenderLoop
 from gaitforge.studio.session import Session
 from gaitforge.studio.view import SceneView
@@ -23,7 +25,7 @@ from gaitforge.studio.view import SceneView
 __all__ = ["FRAME_RATE", "INFO_RATE", "RATE_LABELS", "Page", "Studio", "one_line"]
 
 
-class Page(Panels, SceneView, RenderLoop):
+class Page(Panels, RunnerPanel, SceneView, RenderLoop):
     """One browser tab: its session, GUI handles, scene handles and render thread."""
 
     def __init__(self, client, creature: str, names: list[str]):
@@ -47,22 +49,25 @@ class Page(Panels, SceneView, RenderLoop):
         self._report = None
         self._build_gui()
         self._build_scene()
+        keys.install(client)
         self._thread = threading.Thread(target=self._render_loop, name=f"studio-page-{client.client_id}", daemon=True)
         self._thread.start()
 
     def act(self, what: str, *steps: Callable[[], object], busy: str | None = None) -> None:
         """Run ``steps`` in turn under the session lock, reporting ``busy``
-        while they run and one line on failure (the steps after it are skipped)."""
+        while they run, then "``what``: done" (or the last step's text, when
+        it returns one), or one line on failure (the steps after it are skipped)."""
         if busy:
             self.status.content = f"**{busy}…**"
         try:
+            result = None
             with self.lock:
                 for step in steps:
-                    step()
+                    result = step()
         except Exception as exc:  # every failure reaches the page as one line; the server keeps serving
             self.status.content = f"**Error** ({what}): {one_line(exc)}"
             return
-        self.status.content = f"{what}: done"
+        self.status.content = f"{what}: {result if isinstance(result, str) else 'done'}"
 
     def close(self) -> None:
         self._stop.set()

@@ -8,7 +8,8 @@ import threading
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
-from gaitforge.studio.page_base import PageBase, one_line
+from gaitforge.studio.keys import tell_playing
+from gaitforge.studio.page_base import RATE_LABELS, PageBase, one_line
 
 REFINE_DELAY = 0.25  # [s] after the last term edit, the live clip's stance feet are pinned
 
@@ -35,22 +36,41 @@ class Controls(PageBase):
             self.status.content = f"**Error** (pin feet): {one_line(exc)}"
 
     def _transport(self, what: str) -> None:
+        """Play, Pause, Back (one frame), Step (one frame), Reset; a simulation resets to rest."""
         c = self.session.clock
         if what == "Play":
-            c.playing = True
+            self.session.play(True)
         elif what == "Pause":
-            c.playing = False
+            self.session.play(False)
         elif what == "Step":
             self.session.step()
+        elif what == "Back":
+            self.session.step(-1)
         else:
             c.reset()
-            if self.session.physics is not None:
-                self.session.physics.reset()
+            sim = self.session.sim
+            if sim is not None:
+                sim.reset()
+        self._tell_playing()
+
+    def _tell_playing(self) -> None:
+        """Let the page's shortcut script know whether the clock plays (space toggles)."""
+        tell_playing(self.client, self.session.clock.playing)
 
     def _rate(self, rate: float) -> None:
         self.session.clock.set_rate(rate)
-        if self.session.physics is not None:
-            self.session.physics.rate = rate
+        sim = self.session.sim
+        if sim is not None:
+            sim.rate = rate
+
+    def _rate_step(self, steps: int) -> None:
+        """One playback speed slower (-1) or faster (+1), through the dropdown."""
+        labels = list(RATE_LABELS)
+        i = labels.index(self.rate.value) + steps
+        if not 0 <= i < len(labels):
+            raise GaitforgeError(f"playback speed is already the {'slowest' if steps < 0 else 'fastest'} "
+                                 f"({labels[i - steps]})")
+        self.rate.value = labels[i]   # its callback sets the clock
 
     def _pin(self, pin: bool) -> None:
         self.session.pin = bool(pin)
@@ -60,6 +80,7 @@ class Controls(PageBase):
     def _physics(self) -> None:
         if self.physics.value:
             self.session.start_physics(len(self.puppets), drive_recipe=bool(self.drive_recipe.value))
+            self.runner_list.value = "(none)"  # the runner stopped (its callback ignores the server's own setting)
             sim = self.session.physics
             assert sim is not None
             for i, h in enumerate(self.puppets):
@@ -73,7 +94,7 @@ class Controls(PageBase):
         if self.drag is not None:
             self.drag.remove()
             self.drag = None
-        sim, name = self.session.physics, self.drag_body.value
+        sim, name = self.session.sim, self.drag_body.value
         if sim is None or name == "(none)":
             return
         body = self.session.character.model.body(name).id
@@ -86,15 +107,16 @@ class Controls(PageBase):
 
     def _drag_end(self) -> None:
         self.dragging = False
-        sim = self.session.physics
+        sim = self.session.sim
         if sim is not None:
             sim.release()
 
     def _dragged(self, body: int, point) -> None:
-        sim = self.session.physics
+        sim = self.session.sim
         if sim is None:
             return
-        if self.drag_pushes.value:  # a spring from the body to the handle: m g per 0.2 m
+        # puppetry with Drag pushes: a spring from the body to the handle, m g per 0.2 m (a runner pulls likewise)
+        if self.drag_pushes.value and sim is self.session.physics:
             k = self.session.character.mass * 9.81 / 0.2
             sim.push(k * (np.asarray(point) - sim.body_position(body)), seconds=0.1, body=body)
         else:
@@ -108,9 +130,9 @@ class Controls(PageBase):
             sim.set_target(i, float(self.puppets[i].value))
 
     def _push(self) -> None:
-        sim = self.session.physics
+        sim = self.session.sim
         if sim is None:
-            raise GaitforgeError("turn physics on to push")
+            raise GaitforgeError("turn physics on (or start a runner) to push")
         sim.push((0.0, 0.5 * self.session.character.mass * 9.81, 0.0))
 
     def _download(self, kind: str) -> None:

@@ -14,11 +14,24 @@ from gaitforge.studio.scene import MeshBatch, Poser
 from gaitforge.studio.session import Session
 
 
+RATE_LABELS = {"1/8x": 0.125, "1/4x": 0.25, "1/2x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0, "8x": 8.0}
+
+
 def one_line(exc: BaseException) -> str:
     """An exception as one line: the library's own message, else its type and message."""
     text = str(exc) if isinstance(exc, GaitforgeError) else f"{type(exc).__name__}: {exc}"
     text = " ".join(text.split())
     return text if len(text) <= 300 else text[:299] + "…"
+
+
+def from_page(callback: Callable[[], object]) -> Callable[[Any], None]:
+    """A GUI callback that runs ``callback`` for a change made in the page
+    and not for the server's own setting of the value (viser calls a
+    handle's callbacks for both; the server's has no client)."""
+    def on_update(event) -> None:
+        if event.client is not None:
+            callback()
+    return on_update
 
 
 class PageBase:
@@ -34,6 +47,7 @@ class PageBase:
     shadows: Any
     follow: Any
     physics: Any
+    runner_list: Any
     drive_recipe: Any
     puppets: list
     drag_body: Any
@@ -43,6 +57,7 @@ class PageBase:
     perf: Any
     shown: Any
     mode_list: Any
+    rate: Any
     # the scene
     poser: Poser
     batches: list[MeshBatch]
@@ -68,4 +83,13 @@ class PageBase:
         raise NotImplementedError
 
     def _build_scene(self) -> None:
+        raise NotImplementedError
+
+    def _drag_handle(self) -> None:
+        raise NotImplementedError
+
+    def _reload(self) -> None:
+        raise NotImplementedError
+
+    def _build_runner_gui(self) -> None:
         raise NotImplementedError

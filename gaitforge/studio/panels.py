@@ -9,10 +9,10 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio.controls import Controls
 from gaitforge.studio.footfall_view import diagram
+from gaitforge.studio.page_base import RATE_LABELS, from_page
 from gaitforge.studio.playback import RATES
 from gaitforge.studio.session import DOWNLOADS, TERM_FIELDS
 
-RATE_LABELS = {"1/8x": 0.125, "1/4x": 0.25, "1/2x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0, "8x": 8.0}
 assert tuple(RATE_LABELS.values()) == RATES
 
 
@@ -43,8 +43,9 @@ class Panels(Controls):
         self.terms_folder = gui.add_folder("Terms")
         self.term_handles: list = []
         with gui.add_folder("Playback"):
-            self.transport = gui.add_button_group("Transport", ["Play", "Pause", "Step", "Reset"])
+            self.transport = gui.add_button_group("Transport", ["Play", "Pause", "Back", "Step", "Reset"])
             self.rate = gui.add_dropdown("Playback speed", list(RATE_LABELS), initial_value="1x")
+            self.rate_steps = gui.add_button_group("Speed steps", ["Slower", "Faster"])
             self.follow = gui.add_checkbox("Follow camera", True, hint="keep the creature in view: the world "
                                                                         "slides under it, the camera stays")
             self.pin = gui.add_checkbox("Pin stance feet", True)
@@ -59,6 +60,7 @@ class Panels(Controls):
                                                                            "the creature (or to push it)")
             self.drag_pushes = gui.add_checkbox("Drag pushes", False, hint="the handle pulls the body with a spring "
                                                                            "force instead of posing it")
+        self._build_runner_gui()
         with gui.add_folder("Download"):
             self.downloads = {kind: gui.add_button(f"Download {kind}") for kind in DOWNLOADS}
         with gui.add_folder("Gait metrics"):
@@ -76,7 +78,8 @@ class Panels(Controls):
 
     def _wire(self) -> None:
         s = self.session
-        self.creature.on_update(lambda e: self.act("creature", lambda: s.load(self.creature.value), self._reload))
+        self.creature.on_update(from_page(lambda: self.act("creature", lambda: s.load(self.creature.value),
+                                                           self._reload)))
 
         def uploaded(e) -> None:
             f = self.upload.value
@@ -100,6 +103,8 @@ class Panels(Controls):
         self.reset_recipe.on_click(lambda e: self.act("reset", s.reset_recipe, self._refresh_terms))
         self.transport.on_click(lambda e: self.act(e.target.value.lower(), lambda: self._transport(e.target.value)))
         self.rate.on_update(lambda e: self.act("playback speed", lambda: self._rate(RATE_LABELS[self.rate.value])))
+        self.rate_steps.on_click(lambda e: self.act("playback speed",
+                                                    lambda: self._rate_step(-1 if e.target.value == "Slower" else 1)))
         self.pin.on_update(lambda e: self.act("pin", lambda: self._pin(self.pin.value)))
         self.shadows.on_update(lambda e: self.act("shadows", self._build_scene))
         self.physics.on_update(lambda e: self.act("physics", self._physics, busy="starting physics"))
@@ -117,7 +122,7 @@ class Panels(Controls):
         if value == self._listed:  # our own reset of the list, not a choice
             return
         self._listed = value
-        if value[:1].isdigit() and self.session.gait is None and self.session.physics is None:
+        if value[:1].isdigit() and self.session.gait is None and self.session.sim is None:
             self.act("preview", lambda: self.session.preview_mode(self._mode()), self._refresh_terms)
 
     def _mode(self) -> int:

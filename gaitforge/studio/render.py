@@ -56,7 +56,7 @@ class RenderLoop(PageBase):
     def _info(self) -> None:
         """Footfall diagram with its cursor, gait metrics, fps and real-time factor."""
         s = self.session
-        sim = s.physics
+        sim = s.sim
         key = (id(s.clip), None if sim is None else int(sim.sim_time()))
         if key != self._report_key:
             self._report_key = key
@@ -80,7 +80,12 @@ class RenderLoop(PageBase):
         rtf = ""
         if sim is not None:
             rtf = f" · physics {sim.real_time_factor:.2f}× real time ({sim.steps_per_second:.0f} steps/s)"
-            if sim.upright() < 0.5:
-                rtf += " · **fallen**: press Reset"
+            runner = s.runner
+            if runner is not None:
+                rtf += f" · {runner.entry.label} at {runner.speed:g} m/s" + (
+                    f", turning {runner.turn_rate:g} rad/s" if runner.turn_rate else "")
+            fall = getattr(runner, "fall", None)
+            if fall or sim.upright() < 0.5:
+                rtf += f" · **fallen**{f' ({fall})' if fall else ''}: press Reset"
         self.perf.content = f"{self.fps:.0f} fps{rtf}"
 

@@ -23,6 +23,7 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib
 from gaitforge.studio.playback import Clock
 from gaitforge.studio.puppet import PuppetSim
+from gaitforge.studio.runner_sim import RunnerSim, runnable
 from gaitforge.studio.uploads import UploadFolder
 
 FPS = 30.0              # [frames/s] of the clips the studio plays and exports
@@ -42,6 +43,7 @@ class Session:
         self.clock = Clock()
         self.pin = True          # pin stance feet by modal IK (what ``gaitforge animate`` shows)
         self.physics: PuppetSim | None = None  # the running simulation of physics mode
+        self.runner: RunnerSim | None = None   # a registry runner simulated live
         self.unpinned = False    # the clip was made live without pinning (see :meth:`refine`)
         self.puppet_sliders = 0  # puppet modes driven by sliders in physics mode
         self.load(creature)
@@ -51,6 +53,7 @@ class Session:
         """Switch to a built-in creature or a creature file (the CLI's loaders)."""
         character = gf.creature(name_or_path)
         self.stop_physics()
+        self.stop_runner()
         self.character = character
         self.label = Path(os.fspath(name_or_path)).name
         self.stiffness_scale = 1.0
@@ -77,6 +80,7 @@ class Session:
     def close(self) -> None:
         """Stop the simulation and remove the uploads."""
         self.stop_physics()
+        self.stop_runner()
         self.uploads.close()
 
     # ------------------------------------------------------------ stiffness and modes
@@ -273,15 +277,32 @@ class Session:
         """Advance the clock by ``wall_dt`` [s] of wall time."""
         self.clock.advance(wall_dt)
 
-    def step(self) -> None:
-        """Pause and show the next frame."""
-        self.clock.step(1.0 / FPS)
+    def play(self, playing: bool = True) -> None:
+        """Play (or pause) the clip, or the simulation running."""
+        self.clock.playing = bool(playing)
+        sim = self.sim
+        if sim is not None:
+            sim.paused = not playing
+
+    def step(self, frames: int = 1) -> None:
+        """Pause and show the next frame (``frames`` 1) or the one before
+        (-1); a simulation moves on by one frame's time (it cannot go back)."""
+        if frames not in (-1, 1):
+            raise GaitforgeError(f"step: one frame forward (1) or back (-1), got {frames!r}")
+        sim = self.sim
+        if sim is not None and frames < 0:
+            raise GaitforgeError("a simulation cannot step back (Reset starts it again)")
+        self.play(False)
+        self.clock.step(frames / FPS)
+        if sim is not None:
+            sim.advance(1.0 / FPS)
 
     def pose(self) -> np.ndarray:
         """The generalized coordinates (nq,) shown now: the simulated state in
         physics mode, else the clip's frame at the clock (rest pose without a clip)."""
-        if self.physics is not None:
-            return self.physics.qpos()
+        sim = self.sim
+        if sim is not None:
+            return sim.qpos()
         clip = self.clip  # one read: another thread may replace it
         if clip is None:
             return np.asarray(self.character.rest_qpos, float)
@@ -289,8 +310,8 @@ class Session:
 
     def playing_clip(self) -> lib.MotionClip:
         """What is playing as a clip: the recorded simulation in physics mode, else the recipe's clip."""
-        if self.physics is not None:
-            clip = self.physics.recorded(FPS)
+        if self.sim is not None:
+            clip = self.sim.recorded(FPS)
             if clip is not None:
                 return clip
         if self.clip is None:
@@ -335,15 +356,73 @@ class Session:
             raise GaitforgeError("physics simulates the creature's own springs: set the stiffness scale to 1")
         basis = self._need_modes()
         self.stop_physics()
+        self.stop_runner()
         recipe = self.recipe if drive_recipe else None
         # every computed mode is a puppet mode: the sliders drive the first ``puppet_modes``, a drag all
         self.physics = PuppetSim(self.character, basis, recipe, tuple(range(basis.count)))
         self.puppet_sliders = min(puppet_modes, basis.count)
         self.physics.drive_recipe = drive_recipe
         self.physics.start()
+        self.play(True)
 
     def stop_physics(self) -> None:
         """Back to kinematic playback."""
         sim, self.physics = getattr(self, "physics", None), None
+        if sim is not None:
+            sim.stop()
+
+    @property
+    def sim(self) -> PuppetSim | RunnerSim | None:
+        """What is simulated now: the runner, the puppetry, or None (kinematic playback)."""
+        return self.runner if self.runner is not None else self.physics
+
+    # ------------------------------------------------------------ registry runners
+    def runners(self) -> list[str]:
+        """``"dog trot"`` per registry runner the studio runs live (those
+        taking a commanded speed), the current creature's first."""
+        from gaitforge.control import registry
+
+        mine = [e for e in registry.ENTRIES if runnable(e)]
+        mine.sort(key=lambda e: e.creature != self.character.name)
+        return [e.label for e in mine]
+
+    def start_runner(self, label: str, speed: float | None = None, turn_rate: float = 0.0) -> None:
+        """Simulate the registry runner ``label`` (``"dog trot"``, as
+        :meth:`runners` names it) live at ``speed`` [m/s] (None: its default;
+        outside its gait's range: refused) turning at ``turn_rate`` [rad/s]
+        (refused for a runner that does not turn); the runner's creature is
+        loaded when it is not the current one."""
+        from gaitforge.control import registry
+
+        if not isinstance(label, str) or " " not in label.strip():
+            raise GaitforgeError(f"runner: give it as 'creature gait' (e.g. 'dog trot'), got {label!r}")
+        key, gait = label.strip().split(" ", 1)
+        entry = registry.entry(key, gait)
+        self.stop_runner()
+        if entry.creature != self.character.name:
+            self.load(entry.creature)
+        self.stop_physics()
+        sim = RunnerSim(entry, self.character, speed, turn_rate)
+        self.runner = sim
+        sim.start()
+        self.play(True)
+
+    def runner_speed(self, speed: float) -> str:
+        """The running runner's speed [m/s] (its gait's range; outside: refused);
+        returns "live" or "restarted" (a runner that takes no live command starts again)."""
+        return self._running().command(speed=speed)
+
+    def turn(self, turn_rate: float) -> str:
+        """The running runner's turn rate [rad/s] (refused for one that does not turn on command)."""
+        return self._running().command(turn_rate=turn_rate)
+
+    def _running(self) -> RunnerSim:
+        if self.runner is None:
+            raise GaitforgeError("no runner is running: choose one in the Runner list")
+        return self.runner
+
+    def stop_runner(self) -> None:
+        """Back to kinematic playback from a runner."""
+        sim, self.runner = getattr(self, "runner", None), None
         if sim is not None:
             sim.stop()

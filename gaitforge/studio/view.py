@@ -65,7 +65,7 @@ class SceneView(PageBase):
             follow = np.array([-root[0], -root[1], 0.0]) if self.follow.value else np.zeros(3)
             if not self.dragging and not np.allclose(follow, self.world.position, atol=1e-4):
                 self.world.position = follow
-            sim = self.session.physics
+            sim = self.session.sim
             if self.drag is not None and sim is not None and not self.dragging:
                 self.drag.position = sim.body_position(self.drag_id)
         self.pose_version += 1
