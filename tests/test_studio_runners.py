@@ -78,6 +78,16 @@ def test_out_of_range_speed_and_turn_are_refused_with_the_registrys_line(session
         session.turn(0.1)
 
 
+def test_a_refused_start_changes_nothing(session):
+    with pytest.raises(GaitforgeError, match="raibert_biped does not turn on command"):
+        session.start_runner("raibert_biped run", turn_rate=0.3)
+    assert session.character.name == "dog" and session.runner is None
+    with pytest.raises(GaitforgeError, match="outside its range"):
+        session.start_runner("kangaroo hop", speed=9.0)
+    assert session.character.name == "dog"
+    assert session.runner_turns("dog trot") and not session.runner_turns("kangaroo hop")
+
+
 def test_a_raibert_runner_loads_its_creature_restarts_at_a_new_speed_and_refuses_to_turn(session):
     session.start_runner("raibert_biped run", speed=1.0)
     session.play(False)

@@ -3,7 +3,8 @@
 Each connecting client gets its own session, GUI and scene (``client.gui``,
 ``client.scene``) and a render thread. A page is put together from parts
 with one purpose each: :mod:`.panels` (the GUI and its lists),
-:mod:`.controls` (what the controls do), :mod:`.view` (the creature in the
+:mod:`.controls` (what the controls do), :mod:`.runner_panel` (registry
+runners live), :mod:`.keys` (keyboard shortcuts), :mod:`.view` (the creature in the
 scene, one atomic pose update per frame) and :mod:`.render` (the frame
 loop). Every callback calls one :class:`Session` method through
 :meth:`Page.act`; a :class:`GaitforgeError` (or any failure) shows as one
@@ -14,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from gaitforge.studio import keys
+from gaitforge.studio.keys import Shortcuts
 from gaitforge.studio.page_base import one_line
 from gaitforge.studio.panels import RATE_LABELS, Panels
 from gaitforge.studio.runner_panel import RunnerPanel
@@ -25,7 +26,7 @@ from gaitforge.studio.view import SceneView
 __all__ = ["FRAME_RATE", "INFO_RATE", "RATE_LABELS", "Page", "Studio", "one_line"]
 
 
-class Page(Panels, RunnerPanel, SceneView, RenderLoop):
+class Page(Panels, RunnerPanel, Shortcuts, SceneView, RenderLoop):
     """One browser tab: its session, GUI handles, scene handles and render thread."""
 
     def __init__(self, client, creature: str, names: list[str]):
@@ -48,8 +49,8 @@ class Page(Panels, RunnerPanel, SceneView, RenderLoop):
         self._report_key = None
         self._report = None
         self._build_gui()
+        self._build_shortcuts()
         self._build_scene()
-        keys.install(client)
         self._thread = threading.Thread(target=self._render_loop, name=f"studio-page-{client.client_id}", daemon=True)
         self._thread.start()
 

@@ -8,7 +8,6 @@ import threading
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
-from gaitforge.studio.keys import tell_playing
 from gaitforge.studio.page_base import RATE_LABELS, PageBase, one_line
 
 REFINE_DELAY = 0.25  # [s] after the last term edit, the live clip's stance feet are pinned
@@ -51,11 +50,6 @@ class Controls(PageBase):
             sim = self.session.sim
             if sim is not None:
                 sim.reset()
-        self._tell_playing()
-
-    def _tell_playing(self) -> None:
-        """Let the page's shortcut script know whether the clock plays (space toggles)."""
-        tell_playing(self.client, self.session.clock.playing)
 
     def _rate(self, rate: float) -> None:
         self.session.clock.set_rate(rate)

@@ -1,75 +1,75 @@
-"""Keyboard shortcuts of the studio page.
+"""Keyboard shortcuts of the studio page, as data.
 
-viser (1.x) reports no key events to Python: its GUI API has buttons,
-sliders and the like, and its scene pointer events, but no keyboard. What it
-does have is a message that runs a piece of JavaScript in the page (it
-sends plotly.js that way): the page gets one small listener, installed once
-per tab, that turns a key press into a click on the page's own button of
-that name — so a shortcut does exactly what the button does, through the
-same callback, and shows in the status line the same way. Keys typed into a
-text or number field are left alone, as are keys with Ctrl, Alt or Meta.
+viser sends no raw key events to Python, but (1.1) it has a command
+palette whose commands may carry a hotkey (``client.gui.add_command(...,
+hotkey=...)``): the page listens for the key (not while typing in a field)
+and calls the command's trigger on the server. Its hotkeys are letters,
+digits and named keys (space, arrows, …), not punctuation, so single steps
+are on the arrow keys rather than ``.``/``,`` and the playback speed on
+up/down rather than ``[``/``]``. Each shortcut is one entry of
+:data:`SHORTCUTS`; the page (:class:`Shortcuts`) binds each to the same
+call its button makes, so a key press shows in the status like a click.
 """
 from __future__ import annotations
 
-import json
+from typing import NamedTuple
 
-# key (as the browser's KeyboardEvent.key names it) → the label of the button it clicks;
-# the space bar clicks Pause while playing and Play while paused (the page is told which)
-KEYS: dict[str, str] = {
-    ".": "Step",
-    ",": "Back",
-    "r": "Reset",
-    "[": "Slower",
-    "]": "Faster",
-    "p": "Push sideways",
-    "m": "Modes",
-}
-SPACE = (" ", "Play", "Pause")  # key, button while paused, button while playing
-
-_SCRIPT = """
-if (!window.__gaitforgeKeys) {
-  window.__gaitforgeKeys = true;
-  window.__gaitforgePlaying = true;
-  window.__gaitforgePressed = [];
-  const keys = %(keys)s, space = %(space)s;
-  const click = (label) => {
-    const b = Array.from(document.querySelectorAll("button")).find((x) => x.textContent.trim() === label);
-    if (b) b.click();
-    return !!b;
-  };
-  document.addEventListener("keydown", (ev) => {
-    const t = ev.target;
-    if (ev.ctrlKey || ev.altKey || ev.metaKey || ev.repeat) return;
-    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable))
-      return;
-    let label = keys[ev.key];
-    if (ev.key === space[0]) label = window.__gaitforgePlaying ? space[2] : space[1];
-    if (label === undefined) return;
-    if (t && t.tagName === "BUTTON") t.blur();  // else the focused button clicks too on key up
-    ev.preventDefault();
-    if (click(label)) window.__gaitforgePressed.push(label);
-  }, true);
-}
-"""
+from gaitforge.studio.page_base import PageBase
 
 
-def script() -> str:
-    """The page's key listener (JavaScript), with :data:`KEYS` and :data:`SPACE` in it."""
-    return _SCRIPT % {"keys": json.dumps(KEYS), "space": json.dumps(list(SPACE))}
+class Shortcut(NamedTuple):
+    """key: viser's name for it; label and description: as the command palette shows them;
+    action: the :class:`Shortcuts` method it calls (``"_key_" + action``)."""
+
+    key: str
+    label: str
+    description: str
+    action: str
 
 
-def _run(client, source: str) -> None:
-    from viser import _messages
+SHORTCUTS: tuple[Shortcut, ...] = (
+    Shortcut("space", "Play / pause", "play or pause the clip or the simulation", "toggle"),
+    Shortcut("arrowright", "Step", "one frame forward (paused)", "step"),
+    Shortcut("arrowleft", "Back", "one frame back (paused; a clip only)", "back"),
+    Shortcut("R", "Reset", "the clip to its start; a simulation back to rest", "reset"),
+    Shortcut("arrowup", "Faster", "the next playback speed up (to 8x)", "faster"),
+    Shortcut("arrowdown", "Slower", "the next playback speed down (to 1/8x)", "slower"),
+    Shortcut("P", "Push sideways", "push the simulated trunk sideways", "push"),
+    Shortcut("F", "Follow camera", "follow the creature or not", "follow"),
+)
 
-    # viser's own way to run JavaScript in one page (ClientHandle has no public call for it)
-    client._websock_connection.queue_message(_messages.RunJavascriptMessage(source=source))
 
+class Shortcuts(PageBase):
+    """Binds :data:`SHORTCUTS` to the page's own calls."""
 
-def install(client) -> None:
-    """Install the key listener in ``client``'s page."""
-    _run(client, script())
+    def _build_shortcuts(self) -> None:
+        self.commands = {}
+        for s in SHORTCUTS:
+            handle = self.client.gui.add_command(s.label, description=s.description, hotkey=s.key)
+            handle.on_trigger(lambda e, f=getattr(self, "_key_" + s.action): f())
+            self.commands[s.key] = handle
 
+    def _key_toggle(self) -> None:
+        what = "Pause" if self.session.clock.playing else "Play"
+        self.act(what.lower(), lambda: self._transport(what))
 
-def tell_playing(client, playing: bool) -> None:
-    """Tell ``client``'s key listener whether the clock plays (for the space bar)."""
-    _run(client, f"window.__gaitforgePlaying = {'true' if playing else 'false'};")
+    def _key_step(self) -> None:
+        self.act("step", lambda: self._transport("Step"))
+
+    def _key_back(self) -> None:
+        self.act("back", lambda: self._transport("Back"))
+
+    def _key_reset(self) -> None:
+        self.act("reset", lambda: self._transport("Reset"))
+
+    def _key_faster(self) -> None:
+        self.act("playback speed", lambda: self._rate_step(1))
+
+    def _key_slower(self) -> None:
+        self.act("playback speed", lambda: self._rate_step(-1))
+
+    def _key_push(self) -> None:
+        self.act("push", self._push)
+
+    def _key_follow(self) -> None:
+        self.act("follow camera", lambda: setattr(self.follow, "value", not self.follow.value))

@@ -93,3 +93,15 @@ class PageBase:
 
     def _build_runner_gui(self) -> None:
         raise NotImplementedError
+
+    def _build_shortcuts(self) -> None:
+        raise NotImplementedError
+
+    def _transport(self, what: str) -> None:
+        raise NotImplementedError
+
+    def _rate_step(self, steps: int) -> None:
+        raise NotImplementedError
+
+    def _push(self) -> None:
+        raise NotImplementedError

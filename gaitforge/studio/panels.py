@@ -45,7 +45,6 @@ class Panels(Controls):
         with gui.add_folder("Playback"):
             self.transport = gui.add_button_group("Transport", ["Play", "Pause", "Back", "Step", "Reset"])
             self.rate = gui.add_dropdown("Playback speed", list(RATE_LABELS), initial_value="1x")
-            self.rate_steps = gui.add_button_group("Speed steps", ["Slower", "Faster"])
             self.follow = gui.add_checkbox("Follow camera", True, hint="keep the creature in view: the world "
                                                                         "slides under it, the camera stays")
             self.pin = gui.add_checkbox("Pin stance feet", True)
@@ -103,8 +102,6 @@ class Panels(Controls):
         self.reset_recipe.on_click(lambda e: self.act("reset", s.reset_recipe, self._refresh_terms))
         self.transport.on_click(lambda e: self.act(e.target.value.lower(), lambda: self._transport(e.target.value)))
         self.rate.on_update(lambda e: self.act("playback speed", lambda: self._rate(RATE_LABELS[self.rate.value])))
-        self.rate_steps.on_click(lambda e: self.act("playback speed",
-                                                    lambda: self._rate_step(-1 if e.target.value == "Slower" else 1)))
         self.pin.on_update(lambda e: self.act("pin", lambda: self._pin(self.pin.value)))
         self.shadows.on_update(lambda e: self.act("shadows", self._build_scene))
         self.physics.on_update(lambda e: self.act("physics", self._physics, busy="starting physics"))

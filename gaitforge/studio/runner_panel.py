@@ -24,7 +24,7 @@ class RunnerPanel(PageBase):
 
     def _build_runner_gui(self) -> None:
         gui = self.client.gui
-        with gui.add_folder("Runner", expand_by_default=False) as folder:
+        with gui.add_folder("Runner") as folder:
             self.runner_folder = folder
             self.runner_list = gui.add_dropdown("Runner", [NONE] + self.session.runners(),
                                                 hint="a simulated controller of the registry, run live")
@@ -43,6 +43,8 @@ class RunnerPanel(PageBase):
             self.act("stop runner", self._stop_runner)
             return
         before = self.session.character.name
+        if not self.session.runner_turns(label):
+            self._quiet(self.runner_turn, 0.0)  # a runner that does not turn starts straight
         self.act(f"runner {label}", lambda: self.session.start_runner(label, turn_rate=self.runner_turn.value),
                  lambda: self._runner_started(before), busy=f"starting {label}")
         if self.session.runner is None:

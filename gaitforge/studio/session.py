@@ -51,11 +51,14 @@ class Session:
     # ------------------------------------------------------------ creature
     def load(self, name_or_path: str | os.PathLike) -> None:
         """Switch to a built-in creature or a creature file (the CLI's loaders)."""
-        character = gf.creature(name_or_path)
+        self._use(gf.creature(name_or_path), Path(os.fspath(name_or_path)).name)
+
+    def _use(self, character, label: str) -> None:
+        """Switch to ``character`` (named ``label``): no modes, no recipe, nothing simulated."""
         self.stop_physics()
         self.stop_runner()
         self.character = character
-        self.label = Path(os.fspath(name_or_path)).name
+        self.label = label
         self.stiffness_scale = 1.0
         self.constraints: tuple[str, ...] = ()
         self.basis: lib.ModalBasis | None = None
@@ -398,14 +401,23 @@ class Session:
             raise GaitforgeError(f"runner: give it as 'creature gait' (e.g. 'dog trot'), got {label!r}")
         key, gait = label.strip().split(" ", 1)
         entry = registry.entry(key, gait)
+        mine = entry.creature == self.character.name
+        character = self.character if mine else gf.creature(entry.creature)
+        sim = RunnerSim(entry, character, speed, turn_rate)  # refused before anything changes
         self.stop_runner()
-        if entry.creature != self.character.name:
-            self.load(entry.creature)
         self.stop_physics()
-        sim = RunnerSim(entry, self.character, speed, turn_rate)
+        if not mine:
+            self._use(character, entry.creature)
         self.runner = sim
         sim.start()
         self.play(True)
+
+    def runner_turns(self, label: str) -> bool:
+        """Whether the runner ``label`` turns on command (the registry's ``turn_rate`` option)."""
+        from gaitforge.control import registry
+
+        key, gait = label.strip().split(" ", 1)
+        return "turn_rate" in registry.entry(key, gait).options
 
     def runner_speed(self, speed: float) -> str:
         """The running runner's speed [m/s] (its gait's range; outside: refused);
