@@ -307,7 +307,10 @@ def test_shortcuts_and_runners_in_the_browser(studio, browser, tmp_path):
     box = _number_input(page, "Turn rate (rad/s)")
     box.fill("0.3")
     box.press("Enter")
-    _status(page, "Error (turn rate): raibert_biped does not turn on command")
+    try:
+        _status(page, "Error (turn rate): raibert_biped does not turn on command")
+    except Exception:
+        raise AssertionError(f"status: {served.status.content}; turn {served.runner_turn.value}") from None
     _wait(lambda: served.runner_turn.value == 0.0, what="the turn slider back at 0")
     box = _number_input(page, "Runner speed (m/s)")
     box.fill("2")

@@ -43,9 +43,9 @@ class RunnerPanel(PageBase):
             self.act("stop runner", self._stop_runner)
             return
         before = self.session.character.name
-        if not self.session.runner_turns(label):
-            self._quiet(self.runner_turn, 0.0)  # a runner that does not turn starts straight
-        self.act(f"runner {label}", lambda: self.session.start_runner(label, turn_rate=self.runner_turn.value),
+        # a runner that does not turn starts straight
+        turn = float(self.runner_turn.value) if self.session.runner_turns(label) else 0.0
+        self.act(f"runner {label}", lambda: self.session.start_runner(label, turn_rate=turn),
                  lambda: self._runner_started(before), busy=f"starting {label}")
         if self.session.runner is None:
             self._quiet(self.runner_list, NONE)
@@ -58,6 +58,7 @@ class RunnerPanel(PageBase):
             self._quiet(self.creature, self.session.character.name)
             self._reload()
         self._speed_slider(sim.entry.speed_range, sim.speed)
+        self._turn_slider(sim.turn_rate)
         self._drag_handle()
 
     def _speed_slider(self, span, value) -> None:
@@ -71,19 +72,27 @@ class RunnerPanel(PageBase):
         self.runner_speed = new
         new.on_update(from_page(self._runner_speed))
 
+    def _turn_slider(self, value: float) -> None:
+        """Re-make the turn slider at ``value`` [rad/s] (a new slider: setting a
+        slider's value from the server can leave the page's number box deaf
+        to the next typed value)."""
+        with self.runner_folder:
+            new = self.client.gui.add_slider("Turn rate (rad/s)", -TURN_LIMIT, TURN_LIMIT, 0.05, value,
+                                             order=self.runner_turn.order, hint=self.runner_turn.hint)
+        self.runner_turn.remove()
+        self.runner_turn = new
+        new.on_update(from_page(self._runner_turn))
+
     def _runner_speed(self) -> None:
         value = float(self.runner_speed.value)
         self.act("runner speed", lambda: self.session.runner_speed(value))
 
     def _runner_turn(self) -> None:
         value = float(self.runner_turn.value)
-
-        def refused_back() -> None:
-            sim = self.session.runner
-            self._quiet(self.runner_turn, 0.0 if sim is None else sim.turn_rate)
         self.act("turn rate", lambda: self.session.turn(value))
-        if self.session.runner is None or self.session.runner.turn_rate != value:
-            refused_back()
+        sim = self.session.runner
+        if sim is None or sim.turn_rate != value:  # refused: the slider back where the runner is
+            self._turn_slider(0.0 if sim is None else sim.turn_rate)
 
     def _stop_runner(self) -> None:
         self.session.stop_runner()

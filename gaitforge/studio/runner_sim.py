@@ -129,14 +129,16 @@ class RunnerSim:
     # ------------------------------------------------------------ commands
     def command(self, speed: float | None = None, turn_rate: float | None = None) -> str:
         """New speed [m/s] and/or turn rate [rad/s] (None: unchanged), checked
-        by the registry's rules; returns how it was taken ("live" or
-        "restarted")."""
+        by the registry's rules; returns how it was taken ("live",
+        "restarted", or "unchanged" when both are as they were)."""
         from gaitforge.control import registry
 
         new_speed = self.speed if speed is None else self.entry.speed_for(speed)
         new_turn = self.turn_rate if turn_rate is None else self._check_turn(turn_rate)
         registry.check_options(self.entry, {"turn_rate": new_turn})
         assert new_speed is not None
+        if new_speed == self.speed and new_turn == self.turn_rate:
+            return "unchanged"
         with self.lock:
             live = live_command(self.controller, self.entry.gait, new_speed, new_turn)
             self.speed, self.turn_rate = new_speed, new_turn
