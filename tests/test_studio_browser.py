@@ -274,11 +274,19 @@ def test_shortcuts_and_runners_in_the_browser(studio, browser, tmp_path):
     _status(page, "stiffness: done")
     assert session.clock.rate == rate
 
-    # the skills dog trots live; speed and turn reach the running controller
+    # a rest-pose preset: the shown pose crouches, the modes are computed about it
+    stand = served.last_pose.copy()
+    _choose(page, "Rest pose", "crouch")
+    _status(page, "rest pose: done")
+    assert session.rest_pose == "crouch" and session.basis is not None
+    _wait(lambda: served.last_pose[2] < stand[2] - 0.03, what="the crouch in the pushed pose")
+
+    # the skills dog trots live (from its own standing pose); speed and turn reach the running controller
     _choose(page, "Runner", "dog trot")
     _status(page, "runner dog trot: done")
     sim = _wait(lambda: session.runner, what="the runner")
-    assert sim.entry.label == "dog trot" and session.character.name == "dog"
+    assert sim.entry.label == "dog trot" and session.character is session.built
+    _wait(lambda: _number_input(page, "Rest pose").input_value() == "stand", what="the rest pose list")
     _wait(lambda: sim.qpos()[0] > 0.3, timeout=90, what="the dog to trot forward")
     box = _number_input(page, "Runner speed (m/s)")
     box.fill("1.2")

@@ -47,6 +47,7 @@ class PageBase:
     shadows: Any
     follow: Any
     physics: Any
+    rest_pose: Any
     runner_list: Any
     drive_recipe: Any
     puppets: list

@@ -26,6 +26,8 @@ class Panels(Controls):
         with gui.add_folder("Creature"):
             self.creature = gui.add_dropdown("Creature", self.names, initial_value=self._initial_name())
             self.upload = gui.add_upload_button("Upload creature", hint="YAML, JSON, MJCF .xml, URDF or BVH")
+            self.rest_pose = gui.add_dropdown("Rest pose", self.session.rest_poses(), initial_value="stand",
+                                              hint="the pose the springs hold; the modes are computed about it")
             self.stiffness = gui.add_slider("Stiffness scale", 0.05, 5.0, 0.05, 1.0)
             self.tune = gui.add_button("Tune")
         with gui.add_folder("Modes"):
@@ -84,6 +86,9 @@ class Panels(Controls):
             f = self.upload.value
             self.act(f"upload {f.name}", lambda: s.upload(f.name, f.content), self._reload, busy="loading")
         self.upload.on_upload(uploaded)
+        self.rest_pose.on_update(from_page(lambda: self.act(
+            "rest pose", lambda: s.set_rest_pose(self.rest_pose.value), self._refresh_modes,
+            busy="computing modes about the pose")))
         self.stiffness.on_update(lambda e: self.act("stiffness", lambda: s.set_stiffness(self.stiffness.value),
                                                     self._refresh_modes))
         self.tune.on_click(lambda e: self.act("tune", s.tune, self._refresh_modes, self._sync,
@@ -146,6 +151,7 @@ class Panels(Controls):
 
     def _sync(self) -> None:
         self.stiffness.value = min(max(self.session.stiffness_scale, 0.05), 5.0)
+        self.rest_pose.value = self.session.rest_pose  # its callback ignores the server's own setting
 
     def _refresh_modes(self) -> None:
         lines = self.session.mode_lines() or ["(compute modes)"]

@@ -57,9 +57,13 @@ class RunnerPanel(PageBase):
         if self.session.character.name != before:
             self._quiet(self.creature, self.session.character.name)
             self._reload()
+        self._sync()   # the rest pose: the creature as loaded
         self._speed_slider(sim.entry.speed_range, sim.speed)
         self._turn_slider(sim.turn_rate)
         self._drag_handle()
+
+    def _sync(self) -> None:
+        raise NotImplementedError
 
     def _speed_slider(self, span, value) -> None:
         """Re-make the speed slider over ``span`` (lo, hi) [m/s] at ``value`` (disabled for a range of one speed)."""

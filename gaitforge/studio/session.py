@@ -21,6 +21,7 @@ import numpy as np
 import gaitforge.api as gf
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib
+from gaitforge.studio import presets
 from gaitforge.studio.playback import Clock
 from gaitforge.studio.puppet import PuppetSim
 from gaitforge.studio.runner_sim import RunnerSim, runnable
@@ -53,11 +54,15 @@ class Session:
         """Switch to a built-in creature or a creature file (the CLI's loaders)."""
         self._use(gf.creature(name_or_path), Path(os.fspath(name_or_path)).name)
 
-    def _use(self, character, label: str) -> None:
-        """Switch to ``character`` (named ``label``): no modes, no recipe, nothing simulated."""
+    def _use(self, character, label: str, built=None) -> None:
+        """Switch to ``character`` (named ``label``; ``built``: the creature as
+        loaded, when ``character`` is it in another rest pose): no modes, no
+        recipe, nothing simulated."""
         self.stop_physics()
         self.stop_runner()
         self.character = character
+        self.built = character if built is None else built
+        self.rest_pose = "stand"
         self.label = label
         self.stiffness_scale = 1.0
         self.constraints: tuple[str, ...] = ()
@@ -68,6 +73,26 @@ class Session:
         self.speed: float | None = None
         self.clip: lib.MotionClip | None = None
         self.clock.reset()
+
+    def rest_poses(self) -> list[str]:
+        """The rest-pose presets offered (``studio.presets``: stand, crouch, deep crouch)."""
+        return presets.names()
+
+    def set_rest_pose(self, name: str) -> None:
+        """Make preset ``name`` the creature's rest pose (its springs' rest
+        angles too) and compute the modes again about it; the recipe, the
+        clip and any simulation are dropped. The presets are made from the
+        modes of the creature as loaded."""
+        if name not in presets.PRESETS:
+            raise GaitforgeError(f"rest pose {name!r} unknown (presets: {', '.join(presets.PRESETS)})")
+        built = self.built
+        basis = gf.modes(built, stiffness_scale=1.0)
+        q = presets.preset_pose(built, basis, name)
+        character = built if presets.PRESETS[name] == 0.0 else presets.with_rest_pose(built, q)
+        scale, constraints, label = self.stiffness_scale, self.constraints, self.label
+        self._use(character, label, built=built)
+        self.stiffness_scale, self.constraints, self.rest_pose = scale, constraints, name
+        self.compute_modes()
 
     def upload(self, filename: str, content: bytes) -> None:
         """Load an uploaded creature file (size-limited, stored in the
@@ -402,12 +427,13 @@ class Session:
         key, gait = label.strip().split(" ", 1)
         entry = registry.entry(key, gait)
         mine = entry.creature == self.character.name
-        character = self.character if mine else gf.creature(entry.creature)
+        # the creature as loaded: the registry's controllers are tuned to its own rest pose
+        character = self.built if mine else gf.creature(entry.creature)
         sim = RunnerSim(entry, character, speed, turn_rate)  # refused before anything changes
         self.stop_runner()
         self.stop_physics()
-        if not mine:
-            self._use(character, entry.creature)
+        if character is not self.character:
+            self._use(character, self.label if mine else entry.creature)
         self.runner = sim
         sim.start()
         self.play(True)
