@@ -275,6 +275,9 @@ def test_shortcuts_and_runners_in_the_browser(studio, browser, tmp_path):
     assert session.clock.rate == rate
 
     # a rest-pose preset: the shown pose crouches, the modes are computed about it
+    _choose(page, "Creature", "dog")
+    _status(page, "creature: done")
+    _wait(lambda: served.last_pose.shape == session.character.rest_qpos.shape, what="the dog's pose")
     stand = served.last_pose.copy()
     _choose(page, "Rest pose", "crouch")
     _status(page, "rest pose: done")
