@@ -205,6 +205,7 @@ class RunnerSim:
     # ------------------------------------------------------------ stepping
     def advance(self, seconds: float) -> int:
         """Simulate ``seconds`` [s] in whole control intervals; returns the physics steps taken."""
+        diverged = False
         with self.lock:
             m, d, c = self.model, self.data, self.controller
             ticks = max(0, int(round(seconds / self.control_dt)))
@@ -223,9 +224,9 @@ class RunnerSim:
                     self._record.append(d.qpos.copy())
                     self._next_record += 1.0 / RECORD_FPS
                 if not math.isfinite(float(d.qpos.sum())):
-                    self.fall = "the simulation diverged: press Reset"
+                    diverged = True
                     break
-        if self.fall is not None and self.fall.startswith("the simulation diverged"):
+        if diverged:  # started again from rest, and the page says why
             self._build()
             self.fall = "the simulation diverged and was started again"
         return ticks * self.nstep
