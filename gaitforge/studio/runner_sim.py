@@ -27,7 +27,8 @@ from gaitforge.studio import library as lib
 
 RECORD_FPS = 30.0       # [frames/s] of the recorded motion (downloads, footfall diagram)
 RECORD_SECONDS = 10.0   # [s] of simulated motion kept
-MAX_CATCH_UP = 0.05     # [s] of simulated time at most per loop turn (a slow machine falls behind, not over)
+MAX_CATCH_UP = 0.2      # [s] of simulated time at most per loop turn: a pause of the thread (the page's
+#                          footfall analysis holds the interpreter) is made up; a slower machine falls behind
 DRAG_STIFFNESS = 5.0    # [1/m] the drag handle pulls a body with (body weight) × this × distance
 DRAG_LIMIT = 2.0        # the drag's pull is at most this many body weights
 
