@@ -47,8 +47,9 @@ class RunnerPanel(PageBase):
         turn = float(self.runner_turn.value) if self.session.runner_turns(label) else 0.0
         self.act(f"runner {label}", lambda: self.session.start_runner(label, turn_rate=turn),
                  lambda: self._runner_started(before), busy=f"starting {label}")
-        if self.session.runner is None:
-            self._quiet(self.runner_list, NONE)
+        running = self.session.runner
+        if running is None or running.entry.label != label:  # refused: the list shows what runs
+            self._quiet(self.runner_list, NONE if running is None else running.entry.label)
 
     def _runner_started(self, before: str) -> None:
         """After a start: the creature's scene (if it changed) and the speed slider over the gait's range."""

@@ -3,7 +3,9 @@
 A :class:`Session` holds the creature, its stiffness scale and modes, the
 recipe being played (Kry09 Eq. 4 terms: mode, amplitude α and offset β in
 mass-normalized modal units, phase γ [rad], frequency f̃ [Hz]), the clip made
-of it, the playback clock and, in physics mode, the puppetry simulation. Every
+of it, the playback clock, in physics mode the puppetry simulation, or a
+registry runner simulated live (:mod:`gaitforge.studio.runs`), and the
+rest-pose preset (:mod:`gaitforge.studio.presets`). Every
 button and slider of the page is one method here; each raises
 :class:`GaitforgeError` with a one-line message for bad input, so the page,
 the tests and a Python user see the same errors.
@@ -24,7 +26,8 @@ from gaitforge.studio import library as lib
 from gaitforge.studio import presets
 from gaitforge.studio.playback import Clock
 from gaitforge.studio.puppet import PuppetSim
-from gaitforge.studio.runner_sim import RunnerSim, runnable
+from gaitforge.studio.runner_sim import RunnerSim
+from gaitforge.studio.runs import Runs
 from gaitforge.studio.uploads import UploadFolder
 
 FPS = 30.0              # [frames/s] of the clips the studio plays and exports
@@ -35,7 +38,7 @@ TERM_FIELDS = ("amplitude", "phase", "frequency", "offset")
 DOWNLOADS = {"BVH": ".bvh", "glTF": ".glb", "MP4": ".mp4"}  # button label → exporter's extension
 
 
-class Session:
+class Session(Runs):
     """The state behind one page (module docstring). ``creature``: a built-in
     name or a creature file path."""
 
@@ -403,64 +406,3 @@ class Session:
     def sim(self) -> PuppetSim | RunnerSim | None:
         """What is simulated now: the runner, the puppetry, or None (kinematic playback)."""
         return self.runner if self.runner is not None else self.physics
-
-    # ------------------------------------------------------------ registry runners
-    def runners(self) -> list[str]:
-        """``"dog trot"`` per registry runner the studio runs live (those
-        taking a commanded speed), the current creature's first."""
-        from gaitforge.control import registry
-
-        mine = [e for e in registry.ENTRIES if runnable(e)]
-        mine.sort(key=lambda e: e.creature != self.character.name)
-        return [e.label for e in mine]
-
-    def start_runner(self, label: str, speed: float | None = None, turn_rate: float = 0.0) -> None:
-        """Simulate the registry runner ``label`` (``"dog trot"``, as
-        :meth:`runners` names it) live at ``speed`` [m/s] (None: its default;
-        outside its gait's range: refused) turning at ``turn_rate`` [rad/s]
-        (refused for a runner that does not turn); the runner's creature is
-        loaded when it is not the current one."""
-        from gaitforge.control import registry
-
-        if not isinstance(label, str) or " " not in label.strip():
-            raise GaitforgeError(f"runner: give it as 'creature gait' (e.g. 'dog trot'), got {label!r}")
-        key, gait = label.strip().split(" ", 1)
-        entry = registry.entry(key, gait)
-        mine = entry.creature == self.character.name
-        # the creature as loaded: the registry's controllers are tuned to its own rest pose
-        character = self.built if mine else gf.creature(entry.creature)
-        sim = RunnerSim(entry, character, speed, turn_rate)  # refused before anything changes
-        self.stop_runner()
-        self.stop_physics()
-        if character is not self.character:
-            self._use(character, self.label if mine else entry.creature)
-        self.runner = sim
-        sim.start()
-        self.play(True)
-
-    def runner_turns(self, label: str) -> bool:
-        """Whether the runner ``label`` turns on command (the registry's ``turn_rate`` option)."""
-        from gaitforge.control import registry
-
-        key, gait = label.strip().split(" ", 1)
-        return "turn_rate" in registry.entry(key, gait).options
-
-    def runner_speed(self, speed: float) -> str:
-        """The running runner's speed [m/s] (its gait's range; outside: refused);
-        returns "live" or "restarted" (a runner that takes no live command starts again)."""
-        return self._running().command(speed=speed)
-
-    def turn(self, turn_rate: float) -> str:
-        """The running runner's turn rate [rad/s] (refused for one that does not turn on command)."""
-        return self._running().command(turn_rate=turn_rate)
-
-    def _running(self) -> RunnerSim:
-        if self.runner is None:
-            raise GaitforgeError("no runner is running: choose one in the Runner list")
-        return self.runner
-
-    def stop_runner(self) -> None:
-        """Back to kinematic playback from a runner."""
-        sim, self.runner = getattr(self, "runner", None), None
-        if sim is not None:
-            sim.stop()
