@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -46,7 +47,7 @@ class BalanceModes:
     basis' elastic modes; B (2, n) their effects; B_pinv (n, 2) its
     pseudo-inverse (minimum-norm modal coordinates for a CoM shift)."""
 
-    basis: object
+    basis: Any
     effect: np.ndarray
     chosen: tuple[int, ...]
     B: np.ndarray
@@ -217,7 +218,7 @@ class BalanceController:
         self.drive.reset()
         self._tick = 0
         self._coords[:] = 0.0
-        self._last_support = None
+        self._last_support: np.ndarray | None = None
         data.qfrc_applied[:] = 0.0
         self.plan.set_references(model, self._coords)
 

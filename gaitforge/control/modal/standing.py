@@ -121,6 +121,8 @@ class TiltingGround:
         self.geoms = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0]
         self.pos0 = model.geom_pos[self.geoms].copy()
         self.quat0 = model.geom_quat[self.geoms].copy()
+        # A geom compiled in its body's frame takes the body's pose and ignores geom_pos/geom_quat.
+        model.geom_sameframe[self.geoms] = 0
 
     def angle(self, t: float) -> float:
         return 0.0 if t < self.start else self.amplitude * math.sin(2 * math.pi * (t - self.start) / self.period)
