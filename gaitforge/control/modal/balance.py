@@ -155,8 +155,9 @@ class BalanceController:
     ``sim.Controller`` run under the creature's modal physics
     (``control.modal.physics``) with its joint drive.
 
-    After a run ``shift`` (T, 2) holds nothing; ``peaks`` the drive's peaks,
-    ``work`` [J] the drive's absolute work, like ``ModalController``."""
+    ``target`` (2,) [m]: the CoM's offset from the support centre at rest
+    (what the feedback holds); after a run ``peaks`` holds the drive's
+    peaks and ``work`` [J] its absolute work, as ``ModalController``'s."""
 
     def __init__(self, character, modes: BalanceModes, gains: BalanceGains = BalanceGains(), *,
                  physics=None, timestep: float | None = None):

@@ -18,8 +18,8 @@ geom's pose in the run's model copy). Judged like a push over the whole tilt.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from dataclasses import dataclass
+from typing import Callable
 
 import mujoco
 import numpy as np
@@ -37,15 +37,16 @@ GAIN_SETS = {"feedback": BalanceGains(), "none": OFF}
 class Standing:
     """A runner (``sim.push.PushCase``'s protocol) of ``creature`` standing
     under the balance controller; ``gains`` picks feedback or none
-    (:data:`GAIN_SETS`); ``ground``: a callable ``(model) -> perturb`` that
-    moves the environment (None: still ground)."""
+    (:data:`GAIN_SETS`) at each run; ``start_seed``: a perturbed start
+    (``sim.ensemble.StartNoise``'s default: joints ± 0.01 rad, ground
+    friction × 0.8–1.2) drawn from this seed (None: the rest pose)."""
 
     key: str
     gait: str = "stand"
     stands: bool = True
     speed_range: tuple[float, float] = (0.0, 0.0)
     gain_sets: tuple[str, ...] = tuple(GAIN_SETS)
-    physics_timestep: float | None = None
+    start_seed: int | None = None
 
     def build(self, gains: str, timestep: float | None = None):
         """(character, controller) of this creature with gain set ``gains``."""
@@ -65,10 +66,21 @@ class Standing:
         from gaitforge.control.modal.rollout import simulate_modal
 
         character, ctl = self.build(gains, timestep)
+        initial = None
+        if self.start_seed is not None:
+            from gaitforge.sim.ensemble import StartNoise
+
+            start = StartNoise().draw(self.start_seed, 0.0)
+            start.apply_friction(character.model)
+            d = mujoco.MjData(character.model)
+            d.qpos[:] = character.rest_qpos
+            start(character.model, d)
+            initial = (d.qpos.copy(), d.qvel.copy())
         if ground is not None:
             ground.pivot = ctl_support(character)
             perturb = ground
-        r = simulate_modal(character, _Environment(ctl, ground, perturb), seconds, perturb=perturb)
+        r = simulate_modal(character, _Environment(ctl, ground, perturb), seconds, perturb=perturb,
+                           initial=initial)
         return character, r.rollout
 
 
@@ -267,14 +279,9 @@ def tilt(runner: Standing, gains: str, axis: str, amplitude_deg: float = 5.0, *,
 
 
 def standing_case(creature: str, gains: str, *, settle: float = 3.0, after: float = 5.0,
-                  timestep: float | None = None) -> PushCase:
-    """The push case of ``creature`` standing with gain set ``gains``."""
-    return PushCase(Standing(creature), 0.0, settle=settle, after=after, gains=gains, timestep=timestep)
+                  timestep: float | None = None, start_seed: int | None = None) -> PushCase:
+    """The push case of ``creature`` standing with gain set ``gains``
+    (``start_seed``: a perturbed start, :class:`Standing`)."""
+    return PushCase(Standing(creature, start_seed=start_seed), 0.0, settle=settle, after=after, gains=gains,
+                    timestep=timestep)
 
-
-def with_settle(case: PushCase, settle: float) -> PushCase:
-    return replace(case, settle=settle)
-
-
-def directions() -> Sequence[str]:
-    return tuple(DIRECTIONS)
