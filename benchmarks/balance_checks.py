@@ -7,9 +7,14 @@ the creature's own step, at half of it, and from two perturbed starts
 (``sim.ensemble.StartNoise``: joints ± 0.01 rad, friction × 0.8–1.2).
 
     PYTHONPATH=. python benchmarks/balance_checks.py human.json dog.json gorilla.json
+    PYTHONPATH=. python benchmarks/balance_checks.py --test-pushes
 
-Prints one line per (creature, direction, force, variant): survived or not,
-and the root's peak tilt [°].
+(``--test-pushes``: the four pushes of tests/test_balance.py — human forward
+and dog lateral, 15 % of body weight, without and with feedback — at the
+step and at half of it; run it again under another CPU's arithmetic, e.g.
+``OPENBLAS_CORETYPE=SkylakeX NUMBA_CPU_NAME=generic``.) Prints one line per
+(creature, direction, force, variant): survived or not, and the root's peak
+tilt [°].
 """
 from __future__ import annotations
 
@@ -52,5 +57,21 @@ def main(paths: list[str]) -> None:
                           flush=True)
 
 
+def test_pushes() -> None:
+    from gaitforge.creatures import registry
+    from gaitforge.creatures.character import Character
+
+    for name, direction in (("human", "forward"), ("dog", "lateral")):
+        force = round(0.15 * Character.from_spec(registry.build(name)).mass * 9.81, 1)
+        for gains in ("none", "feedback"):
+            for label, dt in (("dt", None), ("dt/2", physics_for(name).timestep / 2)):
+                v = verdict(name, gains, force, direction, timestep=dt)
+                print(f"{name:8s} {direction:8s} {gains:8s} {force:7.1f} N  {label:8s} "
+                      f"{'survived' if v.survived else 'fell':8s} peak tilt {v.peak_tilt:6.1f}°", flush=True)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:] == ["--test-pushes"]:
+        test_pushes()
+    else:
+        main(sys.argv[1:])
