@@ -8,6 +8,10 @@ the creature's own step, at half of it, and from two perturbed starts
 
     PYTHONPATH=. python benchmarks/balance_checks.py human.json dog.json gorilla.json
     PYTHONPATH=. python benchmarks/balance_checks.py --test-pushes
+    PYTHONPATH=. python benchmarks/balance_checks.py --replay gorilla lateral feedback 539.1 585.3
+
+(``--replay NAME DIRECTION GAINS F...``: those forces [N], each in the four
+variants.)
 
 (``--test-pushes``: the four pushes of tests/test_balance.py — human forward
 and dog lateral, 15 % of body weight, without and with feedback — at the
@@ -70,8 +74,20 @@ def test_pushes() -> None:
                       f"{'survived' if v.survived else 'fell':8s} peak tilt {v.peak_tilt:6.1f}°", flush=True)
 
 
+def replay(name: str, direction: str, gains: str, forces: list[float]) -> None:
+    dt = physics_for(name).timestep
+    variants = {"dt": {}, "dt/2": {"timestep": dt / 2}, "start 1": {"seed": 1}, "start 2": {"seed": 2}}
+    for force in forces:
+        for label, kwargs in variants.items():
+            v = verdict(name, gains, force, direction, **kwargs)
+            print(f"{name:8s} {direction:8s} {gains:8s} {force:7.1f} N  {label:8s} "
+                  f"{'survived' if v.survived else 'fell':8s} peak tilt {v.peak_tilt:6.1f}°", flush=True)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--test-pushes"]:
+    if sys.argv[1:2] == ["--replay"]:
+        replay(sys.argv[2], sys.argv[3], sys.argv[4], [float(f) for f in sys.argv[5:]])
+    elif sys.argv[1:] == ["--test-pushes"]:
         test_pushes()
     else:
         main(sys.argv[1:])
