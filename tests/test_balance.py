@@ -190,7 +190,7 @@ def test_cli_balance_prints_and_writes_json(tmp_path, capsys, monkeypatch):
     (["balance", "dog", "--seconds", "nan"], "--seconds"),
     (["balance", "dog", "--seconds", "soon"], "--seconds"),
     (["balance", "dog", "--json", "out.txt"], ".json"),
-    (["balance", "dog", "--json", "/nonexistent-folder/x/out.json"], "out.json"),
+    (["balance", "dog", "--json", "/dev/null/out.json"], "/dev/null is not a folder"),
     (["balance", "worm", "--quiet"], "balance: worm has no feet"),
 ])
 def test_cli_balance_rejects_bad_input_in_one_line(argv, message, capsys, tmp_path, monkeypatch):
