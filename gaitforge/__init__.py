@@ -4,13 +4,15 @@ dynamic control, on MuJoCo.
 ``import gaitforge as gf`` gives the one-import API (:mod:`gaitforge.api`):
 ``gf.creature``, ``gf.modes``, ``gf.animate`` (``gf.animation`` with what it
 was made from), ``gf.metrics``, ``gf.gait_class``, ``gf.save``, ``gf.run`` and
-``gf.push`` (any runner of the controller registry), ``gf.runners``. They
+``gf.push`` (any runner of the controller registry), ``gf.runners``,
+``gf.balance`` (standing balance with modal displacements). They
 are loaded on first use, so importing the package stays cheap.
 """
 from gaitforge.errors import GaitforgeError, NotMetError
 from gaitforge.version import __version__
 
-_API = ("creature", "modes", "animate", "animation", "metrics", "gait_class", "save", "run", "push", "runners")
+_API = ("creature", "modes", "animate", "animation", "metrics", "gait_class", "save", "run", "push", "runners",
+        "balance")
 __all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
 
 
