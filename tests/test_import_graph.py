@@ -23,8 +23,6 @@ KNOWN = {
     frozenset({"gaitforge.creatures.inertia", "gaitforge.creatures.spec", "gaitforge.creatures.spec_parts"}),
     frozenset({"gaitforge.control.raibert.biped", "gaitforge.control.raibert.biped.base",
                "gaitforge.control.raibert.biped.gallop", "gaitforge.control.raibert.biped.run"}),
-    frozenset({"gaitforge.control.modal.controller", "gaitforge.control.modal.physics",
-               "gaitforge.control.modal.rollout"}),
 }
 
 

@@ -30,6 +30,7 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.jit import kernel
+from gaitforge.control.modal.physics import body_length
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim import Rollout, run
 from gaitforge.sim.events import DIVERGED, OVER_LIMIT, RunEvent
@@ -126,20 +127,6 @@ class ModalRollout:
     def distance(self) -> float:
         """Horizontal centre-of-mass travel [m] from the first to the last frame."""
         return float(np.hypot(*self.displacement))
-
-
-def body_length(character) -> float:
-    """Extent [m] of the character's geoms along x at the rest pose (world axes)."""
-    m = character.model
-    d = character.make_data()
-    lo, hi = math.inf, -math.inf
-    for g in range(m.ngeom):
-        if m.geom_bodyid[g] == 0:
-            continue
-        center = d.geom_xpos[g] + d.geom_xmat[g].reshape(3, 3) @ m.geom_aabb[g, :3]
-        half = np.abs(d.geom_xmat[g].reshape(3, 3)) @ m.geom_aabb[g, 3:]
-        lo, hi = min(lo, center[0] - half[0]), max(hi, center[0] + half[0])
-    return float(hi - lo)
 
 
 def geom_radius(model: mujoco.MjModel, g: int) -> float:
