@@ -46,7 +46,8 @@ $(CHROMIUM):
 KERNEL_TESTS := tests/test_modal_core.py tests/test_modal_canonical.py tests/test_modal_describe.py \
 	tests/test_modal_constraints.py tests/test_heuristics.py tests/test_presets.py tests/test_imported_gaits.py \
 	tests/test_gait_invariance.py tests/test_cli_motion.py \
-	tests/test_flight.py tests/test_ramp.py tests/test_speed.py tests/test_speed_fast_paths.py tests/test_modal_ik.py
+	tests/test_flight.py tests/test_ramp.py tests/test_speed.py tests/test_speed_fast_paths.py tests/test_modal_ik.py \
+	tests/test_natural_arms.py tests/test_recipe_replay.py
 # The kernel OpenBLAS picks by itself here (tests/blas_core.py says which: SkylakeX on an
 # AVX-512 CPU, or whatever OPENBLAS_CORETYPE forces) is the main run's: not run again.
 KERNELS := Haswell SandyBridge $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
@@ -60,7 +61,8 @@ KERNELS := Haswell SandyBridge $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/nul
 SIM_TESTS := $(wildcard tests/test_skills_*.py tests/test_raibert_*.py) tests/test_modal_control.py \
 	tests/test_modal_dog_gait.py tests/test_cli_modalsim.py tests/test_push.py tests/test_ensemble.py \
 	tests/test_joint_torques_only.py tests/test_physics.py tests/test_modal_physics.py tests/test_modal_optimize.py \
-	tests/test_modal_impulses.py tests/test_registry.py tests/test_limits.py tests/test_track.py
+	tests/test_modal_impulses.py tests/test_registry.py tests/test_limits.py tests/test_track.py tests/test_contact_bases.py \
+	tests/test_balance.py
 SIM_KERNELS := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX) Haswell SandyBridge
 
 test: $(STAMP) $(VALIDATOR) $(CHROMIUM)

@@ -47,7 +47,7 @@ from gaitforge.motion import speed  # noqa: E402
 from gaitforge.motion.naturalness import naturalness  # noqa: E402
 
 CASES = ("dog:walk:0.1,0.25,0.45;dog:trot:0.5,1,2;dog:pace:0.5,1,2;dog:bound:1,2,3;dog:gallop:2,3,4,5;"
-         "human:walk:0.1,0.25,0.45;human:run:0.5,1,2")
+         "human:walk:0.1,0.25,0.45;human:run:0.5,1,1.75")
 
 
 def trunk_sway(character, clip) -> np.ndarray:

@@ -13,6 +13,9 @@ baseline measured in the same run:
   the server process pinned to one core while it serves the page: simulated
   seconds per wall second (real-time factor), steps per second, against
   bare ``mj_step`` of the same model and step on that core.
+- registry runners (the skills dog's trot, the RH91 quadruped's trot, the
+  kangaroo's hop) live in the page's session on that core: real-time factor
+  while serving, and how fast the same runner steps unthrottled.
 
     MUJOCO_GL=egl .venv/bin/python benchmarks/studio_responsiveness.py
 """
@@ -102,6 +105,31 @@ def _edits(page, served, box, base):
     return latencies, server_share, pushed, drawn
 
 
+RUNNERS = ("dog trot", "raibert_quadruped trot", "kangaroo hop")  # registry runners timed live
+
+
+def _runner(page, served, label: str):
+    """(label, physics step [s], control interval [s], real-time factor while
+    the page is served (the loop holds real time), unthrottled × real time)
+    of a registry runner started in the page's session."""
+    s = served.session
+    with served.lock:
+        s.start_runner(label)
+    sim = s.runner
+    time.sleep(2.0)  # compile and settle
+    sim0, w0 = sim.sim_time(), time.perf_counter()
+    time.sleep(5.0)
+    live = (sim.sim_time() - sim0) / (time.perf_counter() - w0)
+    with served.lock:
+        s.play(False)  # the thread stops simulating; the same runner stepped here as fast as it goes
+    w1 = time.perf_counter()
+    sim.advance(2.0)
+    free = 2.0 / (time.perf_counter() - w1)
+    with served.lock:
+        s.stop_runner()
+    return label, sim.dt, sim.control_dt, live, free
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -151,6 +179,7 @@ def main() -> None:
             w1 = time.perf_counter()
             sim.advance(2.0)  # the same puppetry, unthrottled, on that core: the headroom over real time
             headroom = 2.0 / (time.perf_counter() - w1)
+            runners = [_runner(page, served, label) for label in RUNNERS]
             browser.close()
     finally:
         studio.stop()
@@ -164,6 +193,9 @@ def main() -> None:
           f"({steps:.0f} steps/s; the loop holds real time); unthrottled {headroom:.2f}x real time "
           f"({headroom / sim.dt:.0f} steps/s) vs bare mj_step {bare:.0f} steps/s on that core "
           f"(ratio {headroom / sim.dt / bare:.2f})")
+    for label, dt, control_dt, live, free in runners:
+        print(f"runner {label} ({1000 * dt:g} ms physics steps, {1000 * control_dt:g} ms control, server on core "
+              f"{core}): real-time factor {live:.2f} while serving the page; unthrottled {free:.2f}x real time")
 
 
 if __name__ == "__main__":

@@ -296,7 +296,12 @@ def _from_recipe(named: Character, recipe, seconds, fps, count, pin, flight) -> 
     char = creature(recipe.rest_pose) if recipe.rest_pose else named
     from gaitforge.motion import heuristics
 
-    basis = compute_modes(char, count=heuristics.POOL if count is None else count, constraints=recipe.constraints,
+    # by default the modes a gait at speed is made from (the holding's IK uses them all), and at least
+    # enough for the recipe's highest, so that a saved recipe replays its clip
+    from gaitforge.motion.mode_selection import pool_size
+
+    need = max(pool_size(char, heuristics.POOL), max(recipe.modes) + 1)
+    basis = compute_modes(char, count=need if count is None else count, constraints=recipe.constraints,
                           stiffness_scale=recipe.stiffness_scale)
     return Animation(char, basis, recipe, _synthesize(char, basis, recipe, seconds, fps, pin, flight))
 
@@ -608,3 +613,30 @@ def push_results(name: str, gait: str, *, speeds=None, phases: int = 4, workers:
         if progress is not None:
             progress(k + 1, v, None, None)
     return out
+
+
+def balance(name: str, *, seconds: float = 5.0, quick: bool = False, timestep: float | None = None,
+            workers: int | None = 1, progress=None):
+    """Standing balance with modal displacements (Kry 2012 §4.6) of built-in
+    creature ``name``: the largest lateral and forward pushes survived with
+    the feedback and without, and standing on ground tilting by ±5°
+    (``control.modal.balance_report.BalanceReport``; ``.as_dict()`` is the
+    JSON of ``gaitforge balance``). ``seconds`` [s]: how long each run is
+    judged after its push (the push protocol's 5 s); ``quick``: a grid of
+    10 % of body weight instead of 2 % (coarser, about five times fewer
+    runs); ``timestep`` [s] replaces the physics step; ``progress(what)``
+    after each scan."""
+    from gaitforge.control.modal.balance_report import BalanceSettings, measure
+    from gaitforge.creatures import registry
+    from gaitforge.sim.batch import check_workers
+
+    name = registry.entry(inputs.text("name", name)).name
+    seconds = inputs.Span(0, 600, above=True).check("seconds", seconds)
+    quick = inputs.flag("quick", quick)
+    timestep = None if timestep is None else inputs.TIMESTEP.check("timestep", timestep)
+    check_workers(workers)
+    if progress is not None and not callable(progress):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"progress: must be a callable or None, got {brief(progress)}")
+    settings = BalanceSettings(after=seconds, step=0.1 if quick else 0.02, timestep=timestep)
+    return measure(name, settings, workers=workers, progress=progress)

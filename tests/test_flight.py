@@ -238,8 +238,10 @@ def test_held_targets_must_cover_the_frames(dog):
 
 
 # ------------------------------------------------- paired gaits at any speed
+# The human run's range ends at Fr 1.75 since its arms hang and swing (issue 28 item 2): at Fr 2 it asks
+# 4.31 g of stance force, lateral at take-off (the T-pose arms gave 3.7 g); at Fr 1.75 it meets every check.
 AT_SPEED = [("dog", "trot", 0.5), ("dog", "trot", 2.0), ("dog", "pace", 2.0), ("dog", "bound", 3.0),
-            ("human", "run", 2.0)]
+            ("human", "run", 1.75)]
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +251,7 @@ def at_speed(dog, human):
     from gaitforge.motion.speed import suggest_at_speed
 
     out, bases = {}, {}
-    for kind, gait, fr in AT_SPEED:
+    for kind, gait, fr in [getattr(p, "values", p) for p in AT_SPEED]:
         ch = (dog if kind == "dog" else human)[0]
         basis = bases.setdefault(kind, compute_modes(ch, count=pool_size(ch)))  # as suggest_at_speed's own
         with warnings.catch_warnings():

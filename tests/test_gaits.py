@@ -54,7 +54,7 @@ def test_the_registry_gives_the_lists_the_library_shows():
     assert typical_froudes()["gallop"] == 3.0 and typical_froudes()["walk"] == 0.25
     assert transitions("quadruped") == ((0.5, "walk"), (2.5, "trot"), (math.inf, "gallop"))
     assert transitions("biped") == ((0.5, "walk"), (math.inf, "run"))
-    assert speed_ranges("human") == {"walk": (0.96, 2.03), "run": (2.14, 4.27)}
+    assert speed_ranges("human") == {"walk": (0.96, 2.03), "run": (2.14, 4.0)}
     assert speed_ranges("worm") == {}
     assert [g for g, s in GAITS.items() if s.holding is HoldingStrategy.PAIRED] == ["trot", "pace", "bound", "run"]
     assert [g for g, s in GAITS.items() if s.holding is HoldingStrategy.LOOSE] == ["gallop"]
@@ -87,7 +87,7 @@ def test_a_recipe_without_a_holding_takes_its_gaits_and_keeps_it_when_renamed():
     assert _recipe("trot", holding="stance").holding is HoldingStrategy.STANCE
     with pytest.raises(SpecError) as err:
         _recipe("trot", holding="tight")
-    assert str(err.value) == "holding: must be one of stance, paired, loose, got 'tight'"
+    assert str(err.value) == "holding: must be one of stance, paired, loose, smoothed, got 'tight'"
 
 
 def test_the_holding_round_trips_through_files_and_old_files_get_the_default(tmp_path):
@@ -100,7 +100,7 @@ def test_the_holding_round_trips_through_files_and_old_files_get_the_default(tmp
     assert parse_recipe_text(old.format("walkies"), "old.yaml").holding is HoldingStrategy.STANCE
     with pytest.raises(SpecError) as err:
         parse_recipe_text(old.format("trot") + "holding: 3\n", "bad.yaml")
-    assert str(err.value) == "bad.yaml: holding: must be one of stance, paired, loose, got 3"
+    assert str(err.value) == "bad.yaml: holding: must be one of stance, paired, loose, smoothed, got 3"
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.name)
@@ -151,4 +151,4 @@ def test_an_unknown_holding_is_refused_by_name():
     r = GaitRecipe("trot", "dog", (GaitTerm(0, 0.01, 0.0, 2.0),))
     with pytest.raises(UnknownNameError) as err:
         synthesize(c, basis, r, 0.5, 60.0, pin_feet=True, holding="tight")
-    assert str(err.value) == "unknown holding 'tight' (valid holdings: stance, paired, loose)"
+    assert str(err.value) == "unknown holding 'tight' (valid holdings: stance, paired, loose, smoothed)"

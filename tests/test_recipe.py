@@ -169,7 +169,7 @@ def test_phase_in_degrees_by_hand():
 @pytest.mark.parametrize("text, message", [
     ("name: t\ncreature: dog\nterms: []\ncolour: red\n",
      "t.yaml: colour: unknown key 'colour' (valid keys: name, creature, description, constraints, rest_pose, "
-     "stiffness_scale, speed, flight, holding, terms, impulses, initial)"),
+     "stiffness_scale, speed, flight, holding, arm_swing, still_arms, posture, terms, impulses, initial)"),
     ("name: t\ncreature: dog\n", "t.yaml: missing required key 'terms'"),
     ("name: t\ncreature: dog\nterms: []\n", "t.yaml: terms: a recipe needs at least one term"),
     ("name: t\ncreature: dog\nterms:\n- {mode: 1, amplitude: big, frequency: 2}\n",

@@ -27,9 +27,10 @@ from gaitforge import __version__  # noqa: E402
 from gaitforge.errors import GaitforgeError, GaitforgeWarning, MujocoWarning, NotMetError  # noqa: E402
 from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
                            push_cmd, raibert_cmd, run_cmd, studio_cmd)
+from gaitforge.cli import balance_cmd  # noqa: E402
 
 COMMAND_MODULES = [creatures_cmd, modes_cmd, motion_cmd, run_cmd, raibert_cmd, push_cmd, modalsim_cmd, modalopt_cmd,
-                   demo_cmd, studio_cmd]
+                   demo_cmd, studio_cmd, balance_cmd]
 MAX_LINE = 400  # characters of an error or warning line (values inside are cut to ~80 already)
 
 

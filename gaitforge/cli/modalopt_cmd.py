@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     timestep_arg(p)
     p.add_argument("--single-step", action="store_true",
                    help="score each candidate at the step only (default: at DT and DT/2, the worse counts)")
+    p.add_argument("--contact-bases", action="store_true",
+                   help="candidates drive each contact state's modes (as simulate --contact-bases)")
     p.add_argument("--impulses", type=_modes, default=(), metavar="M,M..",
                    help="also optimize a once-per-cycle impulse (time and size) along these elastic modes")
     p.add_argument("--initial", type=_modes, default=(), metavar="M,M..",
@@ -120,7 +122,7 @@ def cmd_optimize(args) -> int:
     start = _start(character, args.start)
     layout = Layout.from_recipe(start, impulses=args.impulses, initial=args.initial)
     name = f"{character.name}_optimized"
-    steps = {"timestep": args.timestep, "halved": not args.single_step}
+    steps = {"timestep": args.timestep, "halved": not args.single_step, "contact_bases": args.contact_bases}
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name, **steps)
     for line in physics_lines(character, problem.physics()):
         console.print(line)
@@ -155,12 +157,15 @@ def cmd_optimize(args) -> int:
         raise
     s = res.score
     steps_note = " and ".join(f"{1000 * dt:g}" for dt in problem.timesteps)
+    bases_note = ", contact-aware bases" if args.contact_bases else ""
     note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s at "
-            f"{steps_note} ms, the worse counting): {s.distance:.4g} m, cost of transport {s.cost_of_transport:.4g}, "
+            f"{steps_note} ms{bases_note}, the worse counting): {s.distance:.4g} m, "
+            f"cost of transport {s.cost_of_transport:.4g}, "
             f"cycle residual {s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
     save_recipe(problem.recipe(res.x, description=note), args.out)
     console.print(note)
     replay = f" --timestep {args.timestep:g}" if args.timestep is not None else ""
+    replay += " --contact-bases" if args.contact_bases else ""
     console.print(f"wrote {args.out} (replay: gaitforge simulate {args.creature} --recipe {args.out} "
                   f"--seconds {seconds:g}{replay})")
     return 0

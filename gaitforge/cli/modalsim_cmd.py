@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="simulated time [s] (default 5)")
     p.add_argument("-o", "--out", metavar="FILE", help="write the motion: .mp4 .gif .glb .bvh .npz .csv")
     p.add_argument("--traces", metavar="FILE.csv", help="write energy and contact traces (CSV)")
+    p.add_argument("--contact-bases", action="store_true",
+                   help="drive, while feet touch the ground, the modes of the creature with those feet pinned "
+                        "(one foot of a biped, a pair of a quadruped; Kry 2012 §3.5)")
     timestep_arg(p)
     video_args(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -136,7 +139,7 @@ def cmd_simulate(args) -> int:
     physics = physics_for(character, args.timestep)
     for line in physics_lines(character, physics):
         console.print(line)
-    r = run_recipe(character, recipe, seconds, ramp=RAMP, physics=physics)
+    r = run_recipe(character, recipe, seconds, ramp=RAMP, physics=physics, contact_bases=args.contact_bases)
     s = summarize(r, character.mass)  # cycles of the stride (the lowest frequency), not of a harmonic
     console.print(f"{character.name} {recipe.name}: {r.clip.duration:.2f} s simulated in "
                   f"{r.rollout.wall_time:.2f} s")
@@ -149,6 +152,8 @@ def cmd_simulate(args) -> int:
                       f"speed {s.speed:.3f} m/s, work {s.work:.3f} J, cost of transport {s.cost_of_transport:.3g}, "
                       f"cycle residual {s.cycle_residual:.3g}")
     console.print(limits_report(s, r.limits))
+    if r.bases is not None:
+        console.print(str(r.bases))
     from gaitforge.io.atomic import atomic_paths
     from gaitforge.cli.outputs import save_clip, video_options
     from gaitforge.io.modal_traces import save_traces

@@ -5,8 +5,8 @@ run the same invariants over all creatures.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 from gaitforge.naming import match
 from gaitforge.errors import UnknownNameError
@@ -21,6 +21,10 @@ class Entry:
     dofs: velocity DOFs (nv) of the compiled model, free root included.
     stands_passively: whether it holds its rest pose on the ground with no
     control (the Raibert biped and kangaroo only balance under control).
+    postures: posture name → a builder of the same skeleton in the pose a
+    gait hangs its free limbs in (``GaitSpec.posture``; the human's arms at
+    its sides for walking, bent for running; :mod:`gaitforge.motion.arms`);
+    a posture a creature lacks is its rest pose.
     """
 
     name: str
@@ -28,12 +32,14 @@ class Entry:
     summary: str
     dofs: int
     stands_passively: bool = True
+    postures: Mapping[str, Callable[[], CreatureSpec]] = field(default_factory=dict)
 
 
 ENTRIES: tuple[Entry, ...] = (
     Entry("loop", simple.loop_creature, "closed ring of 16 links (Kry09 Fig. 2)", dofs=21),
     Entry("worm", simple.worm, "open chain of 16 links (Kry09 Fig. 2)", dofs=21),
-    Entry("human", human.human, "70 kg, 1.75 m human in a T-pose, 47 DOFs, stiffness 10x the paper's", dofs=47),
+    Entry("human", human.human, "70 kg, 1.75 m human in a T-pose, 47 DOFs, stiffness 10x the paper's", dofs=47,
+          postures={"relaxed": human.human_relaxed, "running": human.human_run}),
     Entry("human_run", human.human_run, "the human in a bent-knee, bent-elbow running rest pose", dofs=47),
     Entry("raibert_biped", raibert.raibert_biped, "RH91 biped robot, Table 3 values", dofs=14,
           stands_passively=False),
@@ -58,6 +64,13 @@ def entry(name: str) -> Entry:
         if e.name == found:
             return e
     raise UnknownNameError(f"unknown creature {name!r} (built-in creatures: {', '.join(names())})")
+
+
+def posture(name: str, which: str) -> CreatureSpec | None:
+    """Built-in creature ``name``'s spec in posture ``which``
+    (:attr:`Entry.postures`), or None where it has no such posture."""
+    build_it = entry(name).postures.get(which)
+    return build_it() if build_it is not None else None
 
 
 def build(name: str) -> CreatureSpec:

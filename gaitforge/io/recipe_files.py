@@ -12,6 +12,9 @@ Layout (every key of :class:`GaitRecipe`; phases in radians, or
     speed: null
     flight: true
     holding: paired    # stance, paired or loose; absent: the default of the gait it is named after
+    arm_swing: 0.75    # optional: free limbs hang and swing with the other side's hip (motion.arms)
+    still_arms: true   # optional: the holding leaves them so
+    posture: relaxed   # optional: the creature's posture they hang in
     terms:
     - {mode: 4, amplitude: 0.08, phase: 1.57079632679, frequency: 2.0, offset: 0.0}
     impulses:          # optional (modal control): once per cycle, at a fraction of it
@@ -42,7 +45,7 @@ from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm, ModalImpulse, ModalStart
 
 _RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight",
-                "holding", "terms", "impulses", "initial")
+                "holding", "arm_swing", "still_arms", "posture", "terms", "impulses", "initial")
 _REQUIRED = ("name", "creature", "terms")
 _TERM_KEYS = ("mode", "amplitude", "phase", "phase_deg", "frequency", "offset")
 _IMPULSE_KEYS = ("mode", "size", "at")
@@ -56,6 +59,8 @@ def recipe_to_dict(recipe: GaitRecipe) -> dict:
         "constraints": list(recipe.constraints), "rest_pose": recipe.rest_pose,
         "stiffness_scale": recipe.stiffness_scale, "speed": recipe.speed, "flight": recipe.flight,
         "holding": recipe.holding.value if recipe.holding is not None else None,
+    } | ({"arm_swing": recipe.arm_swing, "still_arms": recipe.still_arms, "posture": recipe.posture}
+         if recipe.arm_swing or recipe.still_arms or recipe.posture else {}) | {
         "terms": [{"mode": t.mode, "amplitude": t.amplitude, "phase": t.phase, "frequency": t.frequency,
                    "offset": t.offset} for t in recipe.terms],
     } | ({"impulses": [{"mode": i.mode, "size": i.size, "at": i.at} for i in recipe.impulses]}
@@ -140,10 +145,10 @@ def recipe_from_dict(data: Any) -> GaitRecipe:
                               "impulses": _control_list(data, "impulses", _IMPULSE_KEYS, ("mode", "size"),
                                                         ModalImpulse),
                               "initial": _control_list(data, "initial", _START_KEYS, ("mode",), ModalStart)}
-    for key in ("name", "creature", "description", "rest_pose", "flight", "holding"):
+    for key in ("name", "creature", "description", "rest_pose", "flight", "holding", "still_arms", "posture"):
         if key in data:
             kwargs[key] = data[key]
-    for key in ("stiffness_scale", "speed"):
+    for key in ("stiffness_scale", "speed", "arm_swing"):
         if key in data and not (key == "speed" and data[key] is None):
             kwargs[key] = _number(key, data[key])
     return GaitRecipe(**kwargs)

@@ -82,11 +82,17 @@ class HoldingStrategy(str, Enum):
     in every frame, flights included, feet easing onto and off their anchors.
     ``loose``: as ``paired`` but with the root free, the centre of mass on its
     path smoothed again and more modes moving (the gallop, whose feet land
-    one by one)."""
+    one by one).
+    ``smoothed``: a steady walk made at a speed, grounded on its planned
+    stance sweep with the body smoothed along the whole clip and the feet
+    held under it (:func:`gaitforge.motion.holding.held_walk`, as a speed
+    ramp's walk); the recipes ``animate --speed`` makes of gaits that never
+    fly record it, so that replaying one gives the same clip."""
 
     STANCE = "stance"
     PAIRED = "paired"
     LOOSE = "loose"
+    SMOOTHED = "smoothed"
 
 
 @dataclass(frozen=True)
@@ -138,7 +144,12 @@ class GaitSpec:
     :class:`HoldingStrategy` of its recipes; ramp_holding: the one its
     recipes are checked under inside a ramp. on_the_spot: feet together,
     features taken relative to the trunk, no forward swing, knees bent
-    twice as far; jacks: add the jumping jack's limb swing.
+    twice as far; jacks: add the jumping jack's limb swing. arm_swing:
+    how far free limbs (a human's arms) swing per radian of the other
+    side's hip flexion (:mod:`gaitforge.motion.arms`; 0: as the modes move
+    them); still_arms: the holding's modal IK leaves those limbs where the
+    swing put them; posture: the creature's posture they hang in
+    (``registry.Entry.postures``; None: the rest pose).
     """
 
     name: str
@@ -157,6 +168,9 @@ class GaitSpec:
     ramp_holding: HoldingStrategy = HoldingStrategy.STANCE
     on_the_spot: bool = False
     jacks: bool = False
+    arm_swing: float = 0.0
+    still_arms: bool = False
+    posture: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "footfalls", _frozen(self.footfalls))
@@ -188,12 +202,17 @@ _TOGETHER = {"left": 0.0, "right": 0.0}
 # A flying gait's bounce shares of the fundamental lift, tried in order (the gallop's staggered
 # feet need a deeper one): gait_features.bounce.
 _BOUNCE = (0.5, 0.25)
+# Shoulder swing per hip swing in normal walking: ~30° against ~40° (Winter 2009; Perry & Burnfield
+# 2010); the run swings by the same share. Both gaits' holdings leave the shoulders still (masked from
+# the modal IK: the walk's shoulder swing at 1.3 m/s went from 78° to 34°; docs/validation/natural_motion.md).
+ARM_SWING = 0.75
 
 GAITS: Mapping[str, GaitSpec] = MappingProxyType({s.name: s for s in (
     GaitSpec("walk", {"biped": _ALTERNATE, "quadruped": _quadruped(0.25, 0.75, 0.0, 0.5)}, "walk",
              Support.DOUBLE, 0.30, duty_factors=(0.7, 0.6), harmonics=3, duty_law=WALK_DUTY,
              typical_froude=0.25, speed_ranges={"dog": (0.67, 1.42), "human": (0.96, 2.03)},
-             ramp_from={"biped": 0.0, "quadruped": 0.0}),
+             ramp_from={"biped": 0.0, "quadruped": 0.0}, arm_swing=ARM_SWING, still_arms=True,
+             posture="relaxed"),
     GaitSpec("trot", {"quadruped": _quadruped(0.5, 0.0, 0.0, 0.5)}, "trot", Support.FLIGHT, 0.45,
              bounces=_BOUNCE, duty_law=FLIGHT_DUTY, typical_froude=1.0, speed_ranges={"dog": (1.49, 2.99)},
              ramp_from={"quadruped": 0.5}, holding=HoldingStrategy.PAIRED),
@@ -211,8 +230,11 @@ GAITS: Mapping[str, GaitSpec] = MappingProxyType({s.name: s for s in (
              bounces=(1.5, 1.0), duty_law=FLIGHT_DUTY, typical_froude=3.0, speed_ranges={"dog": (2.99, 4.72)},
              ramp_from={"quadruped": 2.5}, holding=HoldingStrategy.LOOSE, ramp_holding=HoldingStrategy.LOOSE),
     GaitSpec("run", {"biped": _ALTERNATE}, "run", Support.FLIGHT, 0.45, bounces=_BOUNCE, duty_law=FLIGHT_DUTY,
-             typical_froude=1.0, speed_ranges={"human": (2.14, 4.27)}, ramp_from={"biped": 0.5},
-             holding=HoldingStrategy.PAIRED),
+             # top: Fr 1.75 (4.0 m/s); at Fr 2 (4.27 m/s) the run with hanging, swinging arms asks 4.3 g of
+             # stance force, over the 4 g bound (the T-pose arms' 3.7 g met it)
+             typical_froude=1.0, speed_ranges={"human": (2.14, 4.0)}, ramp_from={"biped": 0.5},
+             holding=HoldingStrategy.PAIRED, arm_swing=ARM_SWING, still_arms=True,
+             posture="running"),
     GaitSpec("jump", {"biped": _TOGETHER}, "hop", Support.HOP, 0.60, on_the_spot=True),
     GaitSpec("jumping_jacks", {"biped": _TOGETHER}, "hop", Support.HOP, 0.60, on_the_spot=True, jacks=True),
 )})

@@ -43,7 +43,7 @@ the feet down do not slide (:func:`ground_smoothly`, then :func:`hold`):
   on the ground and the centre of mass on its arcs.
 
 :func:`held_walk` is a steady walk made this way: the clip ``animate
---speed`` shows for a walk (:func:`synthesize_at_speed`). Planted frame by
+--speed`` shows for a walk (:func:`~gaitforge.motion.synthesis.synthesize_at_speed`). Planted frame by
 frame instead (:func:`~gaitforge.motion.plant.plant_feet`, as before), the
 table's walks took 2.8–9.0 g (dog) and 10.7–21.4 g (human) between frames;
 held, 1.0–1.1 g and 2.0–2.1 g.
@@ -54,9 +54,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gaitforge.motion.arms import arms_of
 from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.frames import check_drive, margin_frames, positive
 from gaitforge.motion.footfall import detect_footfalls, feet_of, foot_positions
-from gaitforge.motion.gaits import HoldingStrategy
 from gaitforge.motion.flight import (ballistic_heights, flight_offsets, flight_runs, smooth_ballistic, smooth_stance,
                                      smoothstep)
 from gaitforge.motion.grounding import (MIN_CONTACT_TOL, centres_of_mass, default_contact_tol, foot_contacts,
@@ -68,11 +69,9 @@ from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
 from gaitforge.motion.steady import steady
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
-from gaitforge.motion.synthesis import check_drive, margin_frames, positive, synthesize
 
 __all__ = ["HOLD_MODES", "HOLD_SMOOTH_HZ", "RELEASE", "ROOT_SMOOTH_HZ", "SmoothGround", "ground_smoothly",
-           "held_walk", "hold", "stance_feet",
-           "synthesize_at_speed"]
+           "held_walk", "hold", "stance_feet"]
 
 RELEASE = 0.08        # [s] a foot let go by the IK moves from where it was held to its own path over this
 ROOT_SMOOTH_HZ = 4.0  # [Hz] cutoff of the smoothing of the root's held path
@@ -227,22 +226,9 @@ def held_walk(character, basis, recipe, seconds: float, fps: float = 60.0) -> Mo
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps)
     t = np.arange(-pad, n + pad) / fps
-    q = steady(character, poses(character, basis, recipe, t))
+    q, held = arms_of(character, holding_basis(character, basis), recipe, poses(character, basis, recipe, t))
+    q = steady(character, q)
     walking = np.ones(len(t), bool)
     g = ground_smoothly(character, q, recipe.base_frequency * t, fps, walking)
     g = start_at_origin(character, g.frames(slice(pad, pad + n)))
-    return hold(character, basis, g, fps, walking[pad:pad + n])
-
-
-def synthesize_at_speed(character, basis, recipe, seconds: float, fps: float = 60.0, *,
-                        pinned: bool = True, holding: HoldingStrategy | str | None = None) -> MotionClip:
-    """The clip ``animate`` shows for a recipe of
-    :func:`~gaitforge.motion.speed.suggest_at_speed`: a recipe that never
-    flies (``flight`` False: walks, ambles) held smoothed
-    (:func:`held_walk`), the others grounded with their stance feet held by
-    their holding strategy (``pinned``; ``holding``: as
-    :func:`~gaitforge.motion.synthesis.synthesize`); with ``pinned`` False
-    every recipe is grounded only."""
-    if not recipe.flight and pinned:
-        return held_walk(character, basis, recipe, seconds, fps)
-    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, holding=holding)
+    return hold(character, held, g, fps, walking[pad:pad + n])

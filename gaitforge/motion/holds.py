@@ -39,6 +39,7 @@ with the body smoothed along the whole clip: :mod:`gaitforge.motion.holding`.
 from __future__ import annotations
 
 import weakref
+import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping, NamedTuple
@@ -137,6 +138,9 @@ HOLDINGS: Mapping[HoldingStrategy, Holding] = MappingProxyType({
     HoldingStrategy.STANCE: Holding(hold_stance, stride_flights=False, bounds_force=False),
     HoldingStrategy.PAIRED: Holding(hold_paired, stride_flights=True, bounds_force=True),
     HoldingStrategy.LOOSE: Holding(hold_loose, stride_flights=True, bounds_force=True),
+    # pinned, a smoothed recipe is held whole by holding.held_walk (synthesize turns to it); this entry
+    # grounds it unpinned, as a stance recipe
+    HoldingStrategy.SMOOTHED: Holding(hold_stance, stride_flights=False, bounds_force=False),
 })
 
 
@@ -153,8 +157,10 @@ _HOLDING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def holding_basis(character, basis, modes: int = HOLD_MODES):
     """The basis a holding moves: ``modes`` elastic modes (default
     :data:`HOLD_MODES`) of the same analysis as ``basis`` (its constraints,
-    stiffness scale and gravity); ``basis`` itself if it has as many, or if
-    the creature has no more. Built once per basis and count."""
+    stiffness scale and gravity, and the DOFs it leaves still: rows of its
+    shapes that are all zero, :func:`gaitforge.motion.arms.still_limbs`);
+    ``basis`` itself if it has as many, or if the creature has no more.
+    Built once per basis and count."""
     count = min(modes, character.nv - basis.n_rigid)
     if basis.count >= count:
         return basis
@@ -166,6 +172,12 @@ def holding_basis(character, basis, modes: int = HOLD_MODES):
         held = _HOLDING[basis] = compute_modes(character, count=count, constraints=basis.constraints[own:],
                                                gravity=basis.gravity, stiffness_scale=basis.stiffness_scale,
                                                method=basis.method)
+        still = np.flatnonzero(~basis.shapes.any(axis=1))
+        if len(still):
+            shapes = np.array(held.shapes)
+            shapes[still] = 0.0
+            shapes.flags.writeable = False
+            held = _HOLDING[basis] = dataclasses.replace(held, shapes=shapes)
     return held
 
 

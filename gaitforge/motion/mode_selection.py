@@ -252,6 +252,7 @@ def fit_recipe(character, basis, descs, feats, gait: str, f: float, h: float, be
     used = ", ".join(f"{letter}: mode {t.mode} ({descs[t.mode].name})" for letter, t in picked)
     return GaitRecipe(
         name=gait, creature=character.name, terms=tuple(terms), flight=not spec.grounded, holding=spec.holding,
+        arm_swing=spec.arm_swing, still_arms=spec.still_arms, posture=spec.posture,
         constraints=tuple(c.name for c in basis.constraints[own:]), stiffness_scale=basis.stiffness_scale,
         description=f"{gait}, Kry09 heuristics; stride {f:.2f} Hz (f̂ = {spec.stride_frequency}, "
                     f"h = {h:.2f} m){f'; bounce {bounce:g} at {2 * f:.2f} Hz' if bounce else ''}; {used}")

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["JOINT_ROLES", "Naturalness", "SPREAD", "naturalness", "spread", "yaw_pitch_roll"]
+__all__ = ["JOINT_ROLES", "Naturalness", "SPREAD", "hand_heights", "naturalness", "spread", "yaw_pitch_roll"]
 
 SPREAD = (5.0, 95.0)            # percentiles between which a spread is measured
 JOINT_ROLES = {"hip": "hip", "knee": "knee", "ankle": "foot", "shoulder": "shoulder"}  # range name → body role
@@ -98,11 +98,35 @@ def _sagittal(xmat: np.ndarray, rest: np.ndarray, child: int, parent: int) -> np
     return y
 
 
-def naturalness(character, qpos: np.ndarray) -> Naturalness:
-    """The measures of the module docstring for poses ``qpos`` (T, nq)."""
+def hand_heights(character, qpos: np.ndarray, xpos: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Hand body name → its height above its shoulder joint (T,) [m] in
+    poses ``qpos`` (T, nq), for every body labelled ``hand`` (the shoulder:
+    the body labelled ``shoulder`` nearest the hand on its side's chain);
+    ``xpos``: the body positions (T, nbody, 3) if already computed."""
+    m = character.model
+    if xpos is None:
+        xpos = character.body_frames(np.atleast_2d(np.asarray(qpos, float)))[0]
+    out = {}
+    for hand in character.bodies_labeled(role="hand"):
+        b = character.body_id(hand)
+        top, walk = b, b
+        while int(m.body_parentid[walk]) > 0 and character.labels[m.body(walk).name].side \
+                == character.labels[hand].side:
+            if character.labels[m.body(walk).name].role == "shoulder" and top == b:
+                top = walk  # the shoulder joint nearest the hand (the upper arm's)
+            walk = int(m.body_parentid[walk])
+        out[hand] = xpos[:, b, 2] - xpos[:, top, 2]
+    return out
+
+
+def naturalness(character, qpos: np.ndarray, rest_qpos: np.ndarray | None = None) -> Naturalness:
+    """The measures of the module docstring for poses ``qpos`` (T, nq),
+    angles taken from ``rest_qpos`` (nq,; default the rest pose; a clip
+    whose arms hang in the creature's posture is measured from
+    :func:`gaitforge.motion.arms.posture_qpos`)."""
     qpos = np.atleast_2d(np.asarray(qpos, float))
     xpos, xmat = character.body_frames(qpos)
-    _, rest = character.body_frames(character.rest_qpos[None])
+    _, rest = character.body_frames((character.rest_qpos if rest_qpos is None else np.asarray(rest_qpos, float))[None])
     rest = rest[0]
     m = character.model
 
@@ -117,16 +141,7 @@ def naturalness(character, qpos: np.ndarray) -> Naturalness:
                                                    max(spread(trunk[:, 2]), spread(trunk[:, 1])))
     pelvis_rot = nan if pelvis is None else spread(pelvis[:, 0])
 
-    above = []
-    for hand in character.bodies_labeled(role="hand"):
-        b = character.body_id(hand)
-        top, walk = b, b
-        while int(m.body_parentid[walk]) > 0 and character.labels[m.body(walk).name].side \
-                == character.labels[hand].side:
-            if character.labels[m.body(walk).name].role == "shoulder" and top == b:
-                top = walk  # the shoulder joint nearest the hand (the upper arm's)
-            walk = int(m.body_parentid[walk])
-        above.append(np.percentile(xpos[:, b, 2] - xpos[:, top, 2], SPREAD[1]))
+    above = [np.percentile(h, SPREAD[1]) for h in hand_heights(character, qpos, xpos).values()]
     hands_above = float(max(above)) if above else nan
 
     ranges = {}

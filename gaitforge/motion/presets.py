@@ -140,5 +140,7 @@ def build(name: str, char: Character | None = None, modal_basis=None, *, pinned:
     terms = recipe.terms
     if p.offset:
         terms += (weight_shift_offset(char, modal_basis, tuple(t.mode for t in terms)),)
+    # Kry09's presets keep their arms as the modes move them (the cart's hands share a handle)
     return replace(recipe, name=p.name, creature=p.creature, rest_pose=p.rest_pose, terms=terms, holding=p.holding,
+                   arm_swing=0.0, still_arms=False, posture=None,
                    description=f"{p.summary} (Kry09 Fig. 3). {recipe.description}")

@@ -45,6 +45,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.motion.arms import swing_free_limbs
 from gaitforge.motion.steady import HEAD_CHAIN, steady
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.clip import MotionClip
@@ -177,6 +178,7 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         scale = lam / (STRIDE_A * key ** STRIDE_B * h)
         parts.append((_fade(inside, psi) * scale, _coords(recipe, basis, psi)))
     walking = _fade(np.array([GAITS[x].grounded for x in gaits], float), psi) >= 0.5   # never flies
+    first = GAITS[gaits[pad]]   # free limbs hang and swing as in the gait the ramp starts in (motion.arms)
     gain = np.ones(len(t))
     for rnd in range(SPEED_PASSES + 1):
         dq = sum((w * gain)[:, None] * c for w, c in parts)
@@ -184,7 +186,7 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         lay.soft_limits(q, math.radians(10), 0.01)
         # The head held before the grounding (motion.steady); the trunk as well took the human
         # ramp's run to 3.7 g of centre-of-mass reaction (its bound is 3 g).
-        q = steady(character, q, (HEAD_CHAIN,))
+        q = steady(character, swing_free_limbs(character, q, first.arm_swing, first.posture), (HEAD_CHAIN,))
         ground = ground_smoothly(character, q, psi, fps, walking)
         if rnd < SPEED_PASSES:   # the amplitude scaled by the asked speed over the achieved one, stride by stride
             asked, got = _stride_means(v, psi, fps), _stride_speeds(character, ground.qpos, psi, fps)

@@ -161,7 +161,11 @@ class GaitRecipe:
     ``synthesize`` holds the stance feet; None (a recipe written before it
     was recorded): that of the gait the recipe is named after
     (:func:`~gaitforge.motion.gaits.default_holding`), fixed on construction,
-    so that renaming the recipe later changes nothing.
+    so that renaming the recipe later changes nothing. arm_swing (≥ 0,
+    at most 2) and still_arms: the free limbs hang in the creature's
+    posture named ``posture`` (None: the rest pose) and swing by arm_swing
+    times the other side's hip flexion, and the holding's IK leaves them so (:mod:`gaitforge.motion.arms`;
+    :class:`~gaitforge.motion.gaits.GaitSpec` has the values of each gait).
     """
 
     name: str
@@ -176,6 +180,9 @@ class GaitRecipe:
     impulses: tuple[ModalImpulse, ...] = ()
     initial: tuple[ModalStart, ...] = ()
     holding: HoldingStrategy | None = None
+    arm_swing: float = 0.0
+    still_arms: bool = False
+    posture: str | None = None
 
     def __post_init__(self) -> None:
         _text("name", self.name, empty=False)
@@ -209,6 +216,11 @@ class GaitRecipe:
         if self.impulses and not any(t.frequency > 0 for t in terms):
             raise SpecError("impulses", "need a term with a positive frequency (the cycle they repeat in)")
         object.__setattr__(self, "holding", _holding(self.holding, self.name))
+        object.__setattr__(self, "arm_swing", _real("arm_swing", self.arm_swing, nonneg=True, reach=2.0))
+        if not isinstance(self.still_arms, bool):
+            raise SpecError("still_arms", f"must be true or false, got {brief(self.still_arms)}")
+        if self.posture is not None:
+            _text("posture", self.posture, empty=False)
         seen = [s.mode for s in self.initial]
         if len(set(seen)) != len(seen):
             raise SpecError("initial", f"names a mode more than once: {brief(seen)}")

@@ -51,7 +51,8 @@ from gaitforge.modal.describe import describe_modes
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.gait_patterns import check_gait
 from gaitforge.motion.gaits import GAITS, HoldingStrategy
-from gaitforge.motion.holding import held_walk, synthesize_at_speed
+from gaitforge.motion.holding import held_walk
+from gaitforge.motion.synthesis import synthesize_at_speed
 from gaitforge.motion.mode_selection import fit_recipe, pool_size
 from gaitforge.motion.poses import layout, modal_coordinates
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
@@ -296,6 +297,8 @@ def suggest_at_speed(character, gait: str, basis=None, *, speed: float | None = 
             break
     assert best is not None
     err, recipe, check = best
+    if pinned and not recipe.flight:  # held as synthesize_at_speed holds it, and replayed so
+        recipe = dataclasses.replace(recipe, holding=HoldingStrategy.SMOOTHED)
     recipe = dataclasses.replace(recipe, description=(
         f"{gait} at {plan.speed:.3g} m/s (Froude {plan.froude:.3g}, h = {plan.hip_height:.2f} m): stride "
         f"{plan.stride_length:.3f} m at {plan.frequency:.3f} Hz (λ/h = 2.3·Fr^0.3 = "

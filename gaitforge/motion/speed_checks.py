@@ -21,12 +21,11 @@ from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.footfall_check import clip_error
 from gaitforge.motion.gaits import GAITS, HoldingStrategy, Support
 from gaitforge.motion.grounding import STANCE_FORCE
-from gaitforge.motion.holding import synthesize_at_speed
 from gaitforge.motion.holds import holding_of
 from gaitforge.motion.poses import layout, modal_coordinates, poses
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.motion.stride import STRIDE_A, STRIDE_B, StridePlan
-from gaitforge.motion.synthesis import margin_frames
+from gaitforge.motion.synthesis import margin_frames, synthesize_at_speed
 
 __all__ = ["FORCE_WEIGHT", "MAX_SKATE", "SAMPLES", "SPEED_TOL", "STRIDE_TOL", "SpeedCheck", "check_at_speed",
            "force_error", "grounded_speed", "limit_excess", "misses", "stance_force"]

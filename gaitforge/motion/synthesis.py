@@ -13,59 +13,23 @@ motion pipeline, in its three steps.
 """
 from __future__ import annotations
 
-import math
-import numbers
 
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.motion.arms import arms_of
 from gaitforge.motion.clip import MotionClip
-from gaitforge.motion.gaits import HoldingStrategy
+from gaitforge.motion.gaits import HoldingStrategy, holding_strategy
+from gaitforge.motion.frames import MAX_ROTATION, check_drive, margin_frames, positive
 from gaitforge.motion.grounding import ground, translate_root
+from gaitforge.motion.holding import held_walk
 from gaitforge.motion.holds import GroundedClip, Holding, feet_have_contacts, holding_of
 from gaitforge.motion.poses import JointLayout, layout, modal_coordinates, poses, soft_limit_excess
 from gaitforge.motion.recipe import GaitRecipe, check_basis
 from gaitforge.motion.steady import steady as steady_poses
 
 __all__ = ["JointLayout", "MAX_ROTATION", "check_drive", "ground_step", "layout", "margin_frames",
-           "modal_coordinates", "positive", "poses", "soft_limit_excess", "synthesize"]
-
-MAX_ROTATION = 2 * math.pi  # [rad] modes are linear motions: beyond a full turn they mean nothing
-
-
-def positive(name: str, value, *, allow_zero: bool = False) -> float:
-    """``value`` as a float if it is a positive (``allow_zero``: non-negative)
-    finite number; else a :class:`GaitforgeError` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or value < 0 or (value == 0 and not allow_zero):
-        need = "a non-negative" if allow_zero else "a positive"
-        raise GaitforgeError(f"{name} must be {need} finite number, got {value!r}")
-    return float(value)
-
-
-def margin_frames(recipe: GaitRecipe, fps: float, limit_seconds: float = 10.0) -> int:
-    """Frames synthesized beyond each end of a grounded clip: one period of
-    the slowest term (at most ``limit_seconds``), so that the grounding sees
-    every flight whole and each foot's lowest height over a full cycle."""
-    slowest = min((t.frequency for t in recipe.terms if t.frequency > 0), default=0.0)
-    return int(math.ceil(min(1.0 / slowest, limit_seconds) * fps)) if slowest > 0 else 0
-
-
-def check_drive(character, basis, recipe: GaitRecipe, fps: float) -> None:
-    """Refuse a recipe the clip cannot show: a term faster than half the
-    frame rate ``fps`` (it would alias into a slower motion), or amplitudes
-    and offsets turning a joint by more than :data:`MAX_ROTATION`."""
-    from gaitforge.motion.gait_features import peak_rotation
-
-    for i, t in enumerate(recipe.terms):
-        if t.frequency > fps / 2:
-            raise GaitforgeError(f"recipe {recipe.name!r}: terms[{i}] runs at {t.frequency:g} Hz, above half the "
-                                 f"frame rate ({fps / 2:g} Hz): raise --fps or lower the frequency")
-    peak = peak_rotation(character, basis, recipe.terms)
-    if not peak <= MAX_ROTATION:
-        raise GaitforgeError(f"recipe {recipe.name!r} turns a joint by {math.degrees(peak):.4g}°, more than "
-                             f"{math.degrees(MAX_ROTATION):g}°: modes are small motions; lower the amplitudes")
-
+           "modal_coordinates", "positive", "poses", "soft_limit_excess", "synthesize", "synthesize_at_speed"]
 
 def ground_step(character, recipe: GaitRecipe, qpos: np.ndarray, fps: float, pad: int, *, holding: Holding,
                 smooth: bool, speed: float | None = None, contact_tol: float | None = None,
@@ -128,7 +92,10 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     steady: in a grounded clip the trunk and head are held at their rest
     orientation by the spine's and neck's joints in the poses before the
     grounding (:mod:`gaitforge.motion.steady`; False: as the modes move
-    them).
+    them). The recipe's ``arm_swing`` and ``still_arms`` hang the free
+    limbs (a human's arms) in the creature's posture, swing them with the
+    other side's hip and, with ``still_arms``, keep the holding's IK off
+    them (:func:`gaitforge.motion.arms.arms_of`).
     Returns a :class:`MotionClip` (T, nq).
     """
     check_basis(recipe, basis, character)
@@ -139,10 +106,14 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     fps = positive("fps", fps)
     soft_limit = positive("soft_limit", soft_limit, allow_zero=True)
     soft_limit_slide = positive("soft_limit_slide", soft_limit_slide, allow_zero=True)
+    chosen = holding_strategy(holding if holding is not None else recipe.holding or HoldingStrategy.STANCE)
+    if chosen is HoldingStrategy.SMOOTHED and pin_feet:
+        return held_walk(character, basis, recipe, seconds, fps)
     strategy = holding_of(recipe, holding)
     n = max(1, int(round(seconds * fps)))
     pad = margin_frames(recipe, fps) if grounded else 0
     qpos = poses(character, basis, recipe, np.arange(-pad, n + pad) / fps, soft_limit, soft_limit_slide)
+    qpos, held_basis = arms_of(character, basis, recipe, qpos)
     if not grounded:
         return MotionClip(fps, qpos, character.name)
     if steady:
@@ -150,4 +121,18 @@ def synthesize(character, basis, recipe: GaitRecipe, seconds: float, fps: float 
     smooth = pin_feet and feet_have_contacts(character)
     g = ground_step(character, recipe, qpos, fps, pad, holding=strategy, smooth=smooth, speed=speed,
                     contact_tol=contact_tol, flight=flight)
-    return strategy.hold(character, basis, g) if pin_feet else g.clip
+    return strategy.hold(character, held_basis, g) if pin_feet else g.clip
+
+
+def synthesize_at_speed(character, basis, recipe, seconds: float, fps: float = 60.0, *,
+                        pinned: bool = True, holding: HoldingStrategy | str | None = None) -> MotionClip:
+    """The clip ``animate`` shows for a recipe of
+    :func:`~gaitforge.motion.speed.suggest_at_speed`: a recipe that never
+    flies (``flight`` False: walks, ambles) held smoothed
+    (:func:`held_walk`), the others grounded with their stance feet held by
+    their holding strategy (``pinned``; ``holding``: as
+    :func:`~gaitforge.motion.synthesis.synthesize`); with ``pinned`` False
+    every recipe is grounded only."""
+    if not recipe.flight and pinned:
+        return held_walk(character, basis, recipe, seconds, fps)
+    return synthesize(character, basis, recipe, seconds, fps, pin_feet=pinned, holding=holding)

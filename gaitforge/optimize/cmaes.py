@@ -158,7 +158,8 @@ def run_identity(problem, x0, settings: Settings) -> dict:
                         "seconds": problem.seconds, "ramp": problem.ramp, "start_noise": problem.start_noise,
                         "heading": problem.heading,
                         "upright": None if problem.upright is None else [float(v) for v in problem.upright],
-                        "physics": _physics_identity(problem)},
+                        "physics": _physics_identity(problem),
+                        "contact_bases": bool(getattr(problem, "contact_bases", False))},
             "x0": np.asarray(x0, float).tolist(),
             "settings": {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "budget"}}
 

@@ -77,13 +77,17 @@ class ModalProblem:
     below / beyond which the creature has fallen (None: no check).
     timestep [s]: the physics step dt (None: the creature's modal physics');
     halved: also run at dt/2 and keep the worse score; strict_limits: a
-    candidate over its joint-speed or penetration limit has failed.
+    candidate over its joint-speed or penetration limit has failed;
+    contact_bases: candidates drive each contact state's modes
+    (``control.modal.contact_bases``; the stance bases computed once per
+    process).
     """
 
     def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
                  start_noise: float = 0.0, name: str | None = None, heading: float | None = None,
                  layout: Layout | None = None, upright: tuple[float, float] | None = None,
-                 timestep: float | None = None, halved: bool = True, strict_limits: bool = True):
+                 timestep: float | None = None, halved: bool = True, strict_limits: bool = True,
+                 contact_bases: bool = False):
         if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
             raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
         self.heading = None if heading is None else float(heading)
@@ -106,7 +110,8 @@ class ModalProblem:
 
             check_timestep(timestep, timestep)
         self.timestep = None if timestep is None else float(timestep)
-        self.halved, self.strict_limits = bool(halved), bool(strict_limits)
+        self.halved, self.strict_limits, self.contact_bases = bool(halved), bool(strict_limits), bool(contact_bases)
+        self._stance_cache: dict = {}
         self.creature = creature
         self.modes = tuple(dict.fromkeys(m for m, _, _ in layout.terms))  # the driven modes
         self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
@@ -120,6 +125,7 @@ class ModalProblem:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_cache"] = None
+        state["_stance_cache"] = {}
         return state
 
     @property
@@ -178,7 +184,8 @@ class ModalProblem:
         return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial,
                           upright=self.upright, physics=self.physics(),
                           timestep=self.timesteps[0] if timestep is None else timestep,
-                          strict_limits=self.strict_limits)
+                          strict_limits=self.strict_limits,
+                          contact_bases=self._stance_cache if self.contact_bases else False)
 
     def __call__(self, x: np.ndarray, seed: int = 0) -> Score:
         scores = []

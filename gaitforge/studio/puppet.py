@@ -83,6 +83,7 @@ class PuppetSim:
         self.scale = np.array([PUPPET_ROTATION / max(u, 1e-9) for u in unit])  # modal units per slider unit
         self.lock = threading.Lock()
         self.rate = 1.0
+        self.paused = False     # the page's Pause: the thread simulates nothing until Play
         self.drive_recipe = recipe is not None
         self.real_time_factor = 0.0
         self.steps_per_second = 0.0
@@ -270,7 +271,7 @@ class PuppetSim:
             if goal is not None and now >= next_reach:
                 next_reach = now + REACH_PERIOD
                 self.reach(*goal)
-            due = min((now - last) * self.rate, MAX_CATCH_UP)
+            due = 0.0 if self.paused else min((now - last) * self.rate, MAX_CATCH_UP)
             last = now
             if due >= self.dt:
                 self.advance(due)

@@ -3,7 +3,9 @@
 A :class:`Session` holds the creature, its stiffness scale and modes, the
 recipe being played (Kry09 Eq. 4 terms: mode, amplitude α and offset β in
 mass-normalized modal units, phase γ [rad], frequency f̃ [Hz]), the clip made
-of it, the playback clock and, in physics mode, the puppetry simulation. Every
+of it, the playback clock, in physics mode the puppetry simulation, or a
+registry runner simulated live (:mod:`gaitforge.studio.runs`), and the
+rest-pose preset (:mod:`gaitforge.studio.presets`). Every
 button and slider of the page is one method here; each raises
 :class:`GaitforgeError` with a one-line message for bad input, so the page,
 the tests and a Python user see the same errors.
@@ -21,8 +23,11 @@ import numpy as np
 import gaitforge.api as gf
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib
+from gaitforge.studio import presets
 from gaitforge.studio.playback import Clock
 from gaitforge.studio.puppet import PuppetSim
+from gaitforge.studio.runner_sim import RunnerSim
+from gaitforge.studio.runs import Runs
 from gaitforge.studio.uploads import UploadFolder
 
 FPS = 30.0              # [frames/s] of the clips the studio plays and exports
@@ -33,7 +38,7 @@ TERM_FIELDS = ("amplitude", "phase", "frequency", "offset")
 DOWNLOADS = {"BVH": ".bvh", "glTF": ".glb", "MP4": ".mp4"}  # button label → exporter's extension
 
 
-class Session:
+class Session(Runs):
     """The state behind one page (module docstring). ``creature``: a built-in
     name or a creature file path."""
 
@@ -42,6 +47,7 @@ class Session:
         self.clock = Clock()
         self.pin = True          # pin stance feet by modal IK (what ``gaitforge animate`` shows)
         self.physics: PuppetSim | None = None  # the running simulation of physics mode
+        self.runner: RunnerSim | None = None   # a registry runner simulated live
         self.unpinned = False    # the clip was made live without pinning (see :meth:`refine`)
         self.puppet_sliders = 0  # puppet modes driven by sliders in physics mode
         self.load(creature)
@@ -49,10 +55,18 @@ class Session:
     # ------------------------------------------------------------ creature
     def load(self, name_or_path: str | os.PathLike) -> None:
         """Switch to a built-in creature or a creature file (the CLI's loaders)."""
-        character = gf.creature(name_or_path)
+        self._use(gf.creature(name_or_path), Path(os.fspath(name_or_path)).name)
+
+    def _use(self, character, label: str, built=None) -> None:
+        """Switch to ``character`` (named ``label``; ``built``: the creature as
+        loaded, when ``character`` is it in another rest pose): no modes, no
+        recipe, nothing simulated."""
         self.stop_physics()
+        self.stop_runner()
         self.character = character
-        self.label = Path(os.fspath(name_or_path)).name
+        self.built = character if built is None else built
+        self.rest_pose = "stand"
+        self.label = label
         self.stiffness_scale = 1.0
         self.constraints: tuple[str, ...] = ()
         self.basis: lib.ModalBasis | None = None
@@ -62,6 +76,26 @@ class Session:
         self.speed: float | None = None
         self.clip: lib.MotionClip | None = None
         self.clock.reset()
+
+    def rest_poses(self) -> list[str]:
+        """The rest-pose presets offered (``studio.presets``: stand, crouch, deep crouch)."""
+        return presets.names()
+
+    def set_rest_pose(self, name: str) -> None:
+        """Make preset ``name`` the creature's rest pose (its springs' rest
+        angles too) and compute the modes again about it; the recipe, the
+        clip and any simulation are dropped. The presets are made from the
+        modes of the creature as loaded."""
+        if name not in presets.PRESETS:
+            raise GaitforgeError(f"rest pose {name!r} unknown (presets: {', '.join(presets.PRESETS)})")
+        built = self.built
+        basis = gf.modes(built, stiffness_scale=1.0)
+        q = presets.preset_pose(built, basis, name)
+        character = built if presets.PRESETS[name] == 0.0 else presets.with_rest_pose(built, q)
+        scale, constraints, label = self.stiffness_scale, self.constraints, self.label
+        self._use(character, label, built=built)
+        self.stiffness_scale, self.constraints, self.rest_pose = scale, constraints, name
+        self.compute_modes()
 
     def upload(self, filename: str, content: bytes) -> None:
         """Load an uploaded creature file (size-limited, stored in the
@@ -77,6 +111,7 @@ class Session:
     def close(self) -> None:
         """Stop the simulation and remove the uploads."""
         self.stop_physics()
+        self.stop_runner()
         self.uploads.close()
 
     # ------------------------------------------------------------ stiffness and modes
@@ -273,15 +308,32 @@ class Session:
         """Advance the clock by ``wall_dt`` [s] of wall time."""
         self.clock.advance(wall_dt)
 
-    def step(self) -> None:
-        """Pause and show the next frame."""
-        self.clock.step(1.0 / FPS)
+    def play(self, playing: bool = True) -> None:
+        """Play (or pause) the clip, or the simulation running."""
+        self.clock.playing = bool(playing)
+        sim = self.sim
+        if sim is not None:
+            sim.paused = not playing
+
+    def step(self, frames: int = 1) -> None:
+        """Pause and show the next frame (``frames`` 1) or the one before
+        (-1); a simulation moves on by one frame's time (it cannot go back)."""
+        if frames not in (-1, 1):
+            raise GaitforgeError(f"step: one frame forward (1) or back (-1), got {frames!r}")
+        sim = self.sim
+        if sim is not None and frames < 0:
+            raise GaitforgeError("a simulation cannot step back (Reset starts it again)")
+        self.play(False)
+        self.clock.step(frames / FPS)
+        if sim is not None:
+            sim.advance(1.0 / FPS)
 
     def pose(self) -> np.ndarray:
         """The generalized coordinates (nq,) shown now: the simulated state in
         physics mode, else the clip's frame at the clock (rest pose without a clip)."""
-        if self.physics is not None:
-            return self.physics.qpos()
+        sim = self.sim
+        if sim is not None:
+            return sim.qpos()
         clip = self.clip  # one read: another thread may replace it
         if clip is None:
             return np.asarray(self.character.rest_qpos, float)
@@ -289,8 +341,8 @@ class Session:
 
     def playing_clip(self) -> lib.MotionClip:
         """What is playing as a clip: the recorded simulation in physics mode, else the recipe's clip."""
-        if self.physics is not None:
-            clip = self.physics.recorded(FPS)
+        if self.sim is not None:
+            clip = self.sim.recorded(FPS)
             if clip is not None:
                 return clip
         if self.clip is None:
@@ -335,15 +387,22 @@ class Session:
             raise GaitforgeError("physics simulates the creature's own springs: set the stiffness scale to 1")
         basis = self._need_modes()
         self.stop_physics()
+        self.stop_runner()
         recipe = self.recipe if drive_recipe else None
         # every computed mode is a puppet mode: the sliders drive the first ``puppet_modes``, a drag all
         self.physics = PuppetSim(self.character, basis, recipe, tuple(range(basis.count)))
         self.puppet_sliders = min(puppet_modes, basis.count)
         self.physics.drive_recipe = drive_recipe
         self.physics.start()
+        self.play(True)
 
     def stop_physics(self) -> None:
         """Back to kinematic playback."""
         sim, self.physics = getattr(self, "physics", None), None
         if sim is not None:
             sim.stop()
+
+    @property
+    def sim(self) -> PuppetSim | RunnerSim | None:
+        """What is simulated now: the runner, the puppetry, or None (kinematic playback)."""
+        return self.runner if self.runner is not None else self.physics

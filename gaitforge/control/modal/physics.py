@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass, replace
 
 import mujoco
+import numpy as np
 
 from gaitforge.errors import GaitforgeError
 
@@ -96,9 +97,21 @@ class ModalPhysics:
         """L [m] of ``character`` under these settings."""
         if self.length is not None:
             return float(self.length)
-        from gaitforge.control.modal.rollout import body_length
-
         return body_length(character)
+
+
+def body_length(character) -> float:
+    """Extent [m] of the character's geoms along x at the rest pose (world axes)."""
+    m = character.model
+    d = character.make_data()
+    lo, hi = math.inf, -math.inf
+    for g in range(m.ngeom):
+        if m.geom_bodyid[g] == 0:
+            continue
+        center = d.geom_xpos[g] + d.geom_xmat[g].reshape(3, 3) @ m.geom_aabb[g, :3]
+        half = np.abs(d.geom_xmat[g].reshape(3, 3)) @ m.geom_aabb[g, 3:]
+        lo, hi = min(lo, center[0] - half[0]), max(hi, center[0] + half[0])
+    return float(hi - lo)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.jit import kernel
+from gaitforge.control.modal.physics import body_length
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim import Rollout, run
 from gaitforge.sim.events import DIVERGED, OVER_LIMIT, RunEvent
@@ -66,7 +67,9 @@ class ModalRollout:
     for another controller); limits: the joint limits it ran under
     (``physics.JointLimits``) or None; model and rest_qpos: the
     character's model and rest pose (what the state is measured against);
-    period [s] the gait cycle the cycle states were kept at (inf: none).
+    period [s] the gait cycle the cycle states were kept at (inf: none);
+    bases: how a contact-aware controller used its bases
+    (``contact_bases.BasesReport``; None for one basis).
     """
 
     rollout: Rollout
@@ -89,6 +92,7 @@ class ModalRollout:
     model: Any = None
     rest_qpos: np.ndarray | None = None
     period: float = math.inf
+    bases: Any = None
 
     @property
     def clip(self):
@@ -123,20 +127,6 @@ class ModalRollout:
     def distance(self) -> float:
         """Horizontal centre-of-mass travel [m] from the first to the last frame."""
         return float(np.hypot(*self.displacement))
-
-
-def body_length(character) -> float:
-    """Extent [m] of the character's geoms along x at the rest pose (world axes)."""
-    m = character.model
-    d = character.make_data()
-    lo, hi = math.inf, -math.inf
-    for g in range(m.ngeom):
-        if m.geom_bodyid[g] == 0:
-            continue
-        center = d.geom_xpos[g] + d.geom_xmat[g].reshape(3, 3) @ m.geom_aabb[g, :3]
-        half = np.abs(d.geom_xmat[g].reshape(3, 3)) @ m.geom_aabb[g, 3:]
-        lo, hi = min(lo, center[0] - half[0]), max(hi, center[0] + half[0])
-    return float(hi - lo)
 
 
 def geom_radius(model: mujoco.MjModel, g: int) -> float:
@@ -390,22 +380,33 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float |
                         np.array([c[2] for c in cycles], float).reshape(len(cycles), m.nv),
                         rec.penetration, radius, dict(peaks) if peaks is not None else {},
                         getattr(controller, "limits", None), m, np.asarray(character.rest_qpos, float).copy(),
-                        rec.period)
+                        rec.period, getattr(controller, "report", None))
 
 
 def run_recipe(character, recipe, seconds: float, *, ramp: float = 0.5, basis=None, physics=None,
-               timestep: float | None = None, **kwargs) -> ModalRollout:
+               timestep: float | None = None, contact_bases: bool | dict = False, **kwargs) -> ModalRollout:
     """Simulate ``recipe`` (a :class:`GaitRecipe` whose terms drive modes of
     ``character``) for ``seconds`` [s]: computes the modal basis the recipe
     refers to (``gaitforge.motion.recipe.modes_for``) unless ``basis`` is
     given, builds a :class:`ModalController` with amplitude fade-in ``ramp``
     [s], ``physics`` (default the creature's) and ``timestep`` [s] (default
-    the physics' own) and runs :func:`simulate_modal` (kwargs go there)."""
-    from gaitforge.control.modal.controller import modal_controller
+    the physics' own) and runs :func:`simulate_modal` (kwargs go there).
+    contact_bases: drive, in each contact state of the feet, the modes of
+    the creature with those feet pinned (:mod:`.contact_bases`) instead of
+    the one basis (a dict: also keep the stance bases there for the next
+    run of the same creature and recipe modes)."""
+    from gaitforge.control.modal.contact_bases import contact_aware_controller
+    from gaitforge.control.modal.controller import ModalController, modal_controller
     from gaitforge.motion.recipe import check_basis, modes_for
 
     if basis is None:
         basis = modes_for(character, recipe)
     check_basis(recipe, basis, character)
-    ctl = modal_controller(character, basis, recipe, ramp=ramp, physics=physics, timestep=timestep)
+    ctl: ModalController
+    if contact_bases is not False:
+        cache = contact_bases if isinstance(contact_bases, dict) else None
+        ctl = contact_aware_controller(character, basis, recipe, ramp=ramp, physics=physics, timestep=timestep,
+                                       cache=cache)
+    else:
+        ctl = modal_controller(character, basis, recipe, ramp=ramp, physics=physics, timestep=timestep)
     return simulate_modal(character, ctl, seconds, **kwargs)

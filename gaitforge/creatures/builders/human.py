@@ -1,5 +1,6 @@
-"""A 47-DOF human (Kry et al. 2009, Fig. 3) in two rest poses: a T-pose for
-walking with the arms out and a bent-knee, bent-elbow pose for running.
+"""A 47-DOF human (Kry et al. 2009, Fig. 3) in three rest poses: Kry's T-pose
+with the arms out, a relaxed standing pose with the arms hanging (the posture
+its walks and runs hang their arms in) and a bent-knee, bent-elbow pose for running.
 
 Skeleton (nv = 47 with the free root): pelvis (free, 6), lumbar, thorax and
 chest (ball, 3 each), neck (ball, 3), head (nod hinge, 1); per side a clavicle
@@ -158,6 +159,10 @@ class _Pose:
 
 
 T_POSE = _Pose(arm_abduction=math.pi / 2)
+# Standing relaxed, the pose walks and runs are analysed in: legs straight, upper
+# arms hanging 10° out from the sides (the hands clear the thighs) and elbows
+# bent 15°, the way a standing person's arms fall (issue 28 item 2).
+RELAXED_POSE = _Pose(arm_abduction=math.radians(10), elbow=math.radians(15))
 # Trunk 10° forward, hips flexed 26° (thigh 20° + pelvis 6°), knees 40°, ankles
 # 20° dorsiflexed, upper arms 10° back and 10° out, elbows 90°.
 RUN_POSE = _Pose(lean=(math.radians(6), 0.0, math.radians(2), math.radians(2)),
@@ -262,6 +267,15 @@ def human(*, stiffness_scale: float = STIFFNESS_SCALE) -> CreatureSpec:
     """The 47-DOF human standing in a T-pose (arms along ±y, palms down, legs
     straight). ``stiffness_scale`` multiplies Kry09's 100 / 1000 N m/rad."""
     return _build("human", T_POSE, stiffness_scale, "47-DOF human, 70 kg, 1.75 m, T-pose (Kry09 Fig. 3)")
+
+
+def human_relaxed(*, stiffness_scale: float = STIFFNESS_SCALE) -> CreatureSpec:
+    """The same human standing relaxed: legs straight as in the T-pose, arms
+    hanging 10° out from the sides, elbows bent 15° (:data:`RELAXED_POSE`).
+    The human's posture in the registry: its walks and runs hang their arms
+    so (:mod:`gaitforge.motion.arms`)."""
+    return _build("human_relaxed", RELAXED_POSE, stiffness_scale,
+                  "47-DOF human, 70 kg, standing relaxed, arms hanging")
 
 
 def human_run(*, stiffness_scale: float = STIFFNESS_SCALE) -> CreatureSpec:
