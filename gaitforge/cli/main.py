@@ -17,6 +17,7 @@ import argparse
 import errno
 import os
 import signal
+import threading
 import sys
 import warnings
 
@@ -58,12 +59,30 @@ class _Terminated(BaseException):
 _STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+def _ignore(signum, frame):
+    """A signal after the first: nothing to do."""
+
+
+def _ignore_from_now() -> None:
+    """Stopping signals ignored by the system until the process ends (Python
+    puts its default handlers back while it shuts down, and a late Ctrl-C
+    would then kill the process instead of letting it exit 130); set only
+    once the unwinding is over, so that the race of :func:`_terminate` is
+    down to a few instructions."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in _STOPPING:
+            signal.signal(sig, signal.SIG_IGN)
+
+
 def _terminate(signum, frame):
     """The first Ctrl-C, SIGTERM or SIGHUP unwinds the command; the ones
     after it are ignored, so removing temporary files and printing the one
-    line are not cut short by a traceback."""
+    line are not cut short by a traceback. Ignored by a Python handler that
+    does nothing, not by SIG_IGN: a signal that arrived before the switch and
+    is handled after it would make Python raise "Signal 15 ignored due to
+    race condition" (an OSError with a traceback)."""
     for sig in _STOPPING:
-        signal.signal(sig, signal.SIG_IGN)
+        signal.signal(sig, _ignore)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise _Terminated(signum)
@@ -118,10 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         handlers.clear()  # stopping: signals stay ignored until the process ends
         print("gaitforge: interrupted", file=sys.stderr)
+        if argv is None:
+            _ignore_from_now()
         return 130
     except _Terminated as exc:
         handlers.clear()
         print(f"gaitforge: terminated by signal {exc.signum}", file=sys.stderr)
+        if argv is None:
+            _ignore_from_now()
         return 128 + exc.signum
     except Exception as exc:  # every failure is one line (the traceback with --debug)
         if debug:
