@@ -174,28 +174,38 @@ def test_studio_in_the_browser(studio, browser, tmp_path):
                  '//input[not(@type="hidden")]').first.click()
     page.get_by_role("option", name="front_left_paw", exact=True).click()
     _status(page, "drag body: done")
-    time.sleep(1.5)
     paw = served.drag_id
-    start = sim.body_position(paw)
-    at = start + np.asarray(served.world.position)
-    a, c = (_project(served.client.camera, at + [dx, 0.0, 0.0]) for dx in (0.14, 0.26))
-    page.mouse.move(*a)
-    page.mouse.down()
-    track = []
-    for k in range(1, 11):
-        page.mouse.move(a[0] + (c[0] - a[0]) * k / 10, a[1] + (c[1] - a[1]) * k / 10)
-        track.append(sim.body_position(paw))
-        time.sleep(0.05)
-    for _ in range(24):  # the mouse held still: the puppet keeps reaching (closed loop)
-        track.append(sim.body_position(paw))
-        time.sleep(0.05)
-    # read the handle while the button is still down: once the page reports the drag's end, the
-    # handle snaps back onto the (possibly stumbling) paw
-    assert served.dragging, "the mouse did not grab the handle's arrow"
-    goal = np.asarray(served.drag.position)
-    shots.append(tmp_path / "4-drag-paw.png")
-    page.screenshot(path=str(shots[-1]))
-    page.mouse.up()
+    # Up to three tries: under software WebGL the page sometimes takes the press on another part of
+    # the gizmo (a plane handle or the y arrow; seen twice in a fresh CI clone, cause not established),
+    # and the handle then moves elsewhere. The check is that dragging the x arrow moves it along x.
+    for attempt in range(3):
+        time.sleep(1.5)
+        start = sim.body_position(paw)
+        at = start + np.asarray(served.world.position)
+        a, c = (_project(served.client.camera, at + [dx, 0.0, 0.0]) for dx in (0.14, 0.26))
+        page.mouse.move(*a)
+        page.mouse.down()
+        track = []
+        for k in range(1, 11):
+            page.mouse.move(a[0] + (c[0] - a[0]) * k / 10, a[1] + (c[1] - a[1]) * k / 10)
+            track.append(sim.body_position(paw))
+            time.sleep(0.05)
+        for _ in range(24):  # the mouse held still: the puppet keeps reaching (closed loop)
+            track.append(sim.body_position(paw))
+            time.sleep(0.05)
+        # read the handle while the button is still down: once the page reports the drag's end, the
+        # handle snaps back onto the (possibly stumbling) paw
+        grabbed = served.dragging
+        goal = np.asarray(served.drag.position)
+        shots.append(tmp_path / f"4-drag-paw-{attempt}.png")
+        page.screenshot(path=str(shots[-1]))
+        page.mouse.up()
+        if grabbed and goal[0] - start[0] > 0.06:
+            break
+        print(f"drag try {attempt}: grabbed {grabbed}, handle {goal}, paw at {start}")
+        page.get_by_role("button", name="Reset", exact=True).click()
+        _status(page, "reset: done")
+    assert grabbed, "the mouse did not grab the handle's arrow"
     assert goal[0] - start[0] > 0.06, ("the handle did not move with the mouse", goal, start)
     # the paw reaches the handle (held there long, a standing dog may lose its balance)
     closest = min(float(np.linalg.norm(goal - x)) for x in track)
