@@ -85,6 +85,9 @@ DOG = {
     # two that held 40 s ran 13-16 % slow; starting as a canter (the slow
     # graph) and blending into the gallop's as the commanded speed ramps up,
     # it gallops (four beats, a little flight) where catalog.SPEED_RANGES says.
+    # At the dog's 8 ms contacts (catalog.PARAMS) the former stance servos (0.15) and 3 cm
+    # lower leg frames ran 13-18 % slow at 1.3-1.4 m/s; softer stance hips (0.08) and 2 cm
+    # frames run 2-4 % slow (benchmarks/convergence.py, docs/physics.md).
     "gallop": Gait("gallop", graph(CANTER, 0.45), graph(GALLOP, 0.5), period=(0.3, 0.28), speeds=(0.8, 1.8),
-                   heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.15),)),
+                   heights=(-0.02, -0.02), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.08),)),
 }
