@@ -122,6 +122,30 @@ def test_repeated_ctrl_c_and_sigterm_end_in_one_line(tmp_path, argv, ready, left
     assert sorted(p.name for p in tmp_path.iterdir()) == left
 
 
+def test_signals_while_kernels_compile_end_in_one_line(tmp_path):
+    """SIGTERM, SIGINT and SIGTERM again while numba compiles the skills
+    controller's kernels (an empty kernel cache: the first kernel has just
+    been saved and the others take seconds more): exit 143, the one line."""
+    cache = tmp_path / "kernels"
+    env = dict(os.environ, MUJOCO_GL="egl", NUMBA_CACHE_DIR=str(cache))
+    env.pop("GAITFORGE_NO_JIT", None)
+    proc = subprocess.Popen([sys.executable, "-m", "gaitforge.cli.main", "run", "dog", "--seconds", "0.1"], env=env,
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 240
+    while time.time() < deadline and not (cache.exists() and any(p.is_file() for p in cache.rglob("*"))):
+        if proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.stderr.read().decode()  # still compiling
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+        os.killpg(proc.pid, sig)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err.decode().strip().splitlines()) == (
+        128 + signal.SIGTERM, [f"gaitforge: terminated by signal {int(signal.SIGTERM)}"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["animate", "dog", "--gait", "trot", "-o", "/proc/nope/out.npz"], "/proc/nope/out.npz: cannot write in /proc"),
     (["animate", "dog", "--gait", "trot", "-o", "/dev/null/out.npz"], "/dev/null/out.npz: /dev/null is not a folder"),
