@@ -132,7 +132,7 @@ def cmd_optimize(args) -> int:
     x0 = problem.vector(start)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
                         popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
-    check_budget(settings, x0.size)
+    check_budget(settings, x0.size, problem.steps)
     if heading == "auto":  # forward is where the start gait goes
         d = problem.rollout(x0).displacement
         if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:

@@ -170,6 +170,11 @@ class ModalProblem:
         dt = self.physics().timestep
         return (dt, 0.5 * dt) if self.halved else (dt,)
 
+    @property
+    def steps(self) -> float:
+        """Physics steps one candidate costs: its seconds at each of :attr:`timesteps`."""
+        return sum(self.seconds / dt for dt in self.timesteps)
+
     def rollout(self, x: np.ndarray, seed: int = 0, timestep: float | None = None):
         """The :class:`ModalRollout` of candidate ``x`` at ``timestep`` [s]
         (default: the first of :attr:`timesteps`)."""

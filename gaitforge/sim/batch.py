@@ -116,6 +116,20 @@ _BROKEN = ("a worker process stopped before it returned a result (if this runs f
            "be out of memory); workers=1 runs without them")
 
 
+MAX_STEPS = 1e10  # physics steps one batch job may ask for: about a day on one core at ~10⁵ steps/s
+
+
+def check_work(candidates: int, steps_each: float, what: str) -> None:
+    """Refuse, before any work, a job of ``candidates`` simulations of
+    ``steps_each`` physics steps each past :data:`MAX_STEPS` in all;
+    ``what`` names the job and what lowers it in the message."""
+    total = float(candidates) * float(steps_each)
+    if not total <= MAX_STEPS:
+        raise GaitforgeError(f"{what}: {candidates} simulations of {steps_each:.3g} physics steps each is "
+                             f"{total:.3g} steps, more than the {MAX_STEPS:.0e} one job may run (about a day "
+                             "on one core)")
+
+
 def candidate_seeds(base_seed: int, start: int, count: int) -> list[int]:
     """Seeds (count,) for candidates ``start .. start + count - 1`` of a run
     seeded with ``base_seed``: each depends only on the base and the index."""
