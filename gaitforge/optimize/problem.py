@@ -179,13 +179,12 @@ class ModalProblem:
         """The :class:`ModalRollout` of candidate ``x`` at ``timestep`` [s]
         (default: the first of :attr:`timesteps`)."""
         from gaitforge.control.modal import run_recipe
+        from gaitforge.control.modal.rollout import kicked_start
 
         character, basis = self.setup()
         initial = None
         if self.start_noise > 0:
-            rng = np.random.default_rng(seed)
-            qvel = basis.shapes[:, list(self.modes)] @ (self.start_noise * rng.standard_normal(len(self.modes)))
-            initial = (character.rest_qpos.copy(), qvel)
+            initial = kicked_start(character, basis, self.modes, self.start_noise, seed)
         return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial,
                           upright=self.upright, physics=self.physics(),
                           timestep=self.timesteps[0] if timestep is None else timestep,
