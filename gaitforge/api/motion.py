@@ -49,7 +49,9 @@ def animation(character: Character | str | None, gait: str | None, *, seconds: f
               froude: float | str | None = None, recipe=None, flight: bool | None = None) -> Animation:
     """A kinematic gait (Kry09) with what it was made from: ``gait`` is one
     of the creature kind's gaits (walk, trot, …) or a preset name
-    (``dog-trot``, which brings its own creature); or ``recipe``, a gait
+    (``dog-trot``, which brings its own creature; Kry09's clip, or with
+    ``speed`` or ``froude`` its gait at that speed on the preset's pose and
+    constraints: :func:`gaitforge.motion.presets.at_speed`); or ``recipe``, a gait
     recipe (a :class:`GaitRecipe` or a recipe file) for ``character``. The
     recipe is suggested from the ``count`` lowest modes (default 20; at a
     speed :func:`gaitforge.motion.mode_selection.pool_size`, which adds the
@@ -95,12 +97,21 @@ def animation(character: Character | str | None, gait: str | None, *, seconds: f
     elif p is not None:
         if recipe is not None:
             raise GaitforgeError(f"{gait} is a preset with its own recipe: drop the recipe")
-        if speed is not None or froude is not None:
-            raise GaitforgeError(f"{gait} is a preset with its own speed: drop speed/froude")
-        char = presets.character(p)
-        basis = presets.basis(p, char)
-        made = presets.build(p.name, char, basis, pinned=pin, strict=strict)
-        out = Animation(char, basis, made, _synthesize(char, basis, made, seconds, fps, pin, flight))
+        if speed is not None or froude is not None:  # the preset's gait at a speed, on its pose and constraints
+            if flight is not None:
+                raise GaitforgeError("flight does not go with a speed or Froude number (the gait's flight sets "
+                                     "its speed)")
+            from gaitforge.motion import speed as speeds
+
+            asked = None if froude == TYPICAL or froude is None else float(froude)
+            char, basis, made = presets.at_speed(p.name, speed=speed, froude=asked, pinned=pin, strict=strict)
+            out = Animation(char, basis, made, speeds.synthesize_at_speed(char, basis, made, seconds, fps,
+                                                                          pinned=pin))
+        else:  # Kry09's clip: the heuristics' small-amplitude recipe at the mode frequencies
+            char = presets.character(p)
+            basis = presets.basis(p, char)
+            made = presets.build(p.name, char, basis, pinned=pin, strict=strict)
+            out = Animation(char, basis, made, _synthesize(char, basis, made, seconds, fps, pin, flight))
     elif recipe is not None:
         if speed is not None or froude is not None:
             raise GaitforgeError("a recipe has its own speed: drop speed/froude (or give a gait)")

@@ -125,6 +125,53 @@ def weight_shift_offset(char: Character, modal_basis, taken=()) -> GaitTerm:
     return GaitTerm(best.index, 0.0, 0.0, 0.0, offset=OFFSET_ROTATION / rot)
 
 
+def natural_froude(creature: str, gait: str) -> float | None:
+    """The Froude number a gait is made at when no speed is asked: the
+    gait's typical one (``GaitSpec.typical_froude``) where its speeds were
+    measured on built-in ``creature`` (``GaitSpec.speed_ranges``,
+    docs/gait_speeds.md); None elsewhere (no such gait, no speed law, or a
+    creature whose speeds nobody measured: the Kry09 clip)."""
+    from gaitforge.motion.gaits import GAITS
+
+    spec = GAITS.get(gait)
+    if spec is None or creature not in spec.speed_ranges:
+        return None
+    return spec.typical_froude
+
+
+def has_speed(preset: Preset) -> bool:
+    """Whether ``preset`` can be made at a speed (:func:`at_speed`): its gait
+    has a speed law on its creature, and it asks for no extra constraints
+    (a locked head, hands on a cart: the at-speed pipeline's holding moves
+    the feet by IK and swings the arms, which would break them)."""
+    return not preset.constraints and natural_froude(preset.creature, preset.gait) is not None
+
+
+def at_speed(name: str, *, speed: float | None = None, froude: float | None = None, pinned: bool = True,
+             strict: bool = False):
+    """Preset ``name``'s gait at ``speed`` [m/s] or Froude number ``froude``
+    (neither: the gait's typical one) on the preset's rest pose and with its
+    constraints, by the at-speed machinery
+    (:func:`gaitforge.motion.speed.suggest_at_speed`): (character, basis,
+    recipe named after the preset). Its gait must have a speed law."""
+    from gaitforge.errors import GaitforgeError
+    from gaitforge.motion import speed as speeds
+    from gaitforge.motion.mode_selection import pool_size
+
+    p = get(name)
+    if not has_speed(p):
+        why = (f"its gait {p.gait!r} has no speed law on {p.creature}" if not p.constraints else
+               f"the at-speed holding (feet IK, arm swing) does not keep its constraints ({', '.join(p.constraints)})")
+        raise GaitforgeError(f"{p.name}: {why}; it has the Kry09 clip only (no speed or Froude number)")
+    char = character(p)
+    modal_basis = compute_modes(char, count=pool_size(char), constraints=p.constraints)
+    recipe = speeds.suggest_at_speed(char, p.gait, modal_basis, speed=speed, froude=froude, pinned=pinned,
+                                     strict=strict)[0]
+    recipe = replace(recipe, name=p.name, creature=p.creature, rest_pose=p.rest_pose, constraints=p.constraints,
+                     description=f"{p.name}: the {p.gait} at speed. {recipe.description}")
+    return char, modal_basis, recipe
+
+
 def build(name: str, char: Character | None = None, modal_basis=None, *, pinned: bool = False,
           strict: bool = False) -> GaitRecipe:
     """The recipe of preset ``name`` (deterministic). ``char`` and
