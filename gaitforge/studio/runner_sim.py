@@ -33,18 +33,10 @@ def runnable(entry) -> bool:
 
 def live_command(controller, gait: str, speed: float, turn_rate: float) -> bool:
     """Give ``controller`` a new speed [m/s] and turn rate [rad/s] without a
-    restart, where it takes commands live (it has a ``commander`` with a
-    schedule, ``control.skills.commands.Commander``); False where it does not."""
-    commander = getattr(controller, "commander", None)
-    if commander is None or getattr(commander, "follower", None) is not None:
-        return False
-    from gaitforge.control.skills.commands import Command
-
-    commander.schedule = [Command(0.0, gait, float(speed))]
-    commander.turn_rate = float(turn_rate)
-    # the controller reads its commander when a schedule entry falls due: now
-    controller._due = -math.inf
-    return True
+    restart, where it takes commands live (a ``command(gait, speed,
+    turn_rate)`` method: the skills controller); False where it does not."""
+    command = getattr(controller, "command", None)
+    return bool(command(gait, speed, turn_rate)) if callable(command) else False
 
 
 class RunnerSim(LiveSim):
