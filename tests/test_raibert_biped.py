@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from gaitforge.control.raibert import biped
-from gaitforge.control.raibert.paths import WaypointPath, distance_to_path
+from gaitforge.control.paths import WaypointPath, distance_to_path
 from gaitforge.control.raibert.toolbox import G, foot_placement
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character

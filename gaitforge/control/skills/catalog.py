@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.control.skills import gaits
 from gaitforge.control.skills.commands import Command, Commander
 from gaitforge.control.skills.controller import SkillController

@@ -40,7 +40,7 @@ from gaitforge.control.core.rotations import quat_to_mat  # noqa: F401 (re-expor
 from gaitforge.control.raibert.biped.kernel import CONTROL_DT, LEG_LENGTH
 from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
 from gaitforge.control.raibert.scaling import factor, scale_gains
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
 

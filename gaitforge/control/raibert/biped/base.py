@@ -24,7 +24,7 @@ from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.core.phase import drain
 from gaitforge.control.raibert.fsm import PHASES as fsm_phases
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer, replay
-from gaitforge.control.raibert.paths import PathFollower, WaypointPath
+from gaitforge.control.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_torsional_friction
 

@@ -69,7 +69,7 @@ import numpy as np
 
 from gaitforge.control.raibert.common import leg_geometry, rh91_limits, trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
-from gaitforge.control.raibert.paths import PathFollower, WaypointPath
+from gaitforge.control.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.quadruped.gains import (
     CONTROL_DT,
     FALL_HEIGHT,
