@@ -105,12 +105,13 @@ def objective_value(score: Score, objective: str) -> float:
 
 
 def violation(score: Score, tol: float) -> float:
-    """c(x) = max(0, r − r_tol), 0 for an unconstrained run; FAILED when diverged."""
+    """c(x) = max(0, r − r_tol) (0 for an unconstrained cycle) plus the
+    avoided modes' excess over their barrier (``Score.barrier``); FAILED
+    when diverged."""
     if score.failed:
         return FAILED
-    if math.isinf(tol):
-        return 0.0
-    return max(0.0, score.cycle_residual - tol)
+    cyclic = 0.0 if math.isinf(tol) else max(0.0, score.cycle_residual - tol)
+    return cyclic + score.barrier
 
 
 @dataclass
@@ -159,7 +160,9 @@ def run_identity(problem, x0, settings: Settings) -> dict:
                         "heading": problem.heading,
                         "upright": None if problem.upright is None else [float(v) for v in problem.upright],
                         "physics": _physics_identity(problem),
-                        "contact_bases": bool(getattr(problem, "contact_bases", False))},
+                        "contact_bases": bool(getattr(problem, "contact_bases", False)),
+                        "avoid": [int(m) for m in getattr(problem, "avoid", ())],
+                        "barrier": float(getattr(problem, "barrier", 5.0))},
             "x0": np.asarray(x0, float).tolist(),
             "settings": {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "budget"}}
 
