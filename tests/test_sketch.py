@@ -147,3 +147,14 @@ def test_cli_sketch_refusals(tmp_path, capsys, extra, message):
                  str(tmp_path / "b.yaml")]) == 2
     assert capsys.readouterr().err == f"gaitforge: error: {message}\n"
     assert not list(tmp_path.iterdir())
+
+
+def test_the_api_checks_its_arguments():
+    sketch = gf.sketch(SKETCHES / "dog_bound.yaml")
+    with pytest.raises(GaitforgeError, match=r"^sketch: must be a Sketch \(from gf.sketch\), got 'dog_bound'$"):
+        gf.sketch_recipe("dog_bound", gf.creature("dog"))
+    with pytest.raises(GaitforgeError, match=r"^the sketch is for 'dog', not 'worm'$"):
+        gf.sketch_recipe(sketch, gf.creature("worm"))
+    with pytest.raises(GaitforgeError):
+        gf.sketch(12)
+    assert gf.sketch_recipe(sketch, gf.creature("dog")).name == "dog_bound"

@@ -24,6 +24,7 @@ a :class:`gaitforge.errors.ResultError`.
 from __future__ import annotations
 
 from gaitforge.api.creatures import constraint, creature, creature_names, describe, mode_sheet, modes, tune
+from gaitforge.api.modal import sketch, sketch_recipe
 from gaitforge.api.motion import (TYPICAL, Animation, animate, animation, gait_class, load, metrics, motion_formats,
                                   save)
 from gaitforge.api.simulation import (balance, published_pushes, push, push_results, push_speeds, run, run_plots,
@@ -38,5 +39,5 @@ from gaitforge.sim import Rollout
 __all__ = ["creature", "creature_names", "modes", "constraint", "describe", "mode_sheet", "tune",
            "TYPICAL", "Animation", "animate", "animation", "metrics", "gait_class", "save", "load", "motion_formats",
            "runners", "runner", "runner_names", "push_speeds", "published_pushes", "run", "run_plots", "push",
-           "push_results", "balance",
+           "push_results", "balance", "sketch", "sketch_recipe",
            "Character", "ModalBasis", "MotionClip", "GaitMetrics", "Rollout", "Entry", "Run"]

@@ -12,6 +12,7 @@ from gaitforge.cli.args import number
 from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console, \
     physics_lines, timestep_arg
 from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
+from gaitforge import api
 from gaitforge.errors import GaitforgeError, NotMetError
 
 
@@ -124,20 +125,17 @@ def cmd_optimize(args) -> int:
     check_output(args.out, (".yaml", ".yml", ".json"), "recipe")
     sketch = None
     if args.sketch:
-        from gaitforge.io.sketch_files import load_sketch
-
         if args.start:
             raise GaitforgeError("--sketch gives the start recipe: drop --start")
-        sketch = load_sketch(args.sketch)
+        sketch = api.sketch(args.sketch)
     args.objective = args.objective or ("cost" if sketch else "distance")
     heading = _heading(args.heading or ("any" if sketch else "auto"))
     character, source = _creature(args.creature)
     if sketch is not None:
-        from gaitforge.modal import compute_modes
-
-        if sketch.creature != character.name:
-            raise GaitforgeError(f"{args.sketch}: the sketch is for {sketch.creature!r}, not {character.name!r}")
-        start = sketch.recipe(character, compute_modes(character, count=max(sketch.modes + sketch.avoid) + 1))
+        try:
+            start = api.sketch_recipe(sketch, character)
+        except GaitforgeError as exc:
+            raise GaitforgeError(f"{args.sketch}: {exc}") from None
         console.print(start.description)
     else:
         start = _start(character, args.start)
