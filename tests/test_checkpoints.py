@@ -79,7 +79,7 @@ def test_the_document_is_plain_json_with_a_checksum(saved):
     assert doc["identity"]["settings"]["cyclic_tol"] == "inf"
     assert doc["generations"][0]["scores"][1] == {
         "distance": 0.0, "dx": 0.0, "speed": 0.0, "work": 0.0, "cost_of_transport": "inf", "cycle_residual": "inf",
-        "diverged": "diverged at t = 0.300 s (non-finite state)", "survived": None, "barrier": 0.0}
+        "diverged": "diverged at t = 0.300 s (non-finite state)", "survived": None, "barrier": 0.0, "slow": 0.0}
     assert doc["generations"][1]["z"][0][0] == np.pi
 
 

@@ -82,11 +82,14 @@ def test_the_barrier_measure_sees_a_driven_mode():
     assert excess[0] == 0.0 and excess[1] > 3.0
 
 
-def test_the_barrier_is_a_constraint_of_the_problem():
-    p = ModalProblem("worm", modes=(0, 1), seconds=1.0, avoid=(2, 3), barrier=4.0)
+def test_the_barrier_and_the_least_travel_are_constraints_of_the_problem():
+    p = ModalProblem("worm", modes=(0, 1), seconds=1.0, avoid=(2, 3), barrier=4.0, min_travel=5.0)
     s = p(np.array([0.02, 0.02, math.pi / 2, 0.2]))
-    assert s.barrier >= 0.0 and violation(s, math.inf) == s.barrier
-    assert violation(s._replace(barrier=0.5), math.inf) == 0.5
+    assert s.barrier >= 0.0 and s.slow == pytest.approx(1.0 - s.distance / 5.0)
+    assert violation(s, math.inf) == s.barrier + s.slow
+    assert violation(s._replace(barrier=0.5, slow=0.0), math.inf) == 0.5
+    with pytest.raises(GaitforgeError, match="min_travel must be a distance of 0 m or more, got -1"):
+        ModalProblem("worm", modes=(0, 1), min_travel=-1)
     with pytest.raises(GaitforgeError, match="avoid must be distinct mode indices none of which is driven"):
         ModalProblem("worm", modes=(0, 1), avoid=(1,))
     with pytest.raises(GaitforgeError, match="barrier must be a joint rotation above 0 up to 90 degrees"):
@@ -105,7 +108,8 @@ def test_the_barrier_is_a_constraint_of_the_problem():
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\navoid: [0]\n",
      "sketch dog_sketch: mode 0 is both favoured and avoided"),
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\nspeed: 3\n",
-     "speed: unknown key 'speed' (valid keys: name, creature, phases, avoid, rotation, barrier, description)"),
+     "speed: unknown key 'speed' (valid keys: name, creature, phases, avoid, rotation, barrier, min_speed, "
+     "description)"),
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\nbarrier: .nan\n",
      "barrier: must be a number above 0 up to 90, got nan"),
 ])

@@ -143,7 +143,7 @@ def cmd_optimize(args) -> int:
     name = f"{character.name}_optimized" if sketch is None else f"{sketch.name}_optimized"
     steps = {"timestep": args.timestep, "halved": not args.single_step, "contact_bases": args.contact_bases}
     if sketch is not None:
-        steps |= {"avoid": sketch.avoid, "barrier": sketch.barrier}
+        steps |= {"avoid": sketch.avoid, "barrier": sketch.barrier, "min_travel": sketch.min_travel(character, seconds)}
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name, **steps)
     for line in physics_lines(character, problem.physics()):
         console.print(line)
@@ -185,6 +185,8 @@ def cmd_optimize(args) -> int:
             f"cycle residual {s.cycle_residual:.3g}"
             + (f", avoided modes {list(sketch.avoid)} {'within' if s.barrier == 0 else 'past'} their "
                f"{sketch.barrier:g}° barrier" if sketch is not None and sketch.avoid else "")
+            + (f", {'at least' if s.slow == 0 else 'short of'} {sketch.min_speed:g} body lengths/s"
+               if sketch is not None and sketch.min_speed else "")
             + ("" if res.feasible else " (constraints not met)"))
     save_recipe(problem.recipe(res.x, description=note), args.out)
     console.print(note)

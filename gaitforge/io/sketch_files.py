@@ -10,6 +10,7 @@
     avoid: [0, 1]                    # modes whose share of the motion is bounded
     rotation: 15                     # [deg] favoured modes' starting peak joint rotation (default 15)
     barrier: 5                       # [deg] avoided modes' bound, as a peak joint rotation (default 5)
+    min_speed: 0.2                   # [body lengths/s] least average speed (default 0.2; 0: none)
 
 Every error is one line naming the file and the field.
 """
@@ -24,7 +25,7 @@ from gaitforge.errors import GaitforgeError, SpecError, brief
 from gaitforge.io.documents import build_from, format_of, parse_text, read_text
 from gaitforge.optimize.sketch import KINDS, MAX_PHASES, Sketch, SketchPhase
 
-_KEYS = ("name", "creature", "phases", "avoid", "rotation", "barrier", "description")
+_KEYS = ("name", "creature", "phases", "avoid", "rotation", "barrier", "min_speed", "description")
 _PHASE_KEYS = ("kind", "duration", "favour")
 MAX_MODE = 499
 
@@ -63,6 +64,13 @@ def _text(path: str, value: Any) -> str:
     return value
 
 
+def _speed(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0 <= value <= 10:
+        raise SpecError("min_speed", f"must be a number from 0 to 10 body lengths per second, got {brief(value)}")
+    return float(value)
+
+
 def sketch_from_dict(data: Any) -> Sketch:
     """A :class:`Sketch` from plain data (field errors are :class:`SpecError`)."""
     data = _mapping("", data, _KEYS, "a sketch")
@@ -88,7 +96,8 @@ def sketch_from_dict(data: Any) -> Sketch:
         return Sketch(_text("name", data.get("name", f"{creature}_sketch")), creature, tuple(out),
                       _modes("avoid", data.get("avoid", [])),
                       _number("rotation", data.get("rotation", 15.0), 0.0, 90.0),
-                      _number("barrier", data.get("barrier", 5.0), 0.0, 90.0))
+                      _number("barrier", data.get("barrier", 5.0), 0.0, 90.0),
+                      _speed(data.get("min_speed", 0.2)))
     except SpecError:
         raise
     except GaitforgeError as exc:  # the sketch's own checks (a mode favoured and avoided)

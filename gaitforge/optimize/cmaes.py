@@ -106,12 +106,12 @@ def objective_value(score: Score, objective: str) -> float:
 
 def violation(score: Score, tol: float) -> float:
     """c(x) = max(0, r − r_tol) (0 for an unconstrained cycle) plus the
-    avoided modes' excess over their barrier (``Score.barrier``); FAILED
-    when diverged."""
+    avoided modes' excess over their barrier (``Score.barrier``) and the
+    shortfall of the least travel (``Score.slow``); FAILED when diverged."""
     if score.failed:
         return FAILED
     cyclic = 0.0 if math.isinf(tol) else max(0.0, score.cycle_residual - tol)
-    return cyclic + score.barrier
+    return cyclic + score.barrier + score.slow
 
 
 @dataclass
@@ -162,7 +162,8 @@ def run_identity(problem, x0, settings: Settings) -> dict:
                         "physics": _physics_identity(problem),
                         "contact_bases": bool(getattr(problem, "contact_bases", False)),
                         "avoid": [int(m) for m in getattr(problem, "avoid", ())],
-                        "barrier": float(getattr(problem, "barrier", 5.0))},
+                        "barrier": float(getattr(problem, "barrier", 5.0)),
+                        "min_travel": float(getattr(problem, "min_travel", 0.0))},
             "x0": np.asarray(x0, float).tolist(),
             "settings": {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "budget"}}
 

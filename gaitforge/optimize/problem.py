@@ -45,7 +45,9 @@ class Score(NamedTuple):
     (dimensionless, inf when diverged); diverged: the report, or None;
     survived: for a fall, the share of the horizon it stayed up; barrier:
     how far the avoided modes went past their barrier
-    (:func:`gaitforge.optimize.sketch.barrier_excess`, 0 inside it)."""
+    (:func:`gaitforge.optimize.sketch.barrier_excess`, 0 inside it); slow:
+    the share of the problem's ``min_travel`` it fell short of (0: it went
+    at least that far)."""
 
     distance: float
     dx: float
@@ -56,6 +58,7 @@ class Score(NamedTuple):
     diverged: str | None
     survived: float | None = None
     barrier: float = 0.0
+    slow: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -87,14 +90,17 @@ class ModalProblem:
     process). avoid: elastic modes whose share of each candidate's motion
     is bounded (a sketch's, :mod:`gaitforge.optimize.sketch`), each to the
     coordinate that turns its most-turned joint by ``barrier`` [deg]; the
-    excess is ``Score.barrier``, a constraint.
+    excess is ``Score.barrier``, a constraint. min_travel [m]: the least
+    travel over the horizon (0: none); the shortfall is ``Score.slow``, a
+    constraint too.
     """
 
     def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
                  start_noise: float = 0.0, name: str | None = None, heading: float | None = None,
                  layout: Layout | None = None, upright: tuple[float, float] | None = None,
                  timestep: float | None = None, halved: bool = True, strict_limits: bool = True,
-                 contact_bases: bool = False, avoid: tuple[int, ...] = (), barrier: float = 5.0):
+                 contact_bases: bool = False, avoid: tuple[int, ...] = (), barrier: float = 5.0,
+                 min_travel: float = 0.0):
         if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
             raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
         self.heading = None if heading is None else float(heading)
@@ -128,6 +134,9 @@ class ModalProblem:
         if not (isinstance(barrier, (int, float)) and math.isfinite(barrier) and 0 < barrier <= 90):
             raise GaitforgeError(f"barrier must be a joint rotation above 0 up to 90 degrees, got {barrier!r}")
         self.avoid, self.barrier = tuple(int(m) for m in avoid), float(barrier)
+        if not (isinstance(min_travel, (int, float)) and math.isfinite(min_travel) and min_travel >= 0):
+            raise GaitforgeError(f"min_travel must be a distance of 0 m or more, got {min_travel!r}")
+        self.min_travel = float(min_travel)
         self._barrier_cache = None
         self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
         if callable(creature) and not isinstance(creature, str):  # a picklable factory of the Character
@@ -250,10 +259,15 @@ class ModalProblem:
         excess = self._barrier_excess(character, r) if self.avoid and r.ok else 0.0
         if self.heading is None or not r.ok:
             return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged,
-                         barrier=excess)
+                         barrier=excess, slow=self._slow(s.distance))
         travel = float(r.displacement @ (math.cos(self.heading), math.sin(self.heading)))
         cot = s.work / (character.mass * 9.81 * travel) if travel > 1e-9 else math.inf
-        return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None, barrier=excess)
+        return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None, barrier=excess,
+                     slow=self._slow(travel))
+
+    def _slow(self, travel: float) -> float:
+        """The share of ``min_travel`` that ``travel`` [m] fell short of."""
+        return max(0.0, 1.0 - travel / self.min_travel) if self.min_travel > 0 else 0.0
 
     def _barrier_excess(self, character, r) -> float:
         """How far the avoided modes went past their barrier in rollout ``r``, after the ramp."""
@@ -267,8 +281,8 @@ class ModalProblem:
 def worse(scores: list[Score]) -> Score:
     """The worse of scores of one candidate at several steps (none failed):
     the shortest travel with its dx, speed and work, the largest cost of
-    transport, cycle residual and barrier excess."""
+    transport, cycle residual, barrier excess and shortfall."""
     low = min(scores, key=lambda s: s.distance)
     return low._replace(cost_of_transport=max(s.cost_of_transport for s in scores),
                         cycle_residual=max(s.cycle_residual for s in scores),
-                        barrier=max(s.barrier for s in scores))
+                        barrier=max(s.barrier for s in scores), slow=max(s.slow for s in scores))

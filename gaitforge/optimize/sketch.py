@@ -18,7 +18,10 @@ to favour in it — and the modes to avoid. It gives:
   a constraint next to the cycle residual (``Score.barrier``, the method of
   multipliers of :mod:`gaitforge.optimize.cmaes`).
 
-The objective of a sketched optimization is energy per distance (``cost``).
+The objective of a sketched optimization is energy per distance (``cost``),
+with the average speed held to at least ``min_speed`` body lengths per
+second (a constraint too: energy per distance alone is least for a creature
+that shuffles a few centimetres).
 """
 from __future__ import annotations
 
@@ -49,7 +52,8 @@ class Sketch:
     """name; creature: built-in creature name; phases in cycle order; avoid:
     elastic modes whose share of the motion is bounded; rotation [deg]:
     the favoured modes' starting peak joint rotation; barrier [deg]: the
-    avoided modes' bound, as a peak joint rotation."""
+    avoided modes' bound, as a peak joint rotation; min_speed [body lengths
+    per second]: the least average speed (a constraint; 0: none)."""
 
     name: str
     creature: str
@@ -57,6 +61,7 @@ class Sketch:
     avoid: tuple[int, ...] = ()
     rotation: float = 15.0
     barrier: float = 5.0
+    min_speed: float = 0.2
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.phases) <= MAX_PHASES:
@@ -110,6 +115,13 @@ class Sketch:
                           description=f"sketch {self.name}: " + ", ".join(
                               f"{p.kind} {p.duration:g} s favouring {list(p.favour)}" for p in self.phases)
                           + (f"; avoiding {list(self.avoid)}" if self.avoid else ""))
+
+    def min_travel(self, character, seconds: float) -> float:
+        """The least travel [m] over ``seconds`` [s]: ``min_speed`` body
+        lengths per second (``control.modal.physics.body_length``)."""
+        from gaitforge.control.modal.physics import body_length
+
+        return self.min_speed * body_length(character) * float(seconds)
 
     def bounds(self, character, basis) -> np.ndarray:
         """(a,) the largest coordinate of each avoided mode (module docstring)."""
