@@ -23,7 +23,7 @@ import time
 import mujoco
 
 from gaitforge.control.raibert import biped
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.sim.runner import run

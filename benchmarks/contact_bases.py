@@ -30,6 +30,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from ensembles import mean_se  # noqa: E402
+
 ROOT = Path(__file__).parents[1]
 RECIPES = ("examples/dog_bound_optimized.yaml", "dog:bound", "dog:trot", "dog:walk", "human:walk")
 _CACHE: dict = {}
@@ -56,6 +58,7 @@ def run_one(job):
     """(distance [m], speed [m/s], cost of transport, cycle residual (nan if it
     fell), fell, seconds upright [s]) of one start."""
     from gaitforge.control.modal import run_recipe
+    from gaitforge.control.modal.rollout import kicked_start
     from gaitforge.control.modal.measures import G, summarize
     from gaitforge.control.modal.physics import physics_for
     from gaitforge.control.modal.presets import RAMP
@@ -64,9 +67,7 @@ def run_one(job):
     recipe, character, basis = _setup(name)
     initial = None
     if seed:
-        rng = np.random.default_rng(seed)
-        modes = list(dict.fromkeys(recipe.modes))
-        initial = (character.rest_qpos.copy(), basis.shapes[:, modes] @ (noise * rng.standard_normal(len(modes))))
+        initial = kicked_start(character, basis, dict.fromkeys(recipe.modes), noise, seed)
     dt = physics_for(character).timestep / (2 if half else 1)
     upright = (0.4 * float(character.rest_qpos[2]), math.radians(60.0))
     r = run_recipe(character, recipe, seconds, ramp=RAMP, basis=basis, timestep=dt, initial=initial,
@@ -76,14 +77,6 @@ def run_one(job):
     cot = float(r.work[-1]) / (character.mass * G * dist) if dist > 1e-9 else math.inf
     residual = summarize(r, character.mass).cycle_residual if r.ok else math.nan
     return dist, dist / max(up, 1e-9), cot, residual, not r.ok, up
-
-
-def _mean_se(values) -> tuple[float, float]:
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if not len(v):
-        return math.nan, math.nan
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else math.nan
 
 
 def _residual(values) -> str:
@@ -112,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
                 jobs += [(name, contact, True, args.seconds, s, args.noise) for s in range(min(2, args.starts))]
                 out = np.array(list(pool.map(run_one, jobs)) if pool else [run_one(j) for j in jobs], float)
                 full, half = out[:args.starts], out[args.starts:]
-                d, se = _mean_se(full[:, 0])
+                d, se = mean_se(full[:, 0])
                 same = full[:len(half), 0].mean()
                 change = abs(half[:, 0].mean() - same) / same if same else math.nan
                 label = Path(name).stem if name.endswith(".yaml") else name

@@ -14,7 +14,7 @@ import sys
 import mujoco
 import numpy as np
 
-from gaitforge.control.raibert.paths import WaypointPath, distance_to_path
+from gaitforge.control.paths import WaypointPath, distance_to_path
 from gaitforge.control.skills import catalog
 
 

@@ -31,6 +31,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from ensembles import mean_se  # noqa: E402
+
 EXAMPLES = Path(__file__).parents[1] / "examples"
 RECIPES = ("worm", "loop", "examples/worm_optimized.yaml", "examples/dog_bound_optimized.yaml")
 
@@ -64,6 +66,7 @@ def run_one(job):
     cycle residual, peak joint speed [rad/s], peak torque [m g L], diverged)
     of one start."""
     from gaitforge.control.modal import run_recipe
+    from gaitforge.control.modal.rollout import kicked_start
     from gaitforge.control.modal.measures import summarize
     from gaitforge.control.modal.presets import RAMP
     from gaitforge.control.modal.rollout import MAX_PENETRATION
@@ -72,9 +75,7 @@ def run_one(job):
     recipe, character, basis = _setup(name)
     initial = None
     if seed:
-        rng = np.random.default_rng(seed)
-        modes = list(dict.fromkeys(recipe.modes))
-        initial = (character.rest_qpos.copy(), basis.shapes[:, modes] @ (noise * rng.standard_normal(len(modes))))
+        initial = kicked_start(character, basis, dict.fromkeys(recipe.modes), noise, seed)
     r = run_recipe(character, recipe, seconds, ramp=RAMP, basis=basis, timestep=dt, initial=initial)
     s = summarize(r, character.mass)
     t, com = r.times, r.com
@@ -83,14 +84,6 @@ def run_one(job):
     allowed = min(MAX_PENETRATION, 0.5 * r.contact_radius)
     return (s.distance, speed if r.ok else math.nan, r.penetration, allowed, s.cycle_residual, s.peak_joint_speed,
             s.peak_torque, not r.ok)
-
-
-def _mean_se(values) -> tuple[float, float]:
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if not len(v):
-        return math.nan, math.nan
-    return float(v.mean()), float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else math.nan
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -120,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
             stats = []
             for runs in rows:
                 a = np.array(runs, float)
-                stats.append((_mean_se(a[:, 0]), _mean_se(a[:, 1]), np.nanmax(a[:, 2]), np.nanmin(a[:, 3]),
+                stats.append((mean_se(a[:, 0]), mean_se(a[:, 1]), np.nanmax(a[:, 2]), np.nanmin(a[:, 3]),
                               float(np.nanmean(a[:, 4])), np.nanmax(a[:, 5]), np.nanmax(a[:, 6]), int(a[:, 7].sum())))
             for k, (dist, speed, deep, allowed, res, w, tau, div) in zip((1, 2, 4), stats):
                 change = ""

@@ -7,7 +7,8 @@ dynamic control, on MuJoCo.
 was made from), ``gf.metrics``, ``gf.gait_class``, ``gf.save`` (``gf.load``), ``gf.run`` and
 ``gf.push`` (any runner of the controller registry), ``gf.runners``
 (``gf.runner``, ``gf.runner_names``, ``gf.push_speeds``, ``gf.published_pushes``),
-``gf.motion_formats``, ``gf.balance`` (standing balance with modal displacements).
+``gf.motion_formats``, ``gf.balance`` (standing balance with modal displacements),
+``gf.sketch`` and ``gf.sketch_recipe`` (sketch-guided modal control).
 They are loaded on first use, so importing the package stays cheap.
 """
 from gaitforge.errors import GaitforgeError, NotMetError
@@ -15,7 +16,7 @@ from gaitforge.version import __version__
 
 _API = ("creature", "creature_names", "modes", "constraint", "describe", "mode_sheet", "tune", "animate",
         "animation", "metrics", "gait_class", "save", "load", "motion_formats", "run", "push", "runners", "runner",
-        "runner_names", "push_speeds", "published_pushes", "balance")
+        "runner_names", "push_speeds", "published_pushes", "balance", "sketch", "sketch_recipe")
 __all__ = ["GaitforgeError", "NotMetError", "__version__", *_API]
 
 

@@ -192,10 +192,10 @@ def schedule(name: str, value: Any, seconds: float):
 
 
 def waypoint_path(name: str, value: Any):
-    """None, a :class:`~gaitforge.control.raibert.paths.WaypointPath`, or a
+    """None, a :class:`~gaitforge.control.paths.WaypointPath`, or a
     path file (``.yaml``/``.yml``/``.json``, str or os.PathLike: returned
     as text, for ``io.paths.load_path``)."""
-    from gaitforge.control.raibert.paths import WaypointPath
+    from gaitforge.control.paths import WaypointPath
 
     if isinstance(value, (str, os.PathLike)):
         return path_or_name(name, value)

@@ -394,6 +394,14 @@ OTHER: list[Case] = [
                                                       "-o", "b.yaml"),
          "budget 4 is smaller than one CMA-ES generation of 10000 simulations (popsize); raise the budget or lower "
          "the popsize", 2),
+    # More work than one job may run (sim.batch.MAX_STEPS), refused before any of it.
+    Case("landscape-a-thousand-days", "garbage", ("landscape", "worm", "--grid", "200", "--seconds", "3600"),
+         "landscape (lower the grid or the seconds): 40000 simulations of 4.32e+07 physics steps each is 1.73e+12 "
+         "steps, more than the 1e+10 one job may run (about a day on one core)", 2),
+    Case("optimize-ten-million", "garbage", ("optimize", "worm", "--budget", "10000000", "--seconds", "60", "-o",
+                                             "b.yaml"),
+         "optimize (lower the budget or the seconds): 10000000 simulations of 7.2e+05 physics steps each is "
+         "7.2e+12 steps, more than the 1e+10 one job may run (about a day on one core)", 2),
     Case("optimize-every-candidate-falls", "garbage", ("optimize", "worm", "--budget", "4", "--popsize", "4",
                                                         "--seconds", "0.3", "--workers", "1", "--heading", "any",
                                                         "--upright", "5,10", "-o", "b.yaml"),

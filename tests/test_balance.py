@@ -103,6 +103,53 @@ def test_feedback_holds_the_human_standing_for_60_s_by_joint_torques_only():
     assert drift < 0.02  # m: it stands still, no creep
 
 
+def _settled(name: str):
+    """(model, data, controller, modes) of ``name`` standing under the
+    feedback for 3 s from rest: the state the loop is linearized about."""
+    import copy
+
+    c = creature(name)
+    modes = balance_modes(c)
+    ctl = BalanceController(c, modes, BalanceGains())
+    m = copy.deepcopy(c.model)
+    ctl.prepare_model(m)
+    d = mujoco.MjData(m)
+    d.qpos[:] = c.rest_qpos
+    mujoco.mj_forward(m, d)
+    ctl.reset(m, d)
+    for _ in range(int(round(3.0 / m.opt.timestep))):
+        ctl.compute(m, d)
+        mujoco.mj_step(m, d)
+    return c, m, d, ctl, modes
+
+
+@pytest.mark.filterwarnings("ignore:.*partly redundant")
+@pytest.mark.parametrize("name", ["human", "dog", "gorilla"])
+def test_the_linearized_closed_loop_is_stable_and_a_flipped_sign_is_not(name):
+    """The feedback's sign and gain on the linearized loop (one feedback
+    period's map, central differences through MuJoCo): with the feedback,
+    every eigenvalue but the three of the scene's symmetries (sliding along
+    the ground, turning about the vertical: |λ| = 1) lies inside the unit
+    circle; the same gains with the sign flipped (B⁺ → −B⁺) put one well
+    outside it, at the same state. The settled state is an equilibrium of
+    the loop: a period moves it by under 1e-4 (tangent norm)."""
+    import dataclasses
+
+    from gaitforge.control.modal.linearize import period_jacobian, period_map, spectral_radius
+
+    c, m, d, ctl, modes = _settled(name)
+    steps = ctl._every
+    assert np.linalg.norm(period_map(m, d, ctl, steps, np.zeros(2 * m.nv))) < 1e-4
+    A = period_jacobian(m, d, ctl, steps)
+    lam = np.abs(np.linalg.eigvals(A))
+    assert np.sort(np.abs(lam - 1.0))[:3].max() < 1e-5  # the three neutral directions
+    assert spectral_radius(A, neutral=3) < 1.0
+    flipped = BalanceController(c, dataclasses.replace(modes, B_pinv=-modes.B_pinv), BalanceGains())
+    flipped.reset(m, mujoco.MjData(m))
+    flipped._last_support = ctl._last_support
+    assert spectral_radius(period_jacobian(m, d, flipped, steps), neutral=3) > 1.05
+
+
 def test_bad_gains_are_refused():
     c = creature("dog")
     with pytest.raises(Exception, match="gain kd must be a finite number ≥ 0"):

@@ -73,13 +73,13 @@ def test_the_document_is_plain_json_with_a_checksum(saved):
     text = saved.read_text()
     doc = json.loads(text)
     assert sorted(doc) == ["checksum", "format", "generations", "identity", "version"]
-    assert doc["format"] == "gaitforge-optimize-checkpoint" and doc["version"] == 2
+    assert doc["format"] == "gaitforge-optimize-checkpoint" and doc["version"] == 3
     assert doc["checksum"] == _checksum(doc)
     assert text == json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n"  # canonical, one line
     assert doc["identity"]["settings"]["cyclic_tol"] == "inf"
     assert doc["generations"][0]["scores"][1] == {
         "distance": 0.0, "dx": 0.0, "speed": 0.0, "work": 0.0, "cost_of_transport": "inf", "cycle_residual": "inf",
-        "diverged": "diverged at t = 0.300 s (non-finite state)", "survived": None}
+        "diverged": "diverged at t = 0.300 s (non-finite state)", "survived": None, "barrier": 0.0, "slow": 0.0}
     assert doc["generations"][1]["z"][0][0] == np.pi
 
 
@@ -172,11 +172,11 @@ def test_other_documents_and_versions_are_refused(saved):
                        ('{"a": 1, "a": 2}', "not a gaitforge checkpoint (malformed JSON: duplicate key 'a')")):
         saved.write_text(text)
         assert _error(saved) == f"{saved}: {what}"
-    for version, shown in ((1, "1"), (3, "3"), ("2", "'2'"), (True, "True")):
+    for version, shown in ((2, "2"), (4, "4"), ("3", "'3'"), (True, "True")):
         saved.write_bytes(data)
         _rewrite(saved, lambda d: d.update(version=version))
         assert _error(saved) == (f"{saved}: checkpoint version {shown} is not supported (this gaitforge reads "
-                                 "version 2); remove it or drop --resume")
+                                 "version 3); remove it or drop --resume")
 
 
 @pytest.mark.parametrize("change, what", [

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -120,6 +121,70 @@ def test_repeated_ctrl_c_and_sigterm_end_in_one_line(tmp_path, argv, ready, left
     _, err = proc.communicate(timeout=120)
     assert (proc.returncode, err.decode().strip().splitlines()) == (130, ["gaitforge: interrupted"])
     assert sorted(p.name for p in tmp_path.iterdir()) == left
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (Linux /proc)."""
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo.extend(kids - found)
+            found |= kids
+    return found
+
+
+def test_sigterm_to_the_main_process_alone_stops_the_workers(tmp_path):
+    """A SIGTERM sent to the main process only (not its group) while its
+    workers run candidates of 10 simulated minutes: it stops them and ends
+    with the one line instead of waiting for them."""
+    env = dict(os.environ, MUJOCO_GL="egl")
+    proc = subprocess.Popen([sys.executable, "-m", "gaitforge.cli.main", "landscape", "worm", "--grid", "2",
+                             "--seconds", "600", "--workers", "2", "--quiet", "--out-dir", "out"], env=env,
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 240
+    while time.time() < deadline and len(_descendants(proc.pid)) < 3:  # forkserver and two workers
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.1)
+    time.sleep(2.0)  # the workers set up and start their candidates
+    workers = _descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)  # a wait for the candidates would be caught here
+    assert (proc.returncode, err.decode().strip().splitlines()) == (
+        128 + signal.SIGTERM, [f"gaitforge: terminated by signal {int(signal.SIGTERM)}"])
+    deadline = time.time() + 30
+    while time.time() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        time.sleep(0.1)
+    assert not [w for w in workers if Path(f"/proc/{w}").exists()]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_signals_while_kernels_compile_end_in_one_line(tmp_path):
+    """SIGTERM, SIGINT and SIGTERM again while numba compiles the skills
+    controller's kernels (an empty kernel cache: the first kernel has just
+    been saved and the others take seconds more): exit 143, the one line."""
+    cache = tmp_path / "kernels"
+    env = dict(os.environ, MUJOCO_GL="egl", NUMBA_CACHE_DIR=str(cache))
+    env.pop("GAITFORGE_NO_JIT", None)
+    proc = subprocess.Popen([sys.executable, "-m", "gaitforge.cli.main", "run", "dog", "--seconds", "0.1"], env=env,
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 240
+    while time.time() < deadline and not (cache.exists() and any(p.is_file() for p in cache.rglob("*"))):
+        if proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.stderr.read().decode()  # still compiling
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+        os.killpg(proc.pid, sig)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err.decode().strip().splitlines()) == (
+        128 + signal.SIGTERM, [f"gaitforge: terminated by signal {int(signal.SIGTERM)}"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels"]
 
 
 @pytest.mark.parametrize("argv, message", [

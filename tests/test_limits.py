@@ -151,3 +151,65 @@ def test_every_runner_declares_and_reports_its_limits(name):
     assert report.limits.torque == 3.0 and report.limits.speed == 40.0
     assert 0.0 < report.peak_torque and 0.0 < report.peak_speed < 1.0
     assert report.ticks >= len(rollout.times) - 1  # every control tick counted (records are every tick or fewer)
+
+
+# A fixed base (body 1) with a hinge arm and a ball-jointed arm, no springs,
+# next to no gravity (the bounds are multiples of m g, so not none): only the
+# controller's torque turns them, and they pass through each other.
+FREE_ARMS = """
+<mujoco>
+  <option timestep="0.001" gravity="0 0 -0.01">
+    <flag contact="disable"/>
+  </option>
+  <worldbody>
+    <body name="base">
+      <geom type="box" size="0.1 0.1 0.1" mass="10"/>
+      <body name="arm" pos="0.2 0 0">
+        <joint name="hinge" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/>
+      </body>
+      <body name="head" pos="0 0 0.2">
+        <joint name="ball" type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.02" mass="1"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _spin(speed_limit: float, torque: float, start: float = 0.0, seconds: float = 1.0) -> tuple[float, float]:
+    """Hinge and ball (about y) driven by ``torque`` [N m] from ``start``
+    [rad/s] for ``seconds`` under a ``speed_limit`` [rad/s] and a torque
+    bound far above ``torque``: their final speeds [rad/s]."""
+    m = mujoco.MjModel.from_xml_string(FREE_ARMS)
+    d = mujoco.MjData(m)
+    h, b = m.joint("hinge").dofadr[0], m.joint("ball").dofadr[0]
+    d.qvel[h] = d.qvel[b + 1] = start
+    limiter = Limiter(m, JointLimits(1.0, torque=1000.0, speed=speed_limit))  # 1000 × 11 kg × 0.01 m/s² × 1 m ≫ torque
+    for _ in range(int(round(seconds / m.opt.timestep))):
+        d.qfrc_applied[:] = 0.0
+        d.qfrc_applied[h] = d.qfrc_applied[b + 1] = torque
+        limiter.step(m, d, 1)
+    return float(d.qvel[h]), float(d.qvel[b + 1])
+
+
+def test_a_drive_cannot_push_a_joint_past_its_speed_limit():
+    """2 N m on arms of ~0.03 kg m² would reach ~60 rad/s in a second; under
+    a 5 rad/s limit the drive fades over the last 10 % and the joints stay
+    at the limit, past it by at most one step of the drive's acceleration
+    (the envelope is read at each step's start)."""
+    free = _spin(1000.0, 2.0)
+    assert min(free) > 30.0
+    limited = _spin(5.0, 2.0)
+    one_step = [w * 0.001 for w in free]  # free speed after 1 s × the 1 ms step: a step's gain [rad/s]
+    assert all(4.9 < w <= 5.0 + g for w, g in zip(limited, one_step)), (limited, one_step)
+
+
+def test_braking_is_never_reduced_by_the_speed_limit():
+    """A joint already past its limit and driven against its motion slows
+    as fast as without any speed limit: the envelope cuts only drive along
+    the motion."""
+    fast, limited = _spin(1000.0, -2.0, start=8.0, seconds=0.05), _spin(5.0, -2.0, start=8.0, seconds=0.05)
+    assert limited == pytest.approx(fast, rel=1e-12)
+    assert all(w < 8.0 for w in limited)

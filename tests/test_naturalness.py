@@ -78,4 +78,5 @@ def test_animate_gait_defaults_to_its_typical_froude(tmp_path, capsys):
 
 def test_kry09_needs_a_gait(tmp_path, capsys):
     assert main(["animate", "dog", "--kry09", "-o", str(tmp_path / "a.npz")]) == 2
-    assert capsys.readouterr().err == "gaitforge: error: --kry09 picks the Kry09 clip of a gait: give --gait GAIT\n"
+    assert capsys.readouterr().err == ("gaitforge: error: --kry09 picks the Kry09 clip of a gait: give --gait GAIT "
+                                       "(or a preset)\n")

@@ -18,7 +18,7 @@ from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo
 from gaitforge.control.raibert.biped import tick as biped_tick
 from gaitforge.control.raibert.biped.base import PHASES
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError

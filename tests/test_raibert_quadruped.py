@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gaitforge.control.raibert import quadruped
-from gaitforge.control.raibert.paths import WaypointPath, distance_to_path
+from gaitforge.control.paths import WaypointPath, distance_to_path
 from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH, SPEED_RANGES
 from gaitforge.control.raibert.quadruped.virtual_legs import GAITS, torque_allocation, torque_map
 from gaitforge.creatures.character import Character

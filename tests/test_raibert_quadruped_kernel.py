@@ -18,7 +18,7 @@ from gaitforge.control.raibert.quadruped import legs as quadruped_legs
 from gaitforge.control.raibert.quadruped import tick as quadruped_tick
 from gaitforge.control.raibert.quadruped import virtual_legs as virtual_legs
 from gaitforge.control.raibert.fsm import Phase
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.registry import build
 from gaitforge.sim import run

@@ -95,7 +95,7 @@ def test_catalog_refusals():
                        r"raibert_biped, raibert_quadruped, kangaroo; also by family: biped, quadruped\)$"):
         catalog.runner("horse")
     with pytest.raises(GaitforgeError, match=r"^kangaroo does not follow paths \(paths work for: biped, quadruped\)$"):
-        from gaitforge.control.raibert.paths import WaypointPath
+        from gaitforge.control.paths import WaypointPath
         catalog.prepare("kangaroo", "hop", 2.0, path=WaypointPath([[0, 0], [1, 0]]))
     with pytest.raises(GaitforgeError, match=r"^scale must be positive, got -1$"):
         catalog.prepare("biped", "run", 1.0, scale=-1)

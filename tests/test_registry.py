@@ -93,7 +93,7 @@ def test_a_speed_outside_the_range_is_refused_naming_it(name):
 def test_the_same_rule_for_every_family_through_the_api_and_the_cli(capsys):
     with pytest.raises(GaitforgeError) as err:
         gf.run("kangaroo", speed=6.0, seconds=0.1)  # a Raibert runner: it used to be clamped with a warning
-    assert str(err.value) == "kangaroo hop: speed 6 m/s is outside its range 0.5–5.25 m/s"
+    assert str(err.value) == "kangaroo hop: speed 6 m/s is outside its range 0.5–4 m/s"
     assert main(["run", "biped", "--speed", "5", "--seconds", "0.1"]) == 2
     assert capsys.readouterr().err == ("gaitforge: error: raibert_biped run: speed 5 m/s is outside its range "
                                        "0.5–4 m/s\n")

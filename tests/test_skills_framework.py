@@ -296,7 +296,7 @@ def test_command_schedules_are_checked_and_speed_changes_are_ramped():
 
 
 def test_a_path_ends_with_a_stop_that_holds():
-    from gaitforge.control.raibert.paths import WaypointPath
+    from gaitforge.control.paths import WaypointPath
     from gaitforge.control.skills.commands import Command, Commander
 
     c = Commander([Command(0.0, "ds_walk", 0.3)], accel=10.0, path=WaypointPath(np.array([[0.0, 0.0], [2.0, 0.0]])))

@@ -174,7 +174,7 @@ def test_unknown_gait_lists_the_gaits_and_speeds_are_checked():
 
 
 def test_gorilla_follows_a_waypoint_path():
-    from gaitforge.control.raibert.paths import WaypointPath, distance_to_path
+    from gaitforge.control.paths import WaypointPath, distance_to_path
 
     path = WaypointPath(np.array([[0.4, 0.0], [3.4, 0.0], [3.4, 3.0]]), speed=0.3)
     character, rollout = _held("gorilla", "ds_walk", 0.3, path=path)

@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.control.skills import catalog
 from gaitforge.control.skills.commands import Command
 from gaitforge.control.skills.gaitcheck import check

@@ -319,10 +319,33 @@ def test_cli_speed_errors_are_one_line(tmp_path, capsys, args, message):
     assert err == f"gaitforge: error: {message}\n" and not out.exists()
 
 
-def test_presets_and_recipe_files_have_their_own_speed(tmp_path, capsys):
-    assert main(["animate", "dog-trot", "--speed", "1", "-o", str(tmp_path / "x.npz")]) == 2
-    message = "dog-trot is a preset with its own speed: drop --speed/--froude"
+def test_a_preset_with_constraints_has_no_speed(tmp_path, capsys):
+    """A preset with extra constraints keeps Kry09's clip: the at-speed
+    holding would break its locked head or its hands on the cart."""
+    assert main(["animate", "human-run-stable-head", "--speed", "3", "-o", str(tmp_path / "x.npz")]) == 2
+    message = ("human-run-stable-head: the at-speed holding (feet IK, arm swing) does not keep its constraints "
+               "(lock:head); it has the Kry09 clip only (no speed or Froude number)")
     assert capsys.readouterr().err == f"gaitforge: error: {message}\n"
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_presets_run_trot_and_gallop_at_their_gaits_natural_speed(tmp_path, capsys):
+    """``animate dog-trot`` (no speed) is the trot at its typical Froude
+    number, 1 (about 2.1 m/s for the dog), recipe named after the preset;
+    ``--kry09`` keeps Kry09's small-amplitude clip; ``--speed`` is honoured."""
+    out = tmp_path / "t.npz"
+    assert main(["animate", "dog-trot", "--seconds", "3", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "dog-trot: the trot at speed" in printed
+    dog = gf.creature("dog")
+    clip = gf.load(out, dog)
+    m = gf.metrics(clip, dog)
+    assert gf.gait_class(clip, dog) == "trot" and 0.8 < m.froude < 1.25
+    assert main(["animate", "dog-trot", "--kry09", "--seconds", "3", "-o", str(out)]) == 0
+    assert gf.metrics(gf.load(out, dog), dog).froude < 0.2
+    assert main(["animate", "dog-gallop", "--speed", "3.5", "--seconds", "3", "-o", str(out)]) == 0
+    clip = gf.load(out, dog)
+    assert gf.gait_class(clip, dog) == "gallop" and abs(gf.metrics(clip, dog).speed - 3.5) < 0.35
 
 
 # ------------------------------------------------------------------ ramps

@@ -12,14 +12,16 @@ from gaitforge.cli.args import number
 from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console, \
     physics_lines, timestep_arg
 from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
+from gaitforge import api
 from gaitforge.errors import GaitforgeError, NotMetError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("optimize", help="optimize a modal gait by CMA-ES shooting with a cyclic constraint")
     p.add_argument("creature", metavar="NAME|FILE", help="built-in creature or creature file")
-    p.add_argument("--objective", choices=["distance", "speed", "cost"], default="distance",
-                   help="maximize distance or speed, or minimize cost (energy per distance); default distance")
+    p.add_argument("--objective", choices=["distance", "speed", "cost"], default=None,
+                   help="maximize distance or speed, or minimize cost (energy per distance); default distance "
+                        "(cost with --sketch)")
     p.add_argument("--budget", type=number(2, 1e7, integer=True), default=200, metavar="N",
                    help="simulations in total (default 200)")
     p.add_argument("--seconds", type=number(0, MAX_SECONDS, above=True), default=5.0, metavar="S",
@@ -29,8 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--start", metavar="FILE|GAIT",
                    help="start recipe: a file, or a gait the heuristics suggest (e.g. bound); default: the hand-set "
                         "gait")
-    p.add_argument("--heading", default="auto", metavar="auto|any|DEG",
-                   help="direction that counts as forward: auto (the start gait's), any, or degrees from +x")
+    p.add_argument("--sketch", metavar="FILE",
+                   help="a sketch (YAML/JSON: the cycle's air and ground phases, the modes to favour in each and "
+                        "the modes to avoid): the start recipe, and a barrier on the avoided modes")
+    p.add_argument("--heading", default=None, metavar="auto|any|DEG",
+                   help="direction that counts as forward: auto (the start gait's; the default), any (the default "
+                        "with --sketch), or degrees from +x")
     p.add_argument("--cyclic-tol", type=float, default=CYCLIC_TOLERANCE, metavar="R",
                    help=f"allowed cycle residual (default {CYCLIC_TOLERANCE:g}; inf: unconstrained)")
     timestep_arg(p)
@@ -117,12 +123,27 @@ def cmd_optimize(args) -> int:
         raise GaitforgeError(f"--cyclic-tol must be a positive number (inf: no constraint), got {args.cyclic_tol}")
     _check_workers(args)
     check_output(args.out, (".yaml", ".yml", ".json"), "recipe")
-    heading = _heading(args.heading)
+    sketch = None
+    if args.sketch:
+        if args.start:
+            raise GaitforgeError("--sketch gives the start recipe: drop --start")
+        sketch = api.sketch(args.sketch)
+    args.objective = args.objective or ("cost" if sketch else "distance")
+    heading = _heading(args.heading or ("any" if sketch else "auto"))
     character, source = _creature(args.creature)
-    start = _start(character, args.start)
+    if sketch is not None:
+        try:
+            start = api.sketch_recipe(sketch, character)
+        except GaitforgeError as exc:
+            raise GaitforgeError(f"{args.sketch}: {exc}") from None
+        console.print(start.description)
+    else:
+        start = _start(character, args.start)
     layout = Layout.from_recipe(start, impulses=args.impulses, initial=args.initial)
-    name = f"{character.name}_optimized"
+    name = f"{character.name}_optimized" if sketch is None else f"{sketch.name}_optimized"
     steps = {"timestep": args.timestep, "halved": not args.single_step, "contact_bases": args.contact_bases}
+    if sketch is not None:
+        steps |= {"avoid": sketch.avoid, "barrier": sketch.barrier, "min_travel": sketch.min_travel(character, seconds)}
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name, **steps)
     for line in physics_lines(character, problem.physics()):
         console.print(line)
@@ -132,7 +153,7 @@ def cmd_optimize(args) -> int:
     x0 = problem.vector(start)
     settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
                         popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
-    check_budget(settings, x0.size)
+    check_budget(settings, x0.size, problem.steps)
     if heading == "auto":  # forward is where the start gait goes
         d = problem.rollout(x0).displacement
         if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
@@ -161,7 +182,12 @@ def cmd_optimize(args) -> int:
     note = (f"CMA-ES ({args.objective}, seed {args.seed}, {res.evaluations} simulations of {seconds:g} s at "
             f"{steps_note} ms{bases_note}, the worse counting): {s.distance:.4g} m, "
             f"cost of transport {s.cost_of_transport:.4g}, "
-            f"cycle residual {s.cycle_residual:.3g}{'' if res.feasible else ' (cyclic constraint not met)'}")
+            f"cycle residual {s.cycle_residual:.3g}"
+            + (f", avoided modes {list(sketch.avoid)} {'within' if s.barrier == 0 else 'past'} their "
+               f"{sketch.barrier:g}° barrier" if sketch is not None and sketch.avoid else "")
+            + (f", {'at least' if s.slow == 0 else 'short of'} {sketch.min_speed:g} body lengths/s"
+               if sketch is not None and sketch.min_speed else "")
+            + ("" if res.feasible else " (constraints not met)"))
     save_recipe(problem.recipe(res.x, description=note), args.out)
     console.print(note)
     replay = f" --timestep {args.timestep:g}" if args.timestep is not None else ""

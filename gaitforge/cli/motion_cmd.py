@@ -20,25 +20,11 @@ DEFAULT_MODES = 20
 TYPICAL = -1.0  # --froude without a value (the parser rejects it as a value): the gait's typical Froude number
 
 
-def natural_froude(creature: str, gait: str) -> float | None:
-    """The Froude number ``animate CREATURE --gait GAIT`` makes the gait at
-    when given no speed: the gait's typical one where its speeds were
-    measured on that creature (``GaitSpec.speed_ranges``,
-    docs/gait_speeds.md); None elsewhere (no such gait, none can be asked
-    of it, or an imported skeleton whose speed fit nobody measured: the
-    Kry09 clip, as ``--kry09``)."""
-    from gaitforge.motion.gaits import GAITS
-
-    spec = GAITS.get(gait)
-    if spec is None or creature not in spec.speed_ranges:
-        return None
-    return spec.typical_froude
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("animate", help="a kinematic gait from vibration modes, written as .glb/.bvh/.mp4/...")
     p.add_argument("creature", metavar="NAME|FILE|PRESET",
-                   help="built-in creature, creature file, or a preset from 'gaitforge gaits'")
+                   help="built-in creature, creature file, or a preset from 'gaitforge gaits' (one without extra "
+                        "constraints made at its gait's typical Froude number; --kry09: the Kry09 clip)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--gait", metavar="GAIT",
                      help="gait, e.g. trot, walk, run: on a built-in creature made at its typical Froude number "
@@ -52,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="speed as a Froude number V²/(g·hip height); without F, the one typical of the gait "
                            "(walk 0.25, trot and pace 1, run 1, bound 2, gallop 3)")
     fast.add_argument("--kry09", action="store_true",
-                      help="with --gait: Kry09's own clip (the heuristics' small-amplitude recipe at the mode "
-                           "frequencies) instead of the gait at its typical Froude number")
+                      help="with --gait or a preset: Kry09's own clip (the heuristics' small-amplitude recipe at "
+                           "the mode frequencies) instead of the gait at its typical Froude number")
     p.add_argument("--seconds", type=number(inputs.ANIMATE_SECONDS), default=4.0, metavar="S",
                    help="clip length (default 4)")
     p.add_argument("--fps", type=number(inputs.FPS), default=60.0, metavar="N",
@@ -145,11 +131,13 @@ def cmd_animate(args) -> int:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
     if args.diagram:
         check_output(args.diagram, (".png",), "image")
-    preset = presets.find(args.creature) is not None
-    if args.kry09 and not args.gait:
-        raise GaitforgeError("--kry09 picks the Kry09 clip of a gait: give --gait GAIT")
-    if (args.gait and not (args.kry09 or args.no_flight) and args.speed is None and args.froude is None
-            and natural_froude(args.creature, args.gait) is not None):
+    found = presets.find(args.creature)
+    preset = found is not None
+    if args.kry09 and not (args.gait or preset):
+        raise GaitforgeError("--kry09 picks the Kry09 clip of a gait: give --gait GAIT (or a preset)")
+    natural = (presets.has_speed(found) if found is not None
+               else bool(args.gait) and presets.natural_froude(args.creature, args.gait) is not None)
+    if natural and not (args.kry09 or args.no_flight or args.recipe) and args.speed is None and args.froude is None:
         args.froude = TYPICAL  # the gait at its natural speed (GaitSpec.typical_froude)
     fast = args.speed is not None or args.froude is not None
     ramp = isinstance(args.speed, tuple)
@@ -158,13 +146,14 @@ def cmd_animate(args) -> int:
         raise GaitforgeError("a speed ramp picks its own gaits and recipes: drop --gait/--save-recipe/--no-flight")
     if preset and (args.gait or args.recipe):
         raise GaitforgeError(f"{args.creature} is a preset with its own gait: drop --gait/--recipe")
-    if preset and fast:
-        raise GaitforgeError(f"{args.creature} is a preset with its own speed: drop --speed/--froude")
+    if preset and ramp:
+        raise GaitforgeError(f"{args.creature} is a preset with its own gait: a speed ramp picks its own gaits "
+                             "(give a creature)")
     if args.recipe and fast:
         raise GaitforgeError("a recipe file has its own speed: drop --speed/--froude (or use --gait)")
     if fast and args.no_flight:
         raise GaitforgeError("--no-flight does not go with --speed/--froude (the gait's flight sets its speed)")
-    if args.froude == TYPICAL and not args.gait:
+    if args.froude == TYPICAL and not (args.gait or preset):
         raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
     if not (preset or fast or args.gait or args.recipe):
         raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "

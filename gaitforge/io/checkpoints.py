@@ -8,7 +8,7 @@ The document (compact JSON, keys sorted)::
      "format": "gaitforge-optimize-checkpoint",
      "generations": [{"outer": 0, "z": [[...], ...], "scores": [{...}, ...]}, ...],
      "identity": {"creature": ..., "problem": {...}, "x0": [...], "settings": {...}},
-     "version": 2}
+     "version": 3}
 
 identity: the run (creature, the problem's layout and parameters, the start
 x0 and every setting except the budget, which a resumed run may raise);
@@ -52,7 +52,7 @@ from gaitforge.optimize.cmaes import Generation
 from gaitforge.optimize.problem import Score
 
 FORMAT = "gaitforge-optimize-checkpoint"
-VERSION = 2
+VERSION = 3  # 3: a score holds the barrier excess of a sketch's avoided modes
 MAX_BYTES = 64 * 2 ** 20  # the largest checkpoint read or written
 _KEYS = ("checksum", "format", "generations", "identity", "version")
 _NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}

@@ -20,6 +20,7 @@ MiB = 2 ** 20
 MAX_BYTES = {
     "creature file": 16 * MiB,
     "recipe": 4 * MiB,
+    "sketch": 1 * MiB,
     "path file": 4 * MiB,
     "label file": 1 * MiB,
     "BVH file": 64 * MiB,

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.creatures.spec_checks import REACH
 from gaitforge.errors import SpecError, brief
 from gaitforge.inputs import RUN_SPEED

@@ -44,7 +44,10 @@ class Preset:
     ``rotation``: the largest joint rotation [rad] (modes hold constraints to
     first order only, so the cart walk is kept smaller); ``holding``: how its
     feet are held, checked and shown (the stance holding: the presets were
-    made and measured so, before the paired and loose holdings existed)."""
+    made and measured so, before the paired and loose holdings existed);
+    pinned: whether its stance feet may be pinned (the jump's cannot: the
+    stance holding's IK, asked to hold both feet and the root, turns the
+    forearms and the head round and round)."""
 
     name: str
     creature: str
@@ -55,6 +58,7 @@ class Preset:
     offset: bool = False
     rotation: float = heuristics.ROTATION
     holding: HoldingStrategy = HoldingStrategy.STANCE
+    pinned: bool = True
 
     @property
     def pose(self) -> str:
@@ -68,7 +72,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset("dog-gallop", "dog", "gallop", "dog transverse gallop: pairs land in quick succession"),
     Preset("human-walk", "human", "walk", "human walk in the T-pose, arms out"),
     Preset("human-run", "human", "run", "human run in the bent-knee, bent-elbow rest pose", rest_pose="human_run"),
-    Preset("human-jumping", "human", "jump", "human jumping on the spot, knees and feet together"),
+    Preset("human-jumping", "human", "jump", "human jumping on the spot, knees and feet together", pinned=False),
     Preset("human-jumping-jacks", "human", "jumping_jacks",
            "human jumping jacks, weight shifted onto one leg by a posture offset", offset=True),
     Preset("human-run-stable-head", "human", "run", "human run with the head's orientation locked",
@@ -123,6 +127,53 @@ def weight_shift_offset(char: Character, modal_basis, taken=()) -> GaitTerm:
     best = max(ok, key=lambda d: np.mean([abs(f.lateral) for f in d.feet]) / d.frequency)
     rot = float(gait_features.joint_rotations(char, modal_basis.shapes[:, [best.index]])[0])
     return GaitTerm(best.index, 0.0, 0.0, 0.0, offset=OFFSET_ROTATION / rot)
+
+
+def natural_froude(creature: str, gait: str) -> float | None:
+    """The Froude number a gait is made at when no speed is asked: the
+    gait's typical one (``GaitSpec.typical_froude``) where its speeds were
+    measured on built-in ``creature`` (``GaitSpec.speed_ranges``,
+    docs/gait_speeds.md); None elsewhere (no such gait, no speed law, or a
+    creature whose speeds nobody measured: the Kry09 clip)."""
+    from gaitforge.motion.gaits import GAITS
+
+    spec = GAITS.get(gait)
+    if spec is None or creature not in spec.speed_ranges:
+        return None
+    return spec.typical_froude
+
+
+def has_speed(preset: Preset) -> bool:
+    """Whether ``preset`` can be made at a speed (:func:`at_speed`): its gait
+    has a speed law on its creature, and it asks for no extra constraints
+    (a locked head, hands on a cart: the at-speed pipeline's holding moves
+    the feet by IK and swings the arms, which would break them)."""
+    return not preset.constraints and natural_froude(preset.creature, preset.gait) is not None
+
+
+def at_speed(name: str, *, speed: float | None = None, froude: float | None = None, pinned: bool = True,
+             strict: bool = False):
+    """Preset ``name``'s gait at ``speed`` [m/s] or Froude number ``froude``
+    (neither: the gait's typical one) on the preset's rest pose and with its
+    constraints, by the at-speed machinery
+    (:func:`gaitforge.motion.speed.suggest_at_speed`): (character, basis,
+    recipe named after the preset). Its gait must have a speed law."""
+    from gaitforge.errors import GaitforgeError
+    from gaitforge.motion import speed as speeds
+    from gaitforge.motion.mode_selection import pool_size
+
+    p = get(name)
+    if not has_speed(p):
+        why = (f"its gait {p.gait!r} has no speed law on {p.creature}" if not p.constraints else
+               f"the at-speed holding (feet IK, arm swing) does not keep its constraints ({', '.join(p.constraints)})")
+        raise GaitforgeError(f"{p.name}: {why}; it has the Kry09 clip only (no speed or Froude number)")
+    char = character(p)
+    modal_basis = compute_modes(char, count=pool_size(char), constraints=p.constraints)
+    recipe = speeds.suggest_at_speed(char, p.gait, modal_basis, speed=speed, froude=froude, pinned=pinned,
+                                     strict=strict)[0]
+    recipe = replace(recipe, name=p.name, creature=p.creature, rest_pose=p.rest_pose, constraints=p.constraints,
+                     description=f"{p.name}: the {p.gait} at speed. {recipe.description}")
+    return char, modal_basis, recipe
 
 
 def build(name: str, char: Character | None = None, modal_basis=None, *, pinned: bool = False,

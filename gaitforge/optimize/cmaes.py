@@ -52,7 +52,7 @@ import numpy as np
 from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
 from gaitforge.errors import GaitforgeError, NotMetError
 from gaitforge.optimize.problem import OBJECTIVES, Score
-from gaitforge.sim.batch import candidate_seeds
+from gaitforge.sim.batch import candidate_seeds, check_work
 
 FAILED = 1.0e3  # objective of a diverged or invalid candidate
 
@@ -105,12 +105,13 @@ def objective_value(score: Score, objective: str) -> float:
 
 
 def violation(score: Score, tol: float) -> float:
-    """c(x) = max(0, r − r_tol), 0 for an unconstrained run; FAILED when diverged."""
+    """c(x) = max(0, r − r_tol) (0 for an unconstrained cycle) plus the
+    avoided modes' excess over their barrier (``Score.barrier``) and the
+    shortfall of the least travel (``Score.slow``); FAILED when diverged."""
     if score.failed:
         return FAILED
-    if math.isinf(tol):
-        return 0.0
-    return max(0.0, score.cycle_residual - tol)
+    cyclic = 0.0 if math.isinf(tol) else max(0.0, score.cycle_residual - tol)
+    return cyclic + score.barrier + score.slow
 
 
 @dataclass
@@ -159,7 +160,10 @@ def run_identity(problem, x0, settings: Settings) -> dict:
                         "heading": problem.heading,
                         "upright": None if problem.upright is None else [float(v) for v in problem.upright],
                         "physics": _physics_identity(problem),
-                        "contact_bases": bool(getattr(problem, "contact_bases", False))},
+                        "contact_bases": bool(getattr(problem, "contact_bases", False)),
+                        "avoid": [int(m) for m in getattr(problem, "avoid", ())],
+                        "barrier": float(getattr(problem, "barrier", 5.0)),
+                        "min_travel": float(getattr(problem, "min_travel", 0.0))},
             "x0": np.asarray(x0, float).tolist(),
             "settings": {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "budget"}}
 
@@ -195,9 +199,13 @@ def generation_size(settings: Settings, n: int) -> int:
     return int(settings.popsize) if settings.popsize else 4 + int(3 * math.log(max(n, 1)))
 
 
-def check_budget(settings: Settings, n: int) -> None:
+def check_budget(settings: Settings, n: int, steps: float | None = None) -> None:
     """Refuse a budget smaller than one generation of an n-dimensional search
-    (the population never overrides the budget)."""
+    (the population never overrides the budget), and one whose simulations
+    of ``steps`` physics steps each (when given) are more than one job may
+    run (``sim.batch.check_work``)."""
+    if steps is not None:
+        check_work(settings.budget, steps, "optimize (lower the budget or the seconds)")
     size = generation_size(settings, n)
     if size > settings.budget:
         raise GaitforgeError(f"budget {settings.budget} is smaller than one CMA-ES generation of {size} "
@@ -235,7 +243,7 @@ def optimize(problem, x0: np.ndarray, settings: Settings, evaluator, *, checkpoi
     import cma
 
     x0 = np.asarray(x0, float)
-    check_budget(settings, x0.size)
+    check_budget(settings, x0.size, getattr(problem, "steps", None))
     scale, lower, upper = problem.layout.bounds(x0)
     identity = run_identity(problem, x0, settings)
     record = (checkpoint.load(identity) if checkpoint is not None else None) or []

@@ -16,7 +16,7 @@ import numpy as np
 
 from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
 from gaitforge.errors import GaitforgeError
-from gaitforge.sim.batch import BatchEvaluator, candidate_seeds
+from gaitforge.sim.batch import BatchEvaluator, candidate_seeds, check_work
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,6 +64,7 @@ def landscape(problem, magnitudes: np.ndarray, phases: np.ndarray, frequency: fl
         raise GaitforgeError(f"frequency must be a positive finite number, got {frequency!r}")
     A, P = np.asarray(magnitudes, float), np.asarray(phases, float)
     cands = [np.array([a, a, g, 1.0 / frequency]) for a in A for g in P]
+    check_work(len(cands), problem.steps, "landscape (lower the grid or the seconds)")
     with BatchEvaluator(problem, workers=workers, ray=ray) as ev:
         scores = ev.map(cands, candidate_seeds(seed, 0, len(cands)), progress)
     shape = (len(A), len(P))

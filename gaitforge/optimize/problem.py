@@ -42,7 +42,12 @@ class Score(NamedTuple):
     dx [m] signed travel along x; speed [m/s] distance over the horizon;
     work [J]; cost_of_transport work / (m g distance) (dimensionless, inf
     without forward travel); cycle_residual
-    (dimensionless, inf when diverged); diverged: the report, or None."""
+    (dimensionless, inf when diverged); diverged: the report, or None;
+    survived: for a fall, the share of the horizon it stayed up; barrier:
+    how far the avoided modes went past their barrier
+    (:func:`gaitforge.optimize.sketch.barrier_excess`, 0 inside it); slow:
+    the share of the problem's ``min_travel`` it fell short of (0: it went
+    at least that far)."""
 
     distance: float
     dx: float
@@ -52,6 +57,8 @@ class Score(NamedTuple):
     cycle_residual: float
     diverged: str | None
     survived: float | None = None
+    barrier: float = 0.0
+    slow: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -80,14 +87,20 @@ class ModalProblem:
     candidate over its joint-speed or penetration limit has failed;
     contact_bases: candidates drive each contact state's modes
     (``control.modal.contact_bases``; the stance bases computed once per
-    process).
+    process). avoid: elastic modes whose share of each candidate's motion
+    is bounded (a sketch's, :mod:`gaitforge.optimize.sketch`), each to the
+    coordinate that turns its most-turned joint by ``barrier`` [deg]; the
+    excess is ``Score.barrier``, a constraint. min_travel [m]: the least
+    travel over the horizon (0: none); the shortfall is ``Score.slow``, a
+    constraint too.
     """
 
     def __init__(self, creature, *, modes: tuple[int, ...] = (0, 1), seconds: float = 5.0, ramp: float = 0.5,
                  start_noise: float = 0.0, name: str | None = None, heading: float | None = None,
                  layout: Layout | None = None, upright: tuple[float, float] | None = None,
                  timestep: float | None = None, halved: bool = True, strict_limits: bool = True,
-                 contact_bases: bool = False):
+                 contact_bases: bool = False, avoid: tuple[int, ...] = (), barrier: float = 5.0,
+                 min_travel: float = 0.0):
         if heading is not None and not (isinstance(heading, (int, float)) and math.isfinite(heading)):
             raise GaitforgeError(f"heading must be a finite angle in radians or None, got {heading!r}")
         self.heading = None if heading is None else float(heading)
@@ -114,6 +127,17 @@ class ModalProblem:
         self._stance_cache: dict = {}
         self.creature = creature
         self.modes = tuple(dict.fromkeys(m for m, _, _ in layout.terms))  # the driven modes
+        avoid = tuple(avoid)
+        if any(isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0 for m in avoid) \
+                or len(set(avoid)) != len(avoid) or set(avoid) & set(self.modes):
+            raise GaitforgeError(f"avoid must be distinct mode indices none of which is driven, got {avoid!r}")
+        if not (isinstance(barrier, (int, float)) and math.isfinite(barrier) and 0 < barrier <= 90):
+            raise GaitforgeError(f"barrier must be a joint rotation above 0 up to 90 degrees, got {barrier!r}")
+        self.avoid, self.barrier = tuple(int(m) for m in avoid), float(barrier)
+        if not (isinstance(min_travel, (int, float)) and math.isfinite(min_travel) and min_travel >= 0):
+            raise GaitforgeError(f"min_travel must be a distance of 0 m or more, got {min_travel!r}")
+        self.min_travel = float(min_travel)
+        self._barrier_cache = None
         self.seconds, self.ramp, self.start_noise = float(seconds), float(ramp), float(start_noise)
         if callable(creature) and not isinstance(creature, str):  # a picklable factory of the Character
             self.creature_name = creature().name
@@ -126,6 +150,7 @@ class ModalProblem:
         state = dict(self.__dict__)
         state["_cache"] = None
         state["_stance_cache"] = {}
+        state["_barrier_cache"] = None
         return state
 
     @property
@@ -147,6 +172,25 @@ class ModalProblem:
                 character = Character.from_spec(spec)
             self._cache = (character, compute_modes(character, count=max(self.layout.modes) + 1))
         return self._cache
+
+    def barrier_fit(self):
+        """(shapes (nv, k), avoided columns (a,), bounds (a,)): the modes the
+        motion is fitted by (every elastic mode up to the highest driven or
+        avoided), which of them are avoided, and each one's largest
+        coordinate; built once per process (the driven basis stays
+        :meth:`setup`'s, so that a recipe replays exactly)."""
+        if self._barrier_cache is None:
+            from gaitforge.modal import compute_modes
+            from gaitforge.motion.gait_features import joint_rotations
+
+            character, basis = self.setup()
+            count = max(self.modes + self.avoid) + 1
+            fit = basis if basis.count >= count else compute_modes(character, count=count)
+            shapes = np.asarray(fit.shapes, float)[:, :count]
+            per_unit = joint_rotations(character, shapes[:, list(self.avoid)])
+            self._barrier_cache = (shapes, np.array(self.avoid, int),
+                                   math.radians(self.barrier) / np.maximum(per_unit, 1e-12))
+        return self._barrier_cache
 
     def recipe(self, x: np.ndarray, description: str = "") -> GaitRecipe:
         """The :class:`GaitRecipe` of parameter vector ``x`` (see :class:`Layout`)."""
@@ -170,17 +214,21 @@ class ModalProblem:
         dt = self.physics().timestep
         return (dt, 0.5 * dt) if self.halved else (dt,)
 
+    @property
+    def steps(self) -> float:
+        """Physics steps one candidate costs: its seconds at each of :attr:`timesteps`."""
+        return sum(self.seconds / dt for dt in self.timesteps)
+
     def rollout(self, x: np.ndarray, seed: int = 0, timestep: float | None = None):
         """The :class:`ModalRollout` of candidate ``x`` at ``timestep`` [s]
         (default: the first of :attr:`timesteps`)."""
         from gaitforge.control.modal import run_recipe
+        from gaitforge.control.modal.rollout import kicked_start
 
         character, basis = self.setup()
         initial = None
         if self.start_noise > 0:
-            rng = np.random.default_rng(seed)
-            qvel = basis.shapes[:, list(self.modes)] @ (self.start_noise * rng.standard_normal(len(self.modes)))
-            initial = (character.rest_qpos.copy(), qvel)
+            initial = kicked_start(character, basis, self.modes, self.start_noise, seed)
         return run_recipe(character, self.recipe(x), self.seconds, ramp=self.ramp, basis=basis, initial=initial,
                           upright=self.upright, physics=self.physics(),
                           timestep=self.timesteps[0] if timestep is None else timestep,
@@ -208,17 +256,33 @@ class ModalProblem:
             return Score(0.0, 0.0, 0.0, 0.0, math.inf, math.inf, f"{r.divergence} at the {1000 * timestep:g} ms step",
                          min(1.0, r.divergence.time / self.seconds))
         s = summarize(r, character.mass)  # cycles of the stride, the recipe's lowest frequency
+        excess = self._barrier_excess(character, r) if self.avoid and r.ok else 0.0
         if self.heading is None or not r.ok:
-            return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged)
+            return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged,
+                         barrier=excess, slow=self._slow(s.distance))
         travel = float(r.displacement @ (math.cos(self.heading), math.sin(self.heading)))
         cot = s.work / (character.mass * 9.81 * travel) if travel > 1e-9 else math.inf
-        return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None)
+        return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None, barrier=excess,
+                     slow=self._slow(travel))
+
+    def _slow(self, travel: float) -> float:
+        """The share of ``min_travel`` that ``travel`` [m] fell short of."""
+        return max(0.0, 1.0 - travel / self.min_travel) if self.min_travel > 0 else 0.0
+
+    def _barrier_excess(self, character, r) -> float:
+        """How far the avoided modes went past their barrier in rollout ``r``, after the ramp."""
+        from gaitforge.optimize.sketch import barrier_excess, mode_content
+
+        shapes, cols, bounds = self.barrier_fit()
+        late = r.clip.qpos[r.times >= self.ramp] if len(r.times) == len(r.clip.qpos) else r.clip.qpos
+        return barrier_excess(mode_content(character, shapes, late)[:, cols], bounds)
 
 
 def worse(scores: list[Score]) -> Score:
     """The worse of scores of one candidate at several steps (none failed):
     the shortest travel with its dx, speed and work, the largest cost of
-    transport and cycle residual."""
+    transport, cycle residual, barrier excess and shortfall."""
     low = min(scores, key=lambda s: s.distance)
     return low._replace(cost_of_transport=max(s.cost_of_transport for s in scores),
-                        cycle_residual=max(s.cycle_residual for s in scores))
+                        cycle_residual=max(s.cycle_residual for s in scores),
+                        barrier=max(s.barrier for s in scores), slow=max(s.slow for s in scores))

@@ -21,7 +21,8 @@ from a base seed and the candidate's global index (``numpy.random.SeedSequence``
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
+import threading
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, Callable, Sequence
@@ -75,12 +76,58 @@ def _result(returned: tuple[Any, list[str]]) -> Any:
     return result
 
 
+def _quiet_cancelled_futures(previous):
+    """A ``threading.excepthook`` that drops one known error of Python 3.11's
+    process pool: when a worker dies (a SIGTERM to the whole process group)
+    after the batch's futures were cancelled, the pool's manager thread tries
+    to mark the cancelled futures broken and raises ``InvalidStateError``
+    with a traceback (Python 3.12 ignores it there). Every other thread
+    error goes to ``previous``."""
+
+    def hook(args) -> None:
+        frames, tb = [], args.exc_traceback
+        while tb is not None:
+            frames.append(tb.tb_frame.f_code.co_name)
+            tb = tb.tb_next
+        if args.exc_type is InvalidStateError and "terminate_broken" in frames:
+            return
+        previous(args)
+
+    return hook
+
+
+_HOOK_LOCK = threading.Lock()
+
+
+def _install_pool_hook() -> None:
+    """Install :func:`_quiet_cancelled_futures` once per process."""
+    with _HOOK_LOCK:
+        if not getattr(threading.excepthook, "_gaitforge_pool", False):
+            hook = _quiet_cancelled_futures(threading.excepthook)
+            hook._gaitforge_pool = True  # type: ignore[attr-defined]
+            threading.excepthook = hook
+
+
 # Worker processes start by importing the main script again (forkserver): one
 # without an ``if __name__ == "__main__":`` guard starts its work anew in each
 # worker, which then dies.
 _BROKEN = ("a worker process stopped before it returned a result (if this runs from a script, put the script's "
            "work under if __name__ == \"__main__\": — each worker imports the script again; else the machine may "
            "be out of memory); workers=1 runs without them")
+
+
+MAX_STEPS = 1e10  # physics steps one batch job may ask for: about a day on one core at ~10⁵ steps/s
+
+
+def check_work(candidates: int, steps_each: float, what: str) -> None:
+    """Refuse, before any work, a job of ``candidates`` simulations of
+    ``steps_each`` physics steps each past :data:`MAX_STEPS` in all;
+    ``what`` names the job and what lowers it in the message."""
+    total = float(candidates) * float(steps_each)
+    if not total <= MAX_STEPS:
+        raise GaitforgeError(f"{what}: {candidates} simulations of {steps_each:.3g} physics steps each is "
+                             f"{total:.3g} steps, more than the {MAX_STEPS:.0e} one job may run (about a day "
+                             "on one core)")
 
 
 def candidate_seeds(base_seed: int, start: int, count: int) -> list[int]:
@@ -137,14 +184,18 @@ class BatchEvaluator:
             self._start_ray()
         elif self.workers > 1:
             # forkserver: workers start clean (no copy of this process' MuJoCo or thread state).
+            _install_pool_hook()
             self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("forkserver"),
                                              initializer=_init_worker, initargs=(self.problem,))
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            if exc_type is not None:  # stopping early (an error, Ctrl-C, SIGTERM): running candidates are abandoned
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
         for actor in self._actors:  # give the cluster its CPUs back
             self._ray.kill(actor)
         self._actors, self._remote = [], None
@@ -197,16 +248,32 @@ class BatchEvaluator:
                 if progress:
                     progress(i + 1)
             return out
-        chunk = 1  # rollouts take ~0.1–1 s: balance beats saving a few ms of messaging
+        # One job per task: rollouts take ~0.1–1 s, so balance beats saving a few ms of messaging.
+        futures = [self._pool.submit(_call, job) for job in jobs]
         out = []
         try:
-            for i, r in enumerate(self._pool.map(_call, jobs, chunksize=chunk)):
-                out.append(_result(r))
+            for i, future in enumerate(futures):
+                out.append(_result(_wait(future)))
                 if progress:
                     progress(i + 1)
         except BrokenProcessPool:
             raise GaitforgeError(_BROKEN) from None
+        finally:
+            for future in futures:
+                future.cancel()
         return out
+
+
+def _wait(future) -> Any:
+    """``future``'s result, waited for in short slices: a signal the system
+    hands to another thread of this process (the pool's) reaches Python's
+    handler only when the main thread next runs Python code, and one long
+    wait would keep it from that until the candidate finishes."""
+    while True:
+        try:
+            return future.result(timeout=0.2)
+        except TimeoutError:
+            continue
 
 
 def evaluate_batch(problem, candidates: Sequence[np.ndarray], seeds: Sequence[int], *, workers: int | None = None,

@@ -24,10 +24,14 @@ joint receives exactly the bound. The clip is explicit: under MuJoCo's
 implicit integrators a clipped step still carries the implicit part of the
 joint's damper (``discrete``: of its spring too); what the joints received
 is read back from the equation of motion in
-``tests/test_joint_torques_only.py``. Joint speed is *measured*, not
-enforced: slowing a joint with damping beyond a threshold would hide the
-demand, not meet it, so the peak is reported and tests assert it stays
-under the bound (each step's speed is read at its start).
+``tests/test_joint_torques_only.py``. Joint speed is enforced by a
+torque–speed envelope, as a motor's or a muscle's: a rotational joint's
+drive *along its motion* may be its full bound up to 90 % of the speed
+limit and falls linearly to zero at the limit (:data:`TAPER`), so no drive
+speeds a joint past its limit; drive against the motion (braking) is never
+reduced. Gravity, contacts and the other joints can still carry a joint
+past the limit, so the peak speed is reported and tests bound it (each
+step's speed is read at its start).
 
 The joints on the first body (a free joint, or a planar creature's slides
 and hinge) place the creature in the world and are not driven.
@@ -44,13 +48,16 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 
+TAPER = 0.1  # share of the speed limit over which a joint's drive along its motion fades to zero
+
 
 @dataclass(frozen=True)
 class JointLimits:
     """length [m]: the characteristic length L; torque: bound on each
     rotational joint's drive torque, × m g L; force: bound on each slide
     joint's drive force, × m g; speed [rad/s]: bound on each rotational
-    joint's angular speed (measured and reported, not enforced)."""
+    joint's angular speed (the drive along the motion fades to zero at it;
+    the peak reached is reported)."""
 
     length: float
     torque: float = 3.0
@@ -104,11 +111,14 @@ def _clip(passive, applied, qvel, sdof, sbound, srot, bdof, bbound, wbound, out,
     (the controller's, (nv,)) plus, on each joint whose drive (``passive``
     + ``applied``) exceeds its bound, what brings the drive to the bound.
     Scalar joints: DOFs ``sdof``, bounds ``sbound`` [N m or N], ``srot``
-    true for hinges (whose speed counts); ball joints: first DOFs ``bdof``,
-    bound ``bbound`` [N m] on the norm. ``drive`` and ``speed`` (per joint,
-    scalar joints first) keep the peaks as fractions of the bounds, the
-    speed (``qvel`` at the step's start) of ``wbound`` [rad/s]. Returns
-    whether any drive was clipped. Compiled with numba where available."""
+    true for hinges (whose speed counts and whose drive along the motion
+    follows the torque–speed envelope of ``wbound`` [rad/s]); ball joints:
+    first DOFs ``bdof``, bound ``bbound`` [N m] on the norm, the envelope
+    on the drive's component along the rotation. ``drive`` and ``speed``
+    (per joint, scalar joints first) keep the peaks as fractions of the
+    bounds (the drive before any clip), the speed (``qvel`` at the step's
+    start) of ``wbound``. Returns whether any drive was clipped. Compiled
+    with numba where available."""
     out[:] = applied
     clipped = False
     ns = sdof.shape[0]
@@ -118,28 +128,40 @@ def _clip(passive, applied, qvel, sdof, sbound, srot, bdof, bbound, wbound, out,
         r = abs(t) / sbound[i]
         if r > drive[i]:
             drive[i] = r
-        if r > 1.0:
-            out[a] = applied[a] + math.copysign(sbound[i], t) - t
-            clipped = True
+        cap = sbound[i]
         if srot[i]:
-            w = abs(qvel[a]) / wbound
-            if w > speed[i]:
-                speed[i] = w
+            w = abs(qvel[a])
+            if w / wbound > speed[i]:
+                speed[i] = w / wbound
+            if t * qvel[a] > 0.0:
+                cap *= min(1.0, max(0.0, (wbound - w) / (TAPER * wbound)))  # the torque–speed envelope
+        if abs(t) > cap:
+            out[a] = applied[a] + math.copysign(cap, t) - t
+            clipped = True
     for k in range(bdof.shape[0]):
         a = bdof[k]
         t0, t1, t2 = passive[a] + applied[a], passive[a + 1] + applied[a + 1], passive[a + 2] + applied[a + 2]
         r = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2) / bbound
         if r > drive[ns + k]:
             drive[ns + k] = r
+        c0, c1, c2 = t0, t1, t2
         if r > 1.0:
-            f = 1.0 / r - 1.0
-            out[a] += t0 * f
-            out[a + 1] += t1 * f
-            out[a + 2] += t2 * f
+            c0, c1, c2 = t0 / r, t1 / r, t2 / r
+        w0, w1, w2 = qvel[a], qvel[a + 1], qvel[a + 2]
+        w = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+        if w / wbound > speed[ns + k]:
+            speed[ns + k] = w / wbound
+        if w > 0.0:
+            along = (c0 * w0 + c1 * w1 + c2 * w2) / w  # the drive's component along the rotation [N m]
+            cap = bbound * min(1.0, max(0.0, (wbound - w) / (TAPER * wbound)))
+            if along > cap:
+                f = (along - cap) / w
+                c0, c1, c2 = c0 - f * w0, c1 - f * w1, c2 - f * w2
+        if c0 != t0 or c1 != t1 or c2 != t2:
+            out[a] += c0 - t0
+            out[a + 1] += c1 - t1
+            out[a + 2] += c2 - t2
             clipped = True
-        w = math.sqrt(qvel[a] ** 2 + qvel[a + 1] ** 2 + qvel[a + 2] ** 2) / wbound
-        if w > speed[ns + k]:
-            speed[ns + k] = w
     return clipped
 
 

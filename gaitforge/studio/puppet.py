@@ -15,23 +15,19 @@ smoothly. The joints are driven by the modal controller's own limited drive
 """
 from __future__ import annotations
 
-import collections
 import copy
 import math
-import threading
-import time
 
 import mujoco
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib
+from gaitforge.studio.live import LiveSim
 
 FILTER_TAU = 0.07       # [s] time constant of the slider filter (critically damped)
 PUPPET_ROTATION = math.radians(30.0)  # [rad] largest joint rotation of a puppet mode at slider ±1
 RAMP = 0.5              # [s] the recipe's amplitudes fade in over this long
-RECORD_SECONDS = 10.0   # [s] of simulated motion kept for downloads and the footfall diagram
-MAX_CATCH_UP = 0.05     # [s] of simulated time at most per loop turn (a slow machine falls behind, not over)
 DLS_DAMPING = 0.05      # [m] λ of the damped least squares that turns a dragged point into puppet targets
 MAX_REACH = 0.15        # [m] the error a drag asks for at once (farther targets are approached in steps)
 MAX_PUPPET = 1.5        # puppet targets stay within this many slider units
@@ -56,7 +52,7 @@ class CriticalFilter:
         return self.x
 
 
-class PuppetSim:
+class PuppetSim(LiveSim):
     """The simulated creature of physics mode (module docstring).
 
     character, basis (stiffness scale 1), recipe (or None: only the puppet
@@ -64,6 +60,9 @@ class PuppetSim:
     few by sliders (:meth:`set_target`), all of them by dragging a body
     (:meth:`reach`; the studio gives it every computed mode: three low modes
     alone cannot place a paw). Thread-safe: every public method takes the lock."""
+
+    max_catch_up = 0.05  # [s] of simulated time at most per loop turn (a slow machine falls behind, not over)
+    thread_name = "gaitforge-puppet"
 
     def __init__(self, character, basis: lib.ModalBasis, recipe: lib.GaitRecipe | None, puppet: tuple[int, ...],
                  *, tau: float = FILTER_TAU):
@@ -81,21 +80,13 @@ class PuppetSim:
         self.filter = CriticalFilter(len(self.puppet), tau)
         unit = [lib.peak_rotation(character, basis, (lib.GaitTerm(p, 0.0, 0.0, 0.0, 1.0),)) for p in self.puppet]
         self.scale = np.array([PUPPET_ROTATION / max(u, 1e-9) for u in unit])  # modal units per slider unit
-        self.lock = threading.Lock()
-        self.rate = 1.0
-        self.paused = False     # the page's Pause: the thread simulates nothing until Play
+        self._start_live()
         self.drive_recipe = recipe is not None
-        self.real_time_factor = 0.0
-        self.steps_per_second = 0.0
+        self._next_reach = 0.0  # [s] perf_counter time of the next reach while a handle is held
         self.push_force = np.zeros(3)  # [N] applied at the root body while push_until > time
         self._push_until = -1.0
         self._push_body = 1
         self._goal: tuple[int, np.ndarray] | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._record: collections.deque = collections.deque(maxlen=int(RECORD_SECONDS * 30))
-        self._record_every = 1.0 / 30.0
-        self._next_record = 0.0
         self.set_recipe(recipe)
         self.reset()
 
@@ -165,11 +156,6 @@ class PuppetSim:
         """The handle was let go: the targets stay where they are."""
         self._goal = None
 
-    def body_position(self, body: int) -> np.ndarray:
-        """World position (3,) [m] of ``body``'s origin now."""
-        with self.lock:
-            return self.data.xpos[body].copy()
-
     def push(self, force: tuple[float, float, float], seconds: float = 0.2, body: int = 1) -> None:
         """Push ``body`` (default the root) at its centre of mass with ``force``
         [N] (world frame) for ``seconds`` of simulated time."""
@@ -189,8 +175,7 @@ class PuppetSim:
             mujoco.mj_forward(self.model, self.data)
             self.filter.x[:] = 0.0
             self.filter.v[:] = 0.0
-            self._record.clear()
-            self._next_record = 0.0
+            self._clear_record()
 
     # ------------------------------------------------------------ stepping
     def _references(self, t: float) -> None:
@@ -201,8 +186,8 @@ class PuppetSim:
         c[n:] = self.filter.step(self.dt)
         p.set_references(m, c)
 
-    def advance(self, seconds: float) -> None:
-        """Simulate ``seconds`` [s] (whole steps) under the lock."""
+    def advance(self, seconds: float) -> int:
+        """Simulate ``seconds`` [s] (whole steps) under the lock; returns the steps taken."""
         with self.lock:
             m, d = self.model, self.data
             steps = max(0, int(round(seconds / self.dt)))
@@ -215,72 +200,16 @@ class PuppetSim:
                     d.xfrc_applied[self._push_body, :3] = 0.0
                     self._push_until = -1.0
                 mujoco.mj_step(m, d)
-                if d.time >= self._next_record:
-                    self._record.append(d.qpos.copy())
-                    self._next_record += self._record_every
+                self._record_frame()
             if not np.all(np.isfinite(d.qpos)):
                 mujoco.mj_resetData(m, d)
                 d.qpos[:] = self.character.rest_qpos
                 mujoco.mj_forward(m, d)
+        return steps
 
-    def qpos(self) -> np.ndarray:
-        """A copy of the simulated generalized coordinates (nq,)."""
-        with self.lock:
-            return self.data.qpos.copy()
-
-    def upright(self) -> float:
-        """cos of the root's tilt from vertical (1 upright, below 0.5: fallen)."""
-        with self.lock:
-            w, x, y, z = self.data.qpos[3:7] if self.model.nq >= 7 else (1.0, 0.0, 0.0, 0.0)
-        return float(1.0 - 2.0 * (x * x + y * y))
-
-    def sim_time(self) -> float:
-        with self.lock:
-            return float(self.data.time)
-
-    def recorded(self, fps: float) -> lib.MotionClip | None:
-        """The last :data:`RECORD_SECONDS` of simulated motion as a clip at 30 frames/s (None: under 2 frames)."""
-        with self.lock:
-            frames = list(self._record)
-        if len(frames) < 2:
-            return None
-        return lib.MotionClip(30.0, np.array(frames), self.character.name)
-
-    # ------------------------------------------------------------ the thread
-    def start(self) -> None:
-        """Simulate in real time × ``rate`` on a daemon thread until :meth:`stop`."""
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="gaitforge-puppet", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
-        self._thread = None
-
-    def _loop(self) -> None:
-        last = time.perf_counter()
-        window_wall, window_sim, window_steps = last, 0.0, 0
-        next_reach = last
-        while not self._stop.is_set():
-            now = time.perf_counter()
-            goal = self._goal
-            if goal is not None and now >= next_reach:
-                next_reach = now + REACH_PERIOD
-                self.reach(*goal)
-            due = 0.0 if self.paused else min((now - last) * self.rate, MAX_CATCH_UP)
-            last = now
-            if due >= self.dt:
-                self.advance(due)
-                window_sim += due
-                window_steps += int(round(due / self.dt))
-            elapsed = time.perf_counter() - window_wall
-            if elapsed >= 1.0:
-                # simulated seconds per wall second, against what was asked (rate)
-                self.real_time_factor = window_sim / elapsed
-                self.steps_per_second = window_steps / elapsed
-                window_wall, window_sim, window_steps = time.perf_counter(), 0.0, 0
-            time.sleep(0.002)
+    def _each_turn(self, now: float) -> None:
+        """While a drag handle is held: :meth:`reach` for it every :data:`REACH_PERIOD` of wall time."""
+        goal = self._goal
+        if goal is not None and now >= self._next_reach:
+            self._next_reach = now + REACH_PERIOD
+            self.reach(*goal)

@@ -14,21 +14,14 @@ again at the new speed. Pushes and the drag handle apply forces
 """
 from __future__ import annotations
 
-import collections
 import math
-import threading
-import time
 
 import mujoco
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
-from gaitforge.studio import library as lib
+from gaitforge.studio.live import LiveSim
 
-RECORD_FPS = 30.0       # [frames/s] of the recorded motion (downloads, footfall diagram)
-RECORD_SECONDS = 10.0   # [s] of simulated motion kept
-MAX_CATCH_UP = 0.2      # [s] of simulated time at most per loop turn: a pause of the thread (the page's
-#                          footfall analysis holds the interpreter) is made up; a slower machine falls behind
 DRAG_STIFFNESS = 5.0    # [1/m] the drag handle pulls a body with (body weight) × this × distance
 DRAG_LIMIT = 2.0        # the drag's pull is at most this many body weights
 
@@ -40,21 +33,13 @@ def runnable(entry) -> bool:
 
 def live_command(controller, gait: str, speed: float, turn_rate: float) -> bool:
     """Give ``controller`` a new speed [m/s] and turn rate [rad/s] without a
-    restart, where it takes commands live (it has a ``commander`` with a
-    schedule, ``control.skills.commands.Commander``); False where it does not."""
-    commander = getattr(controller, "commander", None)
-    if commander is None or getattr(commander, "follower", None) is not None:
-        return False
-    from gaitforge.control.skills.commands import Command
-
-    commander.schedule = [Command(0.0, gait, float(speed))]
-    commander.turn_rate = float(turn_rate)
-    # the controller reads its commander when a schedule entry falls due: now
-    controller._due = -math.inf
-    return True
+    restart, where it takes commands live (a ``command(gait, speed,
+    turn_rate)`` method: the skills controller); False where it does not."""
+    command = getattr(controller, "command", None)
+    return bool(command(gait, speed, turn_rate)) if callable(command) else False
 
 
-class RunnerSim:
+class RunnerSim(LiveSim):
     """A registry entry's controller simulated on a thread (module docstring).
 
     entry: a ``control.entry.Entry`` (:func:`runnable`); character: the
@@ -62,6 +47,10 @@ class RunnerSim:
     gait's range: refused, as ``gaitforge run`` refuses it); turn_rate
     [rad/s] (refused for an entry that does not turn on command).
     Thread-safe: every public method takes the lock."""
+
+    # a pause of the thread (the page's footfall analysis holds the interpreter) is made up to this [s]
+    max_catch_up = 0.2
+    thread_name = "gaitforge-runner"
 
     def __init__(self, entry, character, speed: float | None = None, turn_rate: float = 0.0):
         from gaitforge.control import registry
@@ -73,17 +62,10 @@ class RunnerSim:
         self.speed = entry.speed_for(speed)
         self.turn_rate = self._check_turn(turn_rate)
         registry.check_options(entry, {"turn_rate": self.turn_rate})
-        self.lock = threading.Lock()
-        self.rate = 1.0
-        self.paused = False     # the page's Pause: the thread simulates nothing until Play
-        self.real_time_factor = 0.0
-        self.steps_per_second = 0.0
+        self._start_live()
         self.fall: str | None = None
         self._push = (0, np.zeros(3), -1.0)        # (body, force [N], until [s])
         self._goal: tuple[int, np.ndarray] | None = None
-        self._record: collections.deque = collections.deque(maxlen=int(RECORD_SECONDS * RECORD_FPS))
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self._weight = float(character.mass) * 9.81
         self._build()
 
@@ -124,8 +106,7 @@ class RunnerSim:
             self.dt = float(m.opt.timestep)
             self.limiter = None if limits is None else Limiter(m, limits)
             self.fall = None
-            self._record.clear()
-            self._next_record = 0.0
+            self._clear_record()
 
     # ------------------------------------------------------------ commands
     def command(self, speed: float | None = None, turn_rate: float | None = None) -> str:
@@ -176,34 +157,11 @@ class RunnerSim:
         """Start again from rest at the commanded speed."""
         self._build()
 
-    # ------------------------------------------------------------ reading
-    def body_position(self, body: int) -> np.ndarray:
-        with self.lock:
-            return self.data.xpos[body].copy()
-
-    def qpos(self) -> np.ndarray:
-        with self.lock:
-            return self.data.qpos.copy()
-
-    def sim_time(self) -> float:
-        with self.lock:
-            return float(self.data.time)
-
-    def upright(self) -> float:
-        """cos of the root's tilt from vertical (1 upright, below 0.5: fallen)."""
-        with self.lock:
-            w, x, y, z = self.data.qpos[3:7] if self.model.nq >= 7 else (1.0, 0.0, 0.0, 0.0)
-        return float(1.0 - 2.0 * (x * x + y * y))
-
-    def recorded(self, fps: float) -> lib.MotionClip | None:
-        """The last :data:`RECORD_SECONDS` simulated as a clip at :data:`RECORD_FPS` (None: under 2 frames)."""
-        with self.lock:
-            frames = list(self._record)
-        if len(frames) < 2:
-            return None
-        return lib.MotionClip(RECORD_FPS, np.array(frames), self.character.name)
-
     # ------------------------------------------------------------ stepping
+    @property
+    def quantum(self) -> float:
+        return self.control_dt
+
     def advance(self, seconds: float) -> int:
         """Simulate ``seconds`` [s] in whole control intervals; returns the physics steps taken."""
         diverged = False
@@ -221,9 +179,7 @@ class RunnerSim:
                     mujoco.mj_step(m, d, nstep=self.nstep)
                 else:
                     self.limiter.step(m, d, self.nstep)
-                if d.time >= self._next_record:
-                    self._record.append(d.qpos.copy())
-                    self._next_record += 1.0 / RECORD_FPS
+                self._record_frame()
                 if not math.isfinite(float(d.qpos.sum())):
                     diverged = True
                     break
@@ -250,39 +206,3 @@ class RunnerSim:
             if size > DRAG_LIMIT * self._weight:
                 pull *= DRAG_LIMIT * self._weight / size
             d.xfrc_applied[b, :3] = pull
-
-    # ------------------------------------------------------------ the thread
-    def start(self) -> None:
-        """Simulate in real time × ``rate`` on a daemon thread until :meth:`stop`."""
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="gaitforge-runner", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
-        self._thread = None
-
-    def _loop(self) -> None:
-        last = time.perf_counter()
-        window_wall, window_sim, window_steps = last, 0.0, 0
-        owed = 0.0  # [s] simulated time asked for but not yet a whole control interval
-        while not self._stop.is_set():
-            now = time.perf_counter()
-            owed = 0.0 if self.paused else min(owed + (now - last) * self.rate, MAX_CATCH_UP)
-            last = now
-            if owed >= self.control_dt:
-                ticks = int(owed / self.control_dt)
-                steps = self.advance(ticks * self.control_dt)
-                owed -= ticks * self.control_dt
-                window_sim += steps * self.dt
-                window_steps += steps
-            elapsed = time.perf_counter() - window_wall
-            if elapsed >= 1.0:
-                self.real_time_factor = window_sim / elapsed
-                self.steps_per_second = window_steps / elapsed
-                window_wall, window_sim, window_steps = time.perf_counter(), 0.0, 0
-            time.sleep(0.002)

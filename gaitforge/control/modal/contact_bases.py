@@ -39,7 +39,7 @@ from typing import Iterable
 import mujoco
 import numpy as np
 
-from gaitforge.control.modal.controller import ModalController, ModalPlan, ball_quaternions, modal_coordinates
+from gaitforge.control.modal.controller import ModalController, ModalPlan, modal_coordinates
 from gaitforge.errors import GaitforgeError
 
 BLEND = 0.04  # s: a basis change completes within this long
@@ -255,15 +255,7 @@ class ContactAwareController(ModalController):
         U, U_ball = self._shapes_now(t)
         c = self._coords
         modal_coordinates(p.alpha, p.omega, p.gamma, p.beta, self._envelope(t), t, c)
-        delta = U @ c
-        model.qpos_spring[p.hinge_index] = p.rest_hinge + delta
-        if p.tendon_coef.shape[0]:
-            length = p.tendon_rest + p.tendon_coef @ delta
-            model.tendon_lengthspring[:, 0] = length
-            model.tendon_lengthspring[:, 1] = length
-        if len(p.ball_qpos):
-            ball_quaternions(U_ball @ c, p.rest_ball_T, self._quats)
-            model.qpos_spring[p.ball_spring_index] = self._quats.reshape(-1)
+        p.set_displacement(model, U @ c, U_ball @ c if len(p.ball_qpos) else None, self._quats)
         return c
 
     def compute(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:

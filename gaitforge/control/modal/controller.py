@@ -115,21 +115,24 @@ class ModalPlan:
         """Pull ``model``'s springs toward θ0 + Σ uᵢ cᵢ for modal coordinates
         ``coords`` (n,): the scalar joints' ``qpos_spring``, the coupling
         tendons' spring lengths and the ball joints' reference quaternions."""
-        delta = self.U @ coords
+        self.set_displacement(model, self.U @ coords, self.U_ball @ coords if len(self.ball_qpos) else None)
+
+    def set_displacement(self, model: mujoco.MjModel, delta: np.ndarray, ball_vectors: np.ndarray | None,
+                         out: np.ndarray | None = None) -> None:
+        """Pull ``model``'s springs toward the rest pose displaced by
+        ``delta`` (h,) on the scalar joints [rad or m] (the coupling tendons'
+        spring lengths follow) and by rotation vectors ``ball_vectors``
+        (b, 3) [rad] on the ball joints (None: no ball joints); ``out``
+        (b, 4): room for the ball quaternions (allocated when None)."""
         model.qpos_spring[self.hinge_index] = self.rest_hinge + delta
         if self.tendon_coef.shape[0]:
             length = self.tendon_rest + self.tendon_coef @ delta
             model.tendon_lengthspring[:, 0] = length
             model.tendon_lengthspring[:, 1] = length
         if len(self.ball_qpos):
-            model.qpos_spring[self.ball_spring_index] = self.ball_references(coords).reshape(-1)
-
-    def ball_references(self, coords: np.ndarray) -> np.ndarray:
-        """Spring-reference quaternions (b, 4) w, x, y, z of the ball joints for
-        modal coordinates ``coords`` (n,): rest ⊗ exp(Σ uᵢ cᵢ)."""
-        out = np.empty((len(self.ball_qpos), 4))
-        ball_quaternions(self.U_ball @ coords, self.rest_ball_T, out)  # (b, 3) rotation vectors [rad] in
-        return out
+            quats = np.empty((len(self.ball_qpos), 4)) if out is None else out
+            ball_quaternions(ball_vectors, self.rest_ball_T, quats)
+            model.qpos_spring[self.ball_spring_index] = quats.reshape(-1)
 
 
 @kernel

@@ -26,11 +26,11 @@ import numpy as np
 
 from gaitforge.control.jit import kernel
 from gaitforge.errors import GaitforgeError
+from gaitforge.sim.limits import TAPER  # one torque–speed envelope for every runner
 
 # stats slots of :func:`drive_torques`
 PEAK_TORQUE, PEAK_SPEED, PEAK_DEMAND, CLIPPED_STEPS, OVER_SPEED_STEPS = range(5)
 N_STATS = 5
-TAPER = 0.1  # fraction of the speed limit over which the drive along the motion fades out
 
 
 @kernel

@@ -383,6 +383,15 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float |
                         rec.period, getattr(controller, "report", None))
 
 
+def kicked_start(character, basis, modes, sigma: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A perturbed start for :func:`run_recipe`'s ``initial``: (the rest
+    pose (nq,), a velocity (nv,) along the elastic ``modes`` of ``basis``,
+    each mode's speed drawn from N(0, σ²) [modal units/s] with ``seed``)."""
+    modes = list(modes)
+    rng = np.random.default_rng(seed)
+    return character.rest_qpos.copy(), basis.shapes[:, modes] @ (sigma * rng.standard_normal(len(modes)))
+
+
 def run_recipe(character, recipe, seconds: float, *, ramp: float = 0.5, basis=None, physics=None,
                timestep: float | None = None, contact_bases: bool | dict = False, **kwargs) -> ModalRollout:
     """Simulate ``recipe`` (a :class:`GaitRecipe` whose terms drive modes of

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gaitforge.control.raibert import biped, kangaroo, quadruped
 from gaitforge.control.raibert.quadruped import gains as quadruped_gains
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.control.raibert.scaled import scale_model_contacts, scale_spec
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.creatures import registry

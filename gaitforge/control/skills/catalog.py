@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
-from gaitforge.control.raibert.paths import WaypointPath
+from gaitforge.control.paths import WaypointPath
 from gaitforge.control.skills import gaits
 from gaitforge.control.skills.commands import Command, Commander
 from gaitforge.control.skills.controller import SkillController
@@ -36,7 +36,9 @@ PARAMS = {
     # Its contacts at an 8 ms time constant (the creature's own is 20 ms): at 20 ms its walk, canter and
     # gallop sank 28-31 mm, the 20 mm cap of a lower leg bone at the paw ("heel") touching; at 8 ms only
     # the 45 mm paws touch, 8-19 mm deep at mid-range speeds (benchmarks/convergence.py). At 10 ms the
-    # walk's paws sank 20 mm and a quiet 0.65 m/s walk fell at 5.2 s; at 12 ms the heel touched again.
+    # walk's paws sank 20 mm, a quiet 0.65 m/s walk fell at 5.2 s and perturbed walks lost starts
+    # (0.425 m/s: 19 of 20 held, 0.65: 13 of 20); at 12 ms the heel touched again. At 8 ms the walk
+    # holds up to 0.425 m/s and the gallop, re-tuned (gaits.DOG), 1.3 m/s (SPEED_RANGES).
     "dog": SkillParams(gaits.DOG, kv=300.0 * 31.4 / 157.0, timestep=0.002, integrator="implicitfast",
                        solver="pgs", contact_timeconst=0.008),
 }

@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from gaitforge.control.jit import slot
-from gaitforge.control.raibert.paths import PathFollower, WaypointPath
+from gaitforge.control.paths import PathFollower, WaypointPath
 from gaitforge.errors import GaitforgeError
 
 

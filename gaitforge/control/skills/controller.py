@@ -182,6 +182,25 @@ class SkillController:
                 if changed >> i & 1:
                     self.regain(m, i)
 
+    def command(self, gait: str, speed: float, turn_rate: float) -> bool:
+        """Take a new command now, without a restart: ``gait`` at ``speed``
+        [m/s] turning at ``turn_rate`` [rad/s], from the next tick (the tick
+        ramps the speed at its own acceleration). False, and nothing
+        changed, when the controller follows a path (the path commands it)."""
+        from gaitforge.control.skills.commands import Command
+
+        cmd = self.commander
+        if cmd.follower is not None:
+            return False
+        if gait not in self.gait_arrays:
+            from gaitforge.errors import GaitforgeError
+
+            raise GaitforgeError(f"gait {gait!r}: this controller has {', '.join(self.gait_arrays)}")
+        cmd.schedule = [Command(0.0, gait, float(speed))]
+        cmd.turn_rate = float(turn_rate)
+        self._due = -math.inf  # read the commander at the next tick
+        return True
+
     def _command(self, t: float) -> None:
         """The commander's gait and target speed for the compiled tick (it
         ramps the speed and turns itself); with a path, the whole update

@@ -45,7 +45,7 @@ class SkillParams:
     the peaks): joint_torque, each joint's drive torque at most
     joint_torque × m g L with L the hip height at rest (the mean height of
     the four limbs' first joints, the h_hip above); joint_speed [rad/s], each
-    joint's angular speed at most this (measured, not enforced).
+    joint's angular speed at most this (its drive along the motion fades to zero at it).
     """
 
     gaits: Mapping[str, Gait]

@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from gaitforge.control.core.layout import Field, Layout
 from gaitforge.control.core.rotations import G as GRAVITY
 from gaitforge.control.jit import kernel
 from gaitforge.control.skills.kernels import axis_angle, qconj, qmul, qrot, rotvec, solve_limb
@@ -43,28 +44,44 @@ from gaitforge.control.skills.vforce import L_FRAME, L_LINKS, L_N, L_SITE, hold_
 
 STANCE, SWING = 0, 1
 
-# S: float state
-S_PHASE, S_VEL, S_COM_PREV, S_REF = 0, 1, 4, 7
-S_PLANT, S_LIFT_AT, S_LIFT_TIME, S_SWING_TIME, S_KNEE = 9, 21, 33, 37, 41
-S_SPEED, S_HEADING = 45, 46  # the commander's (commands.Commander.state)
-NS = 47
-# ints: int state
-I_MODE, I_CYCLES, I_SERVO = 0, 4, 8
-NI = 12
-# C: constants
+# The flat arrays' fields (core.layout: offsets in order, no overlaps); each name in capitals is its
+# offset, a literal to compiled code.
+S_LAYOUT = Layout("skills S", [  # float state
+    Field("phase"), Field("vel", 3, unit="m/s"), Field("com_prev", 3, unit="m"), Field("ref", 2, unit="m"),
+    Field("plant", 12, unit="m"), Field("lift_at", 12, unit="m"), Field("lift_time", 4, unit="s"),
+    Field("swing_time", 4, unit="s"), Field("knee", 4, unit="rad"),
+    Field("speed", unit="m/s"), Field("heading", unit="rad"),  # the commander's (commands.Commander.state)
+])
+(S_PHASE, S_VEL, S_COM_PREV, S_REF, S_PLANT, S_LIFT_AT, S_LIFT_TIME, S_SWING_TIME, S_KNEE, S_SPEED,
+ S_HEADING) = (S_LAYOUT[n] for n in S_LAYOUT.fields)
+NS = S_LAYOUT.size
+I_LAYOUT = Layout("skills ints", [Field("mode", 4, int), Field("cycles", 4, int), Field("servo", 4, int)],
+                  dtype=np.int64)  # int state
+I_MODE, I_CYCLES, I_SERVO = (I_LAYOUT[n] for n in I_LAYOUT.fields)
+NI = I_LAYOUT.size
+C_LAYOUT = Layout("skills C", [  # constants
+    Field("dt", unit="s"), Field("mass", unit="kg"), Field("limit"), Field("com_height", unit="m"),
+    Field("hip_height", unit="m"), Field("span", unit="m"), Field("rest_h", 2, unit="m"), Field("anchor", kind=int),
+    Field("front_first", kind=bool), Field("kp_position"), Field("kv"), Field("lead"), Field("kp_height"),
+    Field("kd_height"), Field("orient_freq", unit="Hz"), Field("orient_damping"), Field("friction"),
+    Field("regularize"), Field("max_push"), Field("swing_gravity"), Field("ipm_sagittal"), Field("ipm_coronal"),
+    Field("foot", 12, unit="m"),  # (4, 3) rest offsets hip → contact site
+    Field("accel", unit="m/s²"),  # the commander's
+])
 (C_DT, C_MASS, C_LIMIT, C_COM_HEIGHT, C_HIP_HEIGHT, C_SPAN, C_REST_H, C_ANCHOR, C_FRONT_FIRST, C_KP_POSITION,
  C_KV, C_LEAD, C_KP_HEIGHT, C_KD_HEIGHT, C_ORIENT_FREQ, C_ORIENT_DAMPING, C_FRICTION, C_REGULARIZE, C_MAX_PUSH,
- C_SWING_GRAVITY, C_IPM_SAGITTAL, C_IPM_CORONAL) = (0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-                                                    19, 20, 21, 22)
-C_FOOT = 23  # (4, 3) rest offsets hip → contact site [m]
-C_ACCEL = 35  # the commander's [m/s²]
-NC = 36
-# G: a gait
-G_LIFT_SLOW, G_SWING_SLOW, G_LIFT_FAST, G_SWING_FAST = 0, 4, 8, 12
-G_PERIOD, G_SPEEDS, G_HEIGHTS, G_PITCH, G_TWIST, G_LIFT_HEIGHT, G_LATE = 16, 18, 20, 22, 23, 24, 26
-G_NSTRIDE, G_STRIDE = 28, 29  # stride-period knots: their count, then (speed, period) pairs
+ C_SWING_GRAVITY, C_IPM_SAGITTAL, C_IPM_CORONAL, C_FOOT, C_ACCEL) = (C_LAYOUT[n] for n in C_LAYOUT.fields)
+NC = C_LAYOUT.size
 MAX_STRIDE_KNOTS = 6
-NG = G_STRIDE + 2 * MAX_STRIDE_KNOTS
+G_LAYOUT = Layout("skills G", [  # a gait (pack_gait)
+    Field("lift_slow", 4), Field("swing_slow", 4), Field("lift_fast", 4), Field("swing_fast", 4),
+    Field("period", 2, unit="s"), Field("speeds", 2, unit="m/s"), Field("heights", 2, unit="m"), Field("pitch"),
+    Field("twist"), Field("lift_height", 2, unit="m"), Field("late", 2), Field("nstride", kind=int),
+    Field("stride", 2 * MAX_STRIDE_KNOTS),  # stride-period knots: (speed, period) pairs
+])
+(G_LIFT_SLOW, G_SWING_SLOW, G_LIFT_FAST, G_SWING_FAST, G_PERIOD, G_SPEEDS, G_HEIGHTS, G_PITCH, G_TWIST,
+ G_LIFT_HEIGHT, G_LATE, G_NSTRIDE, G_STRIDE) = (G_LAYOUT[n] for n in G_LAYOUT.fields)
+NG = G_LAYOUT.size
 
 # The MjData arrays the tick reads and writes, in one window (``jit.buffer_window``):
 # ``off`` (ND, 2) holds each one's start in the window and its rows.

@@ -15,6 +15,7 @@ import math
 
 import mujoco
 
+from gaitforge.creatures.contacts import set_time_constant
 from gaitforge.control.jit import block, buffer_window, slot
 from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo
@@ -24,7 +25,7 @@ from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.core.phase import drain
 from gaitforge.control.raibert.fsm import PHASES as fsm_phases
 from gaitforge.control.raibert.fsm import PhaseMachine, StanceTimer, replay
-from gaitforge.control.raibert.paths import PathFollower, WaypointPath
+from gaitforge.control.paths import PathFollower, WaypointPath
 from gaitforge.creatures.character import Character
 from gaitforge.creatures.contacts import set_torsional_friction
 
@@ -110,9 +111,17 @@ class BipedBase:
         return K.LAYOUT.as_dict(self.kstate)
 
     # ------------------------------------------------------------ lifecycle
+    def prepare_model(self, model: mujoco.MjModel) -> None:
+        """Give the run's model copy the gains' ground contacts (so the run's
+        physics record shows them; :meth:`reset` sets them again, for a model
+        given as it is)."""
+        if self.gains.contact_timeconst > 0.0:
+            set_time_constant(model, self.gains.contact_timeconst)
+
     def reset(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Configure the run's model copy; start in flight at the apex with
         the desired velocity (RH91: the animator sets the initial state)."""
+        self.prepare_model(model)
         g, s = self.gains, self.kstate
         self.model, self.data = model, data
         self.spring, self.qfrc = model.qpos_spring, data.qfrc_applied

@@ -98,8 +98,12 @@ class KangarooHop(JumpStages):
         return self.g.control_dt
 
     def prepare_model(self, model: mujoco.MjModel) -> None:
-        """Give the run's model copy the physics step of the gains."""
+        """Give the run's model copy the physics step and the contacts' time
+        constant of the gains (so the run's physics record shows them;
+        :meth:`reset` sets the contacts again, for a model given as it is)."""
         model.opt.timestep = self.g.timestep
+        if self.g.contact_timeconst > 0.0:
+            set_time_constant(model, self.g.contact_timeconst)
 
     # ------------------------------------------------------------- protocol
     @property

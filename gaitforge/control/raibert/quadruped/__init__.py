@@ -69,13 +69,14 @@ import numpy as np
 
 from gaitforge.control.raibert.common import leg_geometry, rh91_limits, trunk_fall_check
 from gaitforge.control.raibert.fsm import PhaseMachine
-from gaitforge.control.raibert.paths import PathFollower, WaypointPath
+from gaitforge.control.paths import PathFollower, WaypointPath
 from gaitforge.control.raibert.quadruped.gains import (
     CONTROL_DT,
     FALL_HEIGHT,
     GAIT_GAINS,
     LEG_LENGTH,
     SPEED_RANGES,
+    CONTACT_TIMECONST,
     TIMESTEP,
     QuadrupedGains,
 )
@@ -102,6 +103,7 @@ from gaitforge.control.raibert.quadruped.tick import tick as compiled_tick
 from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.raibert.quadruped.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import set_time_constant
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 
@@ -148,6 +150,7 @@ class QuadrupedRunner(LegEvents):
         self.size = self.leg_length / LEG_LENGTH
         self.control_dt = CONTROL_DT * factor("time", self.size)
         self.timestep = TIMESTEP * factor("time", self.size)
+        self.contact_timeconst = CONTACT_TIMECONST * factor("time", self.size)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         self.joint_limits = rh91_limits(self.leg_length)  # enforced and reported by the runner (sim.limits)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
@@ -173,8 +176,11 @@ class QuadrupedRunner(LegEvents):
         return tuple(self._events)
 
     def prepare_model(self, model: mujoco.MjModel) -> None:
-        """Give the run's model copy the physics step this controller is tuned for."""
+        """Give the run's model copy the physics step and the ground contacts
+        this controller is tuned for (:meth:`reset` sets the contacts again,
+        for a model given as it is)."""
         model.opt.timestep = self.timestep
+        set_time_constant(model, self.contact_timeconst)
 
     def simulation_model(self) -> mujoco.MjModel:
         """A copy of the creature's model with the physics step this controller is tuned for."""
@@ -187,6 +193,7 @@ class QuadrupedRunner(LegEvents):
         lengthened for landing. Writes the hip servo gains of ``model``
         (``jnt_stiffness``, ``dof_damping``) from then on: give it a copy, as
         the runner does."""
+        set_time_constant(model, self.contact_timeconst)
         _, gait, speed = self.schedule[0]
         self._events = [(0.0, gait)]
         self._set_gait(gait, speed)

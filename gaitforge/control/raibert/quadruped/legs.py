@@ -64,7 +64,7 @@ from gaitforge.control.raibert.quadruped.virtual_legs import GAITS, GaitPattern
 
 if TYPE_CHECKING:
     from gaitforge.control.raibert.quadruped.gains import QuadrupedGains
-    from gaitforge.control.raibert.paths import PathFollower, WaypointPath
+    from gaitforge.control.paths import PathFollower, WaypointPath
 
 _TIMER_FIELDS = ("touchdown_time", "liftoff_time", "last_stance", "last_flight")  # F_TIMER slots per pair
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from gaitforge.control.raibert.paths import PathFollower, WaypointPath, distance_to_path
+from gaitforge.control.paths import PathFollower, WaypointPath, distance_to_path
 from gaitforge.errors import GaitforgeError, SpecError
 from gaitforge.io.paths import load_path, parse_path_text
 

@@ -1,4 +1,5 @@
-"""Path following for the RH91 runners: a list of waypoints becomes, at each
+"""Path following for every runner that follows paths (the RH91 biped and
+quadruped, the skills dog and gorilla): a list of waypoints becomes, at each
 moment, a desired horizontal velocity vector and a trunk heading.
 
 Pure math (numpy only). The follower chases a *carrot*: the point a fixed

@@ -1,0 +1,43 @@
+"""The one-import Python API: ``import gaitforge as gf``.
+
+Thin, typed calls into the layers that own the work (the CLI calls the same
+layers)::
+
+    import gaitforge as gf
+    dog = gf.creature("dog")                     # or a .yaml/.json/.xml/.urdf/.bvh file
+    basis = gf.modes(dog, count=8)               # natural vibration modes (ModalBasis)
+    clip = gf.animate(dog, "trot", seconds=4)    # kinematic gait (MotionClip)
+    print(gf.metrics(clip, dog))                 # duty factors, phases, speed, class
+    gf.save(clip, "trot.glb", dog)               # .glb .bvh .mp4 .gif .npz .csv
+    character, rollout = gf.run("raibert_quadruped", "bound", speed=2.0, seconds=20)
+    character, rollout = gf.run("gorilla", "ds_walk", speed=0.3, seconds=60, turn_rate=0.1)
+    character, rollout = gf.run("worm", seconds=5)  # its modal crawl; gf.runners() lists every runner
+    table = gf.push("gorilla", "trot", speeds=[0.1, 0.3])   # {speed: largest force [N]}
+    gf.push("gorilla", "ds_walk", speeds=[0.3], force=200.0, gains="thesis")  # one force, per-phase verdicts
+
+Every function checks its arguments before any work (the ranges are
+:mod:`gaitforge.inputs`', the ones the command line holds its flags to) and
+raises :class:`gaitforge.GaitforgeError` (one-line message) for bad input;
+a result no valid input makes (a clip whose joints turn round and round) is
+a :class:`gaitforge.errors.ResultError`.
+"""
+from __future__ import annotations
+
+from gaitforge.api.creatures import constraint, creature, creature_names, describe, mode_sheet, modes, tune
+from gaitforge.api.modal import sketch, sketch_recipe
+from gaitforge.api.motion import (TYPICAL, Animation, animate, animation, gait_class, load, metrics, motion_formats,
+                                  save)
+from gaitforge.api.simulation import (balance, published_pushes, push, push_results, push_speeds, run, run_plots,
+                                      runner, runner_names, runners)
+from gaitforge.control.entry import Entry, Run
+from gaitforge.creatures.character import Character
+from gaitforge.modal import ModalBasis
+from gaitforge.motion.clip import MotionClip
+from gaitforge.motion.metrics import GaitMetrics
+from gaitforge.sim import Rollout
+
+__all__ = ["creature", "creature_names", "modes", "constraint", "describe", "mode_sheet", "tune",
+           "TYPICAL", "Animation", "animate", "animation", "metrics", "gait_class", "save", "load", "motion_formats",
+           "runners", "runner", "runner_names", "push_speeds", "published_pushes", "run", "run_plots", "push",
+           "push_results", "balance", "sketch", "sketch_recipe",
+           "Character", "ModalBasis", "MotionClip", "GaitMetrics", "Rollout", "Entry", "Run"]
