@@ -84,8 +84,10 @@ SPEED_RANGES = {
     # (a fall at 35.1 s, its rear shin's drive clipped 0.5 s before; without limits 20 of 20); 0.65 held 20 of 20.
     # Since the dog's contacts are at 8 ms (PARAMS) its walk at 0.65 m/s held 16 of 20 and at 0.6 15 of 20
     # (falls from 3.6 s), so the walk ends at 0.425; its gallop (stance hips re-tuned, gaits.DOG) holds
-    # only 1.3 m/s (1.35: 2 of 20 read as no gait class; 1.4: 16 of 20 held).
-    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.425), "trot": (0.4, 1.3), "pace": (0.1, 1.1),
+    # only 1.3 m/s (1.35: 2 of 20 read as no gait class; 1.4: 16 of 20 held). With main's torque-speed
+    # envelope (sim.limits) merged, the pace at 1.1, 1.0, 0.9 and 0.8 m/s held 0 of 20 (falls from 4 s),
+    # 0.7 10 of 20; 0.1, 0.35 and 0.6 held 20 of 20, so the pace ends at 0.6.
+    "dog": {"stand": (0.0, 0.0), "walk": (0.2, 0.425), "trot": (0.4, 1.3), "pace": (0.1, 0.6),
             "canter": (0.3, 0.6), "gallop": (1.3, 1.3)},
 }
 
