@@ -109,7 +109,7 @@ def test_the_barrier_and_the_least_travel_are_constraints_of_the_problem():
      "sketch dog_sketch: mode 0 is both favoured and avoided"),
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\nspeed: 3\n",
      "speed: unknown key 'speed' (valid keys: name, creature, phases, avoid, rotation, barrier, min_speed, "
-     "description)"),
+     "upright, description)"),
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\nbarrier: .nan\n",
      "barrier: must be a number above 0 up to 90, got nan"),
 ])
