@@ -118,5 +118,5 @@ def load_sketch(path: str | os.PathLike) -> Sketch:
     if Path(path).suffix.lower() not in (".yaml", ".yml", ".json"):
         raise GaitforgeError(f"{path}: unknown sketch file extension {Path(path).suffix.lower() or '(none)'!r} "
                              "(valid: .yaml, .yml, .json)")
-    return build_from(parse_text(read_text(path, "sketch"), str(Path(path)), format_of(path)), str(Path(path)),
+    return build_from(parse_text(read_text(path, "sketch file"), str(Path(path)), format_of(path)), str(Path(path)),
                       sketch_from_dict)
