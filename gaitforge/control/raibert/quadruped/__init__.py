@@ -102,6 +102,7 @@ from gaitforge.control.raibert.quadruped.tick import tick as compiled_tick
 from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.raibert.quadruped.virtual_legs import LEG_NAMES
 from gaitforge.creatures.character import Character
+from gaitforge.creatures.contacts import set_time_constant
 from gaitforge.errors import GaitforgeError, UnknownNameError
 
 
@@ -173,8 +174,18 @@ class QuadrupedRunner(LegEvents):
         return tuple(self._events)
 
     def prepare_model(self, model: mujoco.MjModel) -> None:
-        """Give the run's model copy the physics step this controller is tuned for."""
+        """Give the run's model copy the physics step this controller is tuned
+        for and the first scheduled gait's ground contacts."""
         model.opt.timestep = self.timestep
+        self._set_contacts(model, self.gains[self.schedule[0][1]])
+
+    def _set_contacts(self, model: mujoco.MjModel, g: QuadrupedGains) -> None:
+        """The gait's contact time constant on the run's model copy (none: the creature's own)."""
+        own = self.character.model
+        model.geom_solref[:] = own.geom_solref
+        model.pair_solref[:] = own.pair_solref
+        if g.contact_timeconst > 0.0:
+            set_time_constant(model, g.contact_timeconst)
 
     def simulation_model(self) -> mujoco.MjModel:
         """A copy of the creature's model with the physics step this controller is tuned for."""
@@ -188,6 +199,7 @@ class QuadrupedRunner(LegEvents):
         (``jnt_stiffness``, ``dof_damping``) from then on: give it a copy, as
         the runner does."""
         _, gait, speed = self.schedule[0]
+        self._set_contacts(model, self.gains[gait])
         self._events = [(0.0, gait)]
         self._set_gait(gait, speed)
         self._gait_start = 0.0
