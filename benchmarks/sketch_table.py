@@ -1,6 +1,6 @@
 """Physically valid modal locomotion from sketches (Kry 2012 §4.5; issue 27
 items 3–4): each shipped sketch's optimized recipe
-(``examples/sketches/NAME_optimized.yaml``, found by ``gaitforge optimize
+(``examples/sketches/results/NAME.yaml``, found by ``gaitforge optimize
 CREATURE --sketch examples/sketches/NAME.yaml``) replayed for ``--seconds``
 at its creature's modal step dt and at dt/2, from the rest start and
 ``--starts`` − 1 starts with a random velocity along the recipe's modes
@@ -69,9 +69,7 @@ def main(argv: list[str] | None = None) -> None:
           "| distance at dt/2 |")
     print("|---|---|---|---|---|---|---|---|", flush=True)
     for sketch_path in sorted(SKETCHES.glob("*.yaml")):
-        if sketch_path.stem.endswith("_optimized"):
-            continue
-        recipe_path = SKETCHES / f"{sketch_path.stem}_optimized.yaml"
+        recipe_path = SKETCHES / "results" / f"{sketch_path.stem}.yaml"
         if not recipe_path.exists():
             print(f"| {sketch_path.stem} | – | not optimized yet | | | | | |")
             continue

@@ -114,3 +114,18 @@ def test_unknown_preset_lists_the_presets():
         presets.get("cat-trot")
     assert str(err.value) == f"unknown preset 'cat-trot' (presets: {', '.join(presets.names())})"
     assert math.isfinite(presets.OFFSET_ROTATION)
+
+
+def test_the_jump_preset_is_animated_grounded_not_pinned(tmp_path):
+    """``animate human-jumping`` (pinning by default) grounds the jump and
+    does not pin its feet: the stance holding's IK, asked to hold both feet
+    and the root, turned the forearms and head round and round (a clip the
+    result check refused)."""
+    import gaitforge as gf
+    from gaitforge.cli.main import main
+
+    assert presets.get("human-jumping").pinned is False
+    out = tmp_path / "j.npz"
+    assert main(["animate", "human-jumping", "--seconds", "2", "-o", str(out)]) == 0
+    human = gf.creature("human")
+    assert gf.gait_class(gf.load(out, human), human) == "hop"

@@ -108,6 +108,7 @@ def animation(character: Character | str | None, gait: str | None, *, seconds: f
             out = Animation(char, basis, made, speeds.synthesize_at_speed(char, basis, made, seconds, fps,
                                                                           pinned=pin))
         else:  # Kry09's clip: the heuristics' small-amplitude recipe at the mode frequencies
+            pin = pin and p.pinned  # (a preset whose feet cannot be pinned is grounded only)
             char = presets.character(p)
             basis = presets.basis(p, char)
             made = presets.build(p.name, char, basis, pinned=pin, strict=strict)

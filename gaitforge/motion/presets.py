@@ -44,7 +44,10 @@ class Preset:
     ``rotation``: the largest joint rotation [rad] (modes hold constraints to
     first order only, so the cart walk is kept smaller); ``holding``: how its
     feet are held, checked and shown (the stance holding: the presets were
-    made and measured so, before the paired and loose holdings existed)."""
+    made and measured so, before the paired and loose holdings existed);
+    pinned: whether its stance feet may be pinned (the jump's cannot: the
+    stance holding's IK, asked to hold both feet and the root, turns the
+    forearms and the head round and round)."""
 
     name: str
     creature: str
@@ -55,6 +58,7 @@ class Preset:
     offset: bool = False
     rotation: float = heuristics.ROTATION
     holding: HoldingStrategy = HoldingStrategy.STANCE
+    pinned: bool = True
 
     @property
     def pose(self) -> str:
@@ -68,7 +72,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset("dog-gallop", "dog", "gallop", "dog transverse gallop: pairs land in quick succession"),
     Preset("human-walk", "human", "walk", "human walk in the T-pose, arms out"),
     Preset("human-run", "human", "run", "human run in the bent-knee, bent-elbow rest pose", rest_pose="human_run"),
-    Preset("human-jumping", "human", "jump", "human jumping on the spot, knees and feet together"),
+    Preset("human-jumping", "human", "jump", "human jumping on the spot, knees and feet together", pinned=False),
     Preset("human-jumping-jacks", "human", "jumping_jacks",
            "human jumping jacks, weight shifted onto one leg by a posture offset", offset=True),
     Preset("human-run-stable-head", "human", "run", "human run with the head's orientation locked",

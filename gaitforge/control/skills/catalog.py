@@ -33,6 +33,11 @@ PARAMS = {
     # implicitfast at 2 ms; with 2-3 paws in contact against 80 DOFs, PGS (which
     # works in the contacts' few dimensions) solves it about 1.7x faster than
     # Newton (BENCHMARKS.md).
+    # Its contacts are still the creature's 20 ms: its paws sink 18–31 mm and a lower leg's 20 mm cap
+    # ("heel") touches the ground. At 10 ms only the 45 mm paws touch, 9–18 mm deep at mid-range speeds
+    # (benchmarks/convergence.py), but the gallop ran slower (1.17 m/s asked 1.35) and the walk lost starts
+    # (benchmarks/robustness.py: 0.425 m/s held 19 of 20, 0.65 m/s 13 of 20, falls within 4 s): the gaits
+    # need re-tuning with stiffer contacts.
     "dog": SkillParams(gaits.DOG, kv=300.0 * 31.4 / 157.0, timestep=0.002, integrator="implicitfast",
                        solver="pgs"),
 }
