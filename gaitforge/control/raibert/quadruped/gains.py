@@ -104,7 +104,8 @@ GAIT_GAINS: dict[str, QuadrupedGains] = {
         # legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about the paper's own bound speed error.
         stance_stiffness=0.45, trim_limit=0.45,
         # 0.45 since the 4 ms contacts and 2 ms step below: at 0.35 the bound at 2.8 m/s then held 18 of 20
-        # perturbed starts (2.5 m/s: 16 of 20); at 0.45 every end and the middle hold 20 of 20.
+        # perturbed starts (2.5 m/s: 16 of 20); at 0.45 every end and the middle hold 20 of 20, the stances at
+        # 2.8 m/s last 0.087 / 0.080 s and the legs compress 0.055 m (tests/test_raibert_table2.py).
         # 4 ms contacts (twice the 2 ms step): the 25 mm feet sink at most 5.6 mm (2.8 m/s) and the 14 mm
         # lower-leg capsules no longer touch; at the creature's 20 ms the feet sank 18-24 mm and at 8 ms
         # (4 ms step) the capsules still touched at 1.0 and 2.8 m/s, sinking up to 12.7 mm
