@@ -162,3 +162,11 @@ def test_the_api_checks_its_arguments():
     with pytest.raises(GaitforgeError):
         gf.sketch(12)
     assert gf.sketch_recipe(sketch, gf.creature("dog")).name == "dog_bound"
+
+
+def test_a_sketch_says_when_its_creature_has_fallen():
+    sketch = load_sketch(SKETCHES / "human_hop.yaml")
+    human = gf.creature("human")
+    height, tilt = sketch.fall_check(human)
+    assert height == pytest.approx(0.7 * human.rest_qpos[2]) and tilt == pytest.approx(math.radians(30))
+    assert load_sketch(SKETCHES / "worm_crawl.yaml").fall_check(gf.creature("worm")) is None
