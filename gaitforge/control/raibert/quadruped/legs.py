@@ -172,6 +172,7 @@ class LegEvents:
                 landing = self.pairs[self.active][0]
                 before = {frozenset(p) for p in self.pairs}
                 self._set_gait(gait, speed)
+                self._set_contacts(self._model, self.g)
                 # From a bound the gallop's pairs are already running: no unison start.
                 same = before == {frozenset(p) for p in self.pairs}
                 self._gait_start = t - (self.g.unison_time if same else 0.0)
