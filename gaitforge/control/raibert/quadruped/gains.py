@@ -100,8 +100,9 @@ GAIT_GAINS: dict[str, QuadrupedGains] = {
         stance_guess=0.10,  # a bound pair's stance on the softened springs (the first placement after a switch)
         # The model's leg springs (12.2 kN/m) bounce a pair in 0.07 s and compress 0.037 m at 2.8 m/s; at
         # 0.35 of that stiffness in stance they take 0.11 / 0.10 s (front / rear) and compress 0.083 m,
-        # near RH91 Table 2 (0.10 / 0.08 s, 0.092 m; measured at the 20 ms contacts and 4 ms step). A softer bound needs a larger speed trim (the
-        # legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about the paper's own bound speed error.
+        # near RH91 Table 2 (0.10 / 0.08 s, 0.092 m; measured at the 20 ms contacts and 4 ms step). A softer
+        # bound needs a larger speed trim (the legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about
+        # the paper's own bound speed error.
         stance_stiffness=0.45, trim_limit=0.45,
         # 0.45 since the 4 ms contacts and 2 ms step below: at 0.35 the bound at 2.8 m/s then held 18 of 20
         # perturbed starts (2.5 m/s: 16 of 20); at 0.45 every end and the middle hold 20 of 20, the stances at
