@@ -96,6 +96,10 @@ class LegEvents:
     follower: PathFollower | None
     control_dt: float
     hip_xy: list[tuple[float, ...]]
+    _model: mujoco.MjModel  # the run's model copy (set at reset)
+
+    def _set_contacts(self, model: mujoco.MjModel, g: QuadrupedGains) -> None:  # pragma: no cover - the runner's
+        raise NotImplementedError
 
     active = slot("_I", I_ACTIVE, int)          # virtual leg now in use (0 or 1)
     staggered = slot("_I", I_STAGGERED, bool)  # the active gait's pairs land staggered now
