@@ -23,22 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from gaitforge.errors import GaitforgeError, SpecError, brief
-from gaitforge.io.documents import build_from, format_of, parse_text, read_text
+from gaitforge.io.documents import build_from, format_of, mapping, parse_text, read_text
 from gaitforge.optimize.sketch import KINDS, MAX_PHASES, Sketch, SketchPhase
 
 _KEYS = ("name", "creature", "phases", "avoid", "rotation", "barrier", "min_speed", "upright", "description")
 _PHASE_KEYS = ("kind", "duration", "favour")
 MAX_MODE = 499
-
-
-def _mapping(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
-    if not isinstance(data, dict):
-        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {brief(data)}")
-    for key in data:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else str(key)
-            raise SpecError(where, f"unknown key {brief(key)} (valid keys: {', '.join(allowed)})")
-    return data
 
 
 def _number(path: str, value: Any, lo: float, hi: float) -> float:
@@ -82,7 +72,7 @@ def _upright(value: Any) -> tuple[float, float] | None:
 
 def sketch_from_dict(data: Any) -> Sketch:
     """A :class:`Sketch` from plain data (field errors are :class:`SpecError`)."""
-    data = _mapping("", data, _KEYS, "a sketch")
+    data = mapping("", data, _KEYS, "a sketch")
     for key in ("creature", "phases"):
         if key not in data:
             raise SpecError("", f"missing required key {brief(key)}")
@@ -92,7 +82,7 @@ def sketch_from_dict(data: Any) -> Sketch:
     out = []
     for i, p in enumerate(phases):
         where = f"phases[{i}]"
-        p = _mapping(where, p, _PHASE_KEYS, "a phase")
+        p = mapping(where, p, _PHASE_KEYS, "a phase")
         for key in _PHASE_KEYS:
             if key not in p:
                 raise SpecError(where, f"missing required key {brief(key)}")
