@@ -9,7 +9,6 @@ flipped; and the slowest decay with the feedback as a time constant [s].
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 import warnings
@@ -20,6 +19,7 @@ import mujoco
 def settled(name: str):
     """(character, model, data, controller, modes): ``name`` after 3 s under the feedback."""
     from gaitforge.control.modal.balance import BalanceController, BalanceGains, balance_modes
+    from gaitforge.control.modal.linearize import settle
     from gaitforge.creatures import registry
     from gaitforge.creatures.character import Character
 
@@ -28,15 +28,7 @@ def settled(name: str):
         warnings.simplefilter("ignore")  # the gorilla's stance constraints are partly redundant: said elsewhere
         modes = balance_modes(c)
     ctl = BalanceController(c, modes, BalanceGains())
-    m = copy.deepcopy(c.model)
-    ctl.prepare_model(m)
-    d = mujoco.MjData(m)
-    d.qpos[:] = c.rest_qpos
-    mujoco.mj_forward(m, d)
-    ctl.reset(m, d)
-    for _ in range(int(round(3.0 / m.opt.timestep))):
-        ctl.compute(m, d)
-        mujoco.mj_step(m, d)
+    m, d = settle(c, ctl, 3.0)
     return c, m, d, ctl, modes
 
 

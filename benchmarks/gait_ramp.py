@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
 
@@ -44,7 +45,9 @@ def run(name: str, v0: float, v1: float, seconds: float, diagram: str | None) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = ramp(ch, (v0, v1), seconds, 60.0, basis)
-    print(f"\n{name} {v0:g} → {v1:g} m/s over {seconds:g} s ({time.perf_counter() - t0:.0f} s to make)")
+    # the wall time on stderr: stdout is the same on any machine (docs/gait_speeds.md checks it)
+    print(f"{name}: {time.perf_counter() - t0:.0f} s to make", file=sys.stderr)
+    print(f"\n{name} {v0:g} → {v1:g} m/s over {seconds:g} s")
     for t, a, b in r.switches:
         i = int(round(t * 60))
         print(f"  switch {a} → {b} at {t:.2f} s, {r.speed[i]:.2f} m/s, Froude {r.froude[i]:.2f}")

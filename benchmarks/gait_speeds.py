@@ -66,8 +66,10 @@ def _deg(x: float) -> str:
     return "–" if not math.isfinite(x) else f"{x:.0f}"
 
 
-def rows(cases: str):
-    """One table row (list of cells) per case, printed as it is measured."""
+def rows(cases: str, times: bool = True):
+    """One table row (list of cells) per case, printed as it is measured;
+    ``times=False`` leaves out the suggestion's wall time (the column the
+    docs' table drops, so that its figures are the same on any machine)."""
     chars: dict = {}
     for case in cases.split(";"):
         name, gait, froudes = case.split(":")
@@ -102,6 +104,8 @@ def rows(cases: str):
             n = naturalness(ch, clip.qpos)
             row[-2:-2] = [_deg(n.head_pitch) + "/" + _deg(n.head_yaw), _deg(n.head_sway), _deg(n.trunk_heading),
                           _deg(n.trunk_sway), _deg(n.pelvis_rotation)]
+            if not times:
+                del row[-2]
             print("| " + " | ".join(row) + " |", flush=True)
             yield row
 
@@ -116,12 +120,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=CASES)
     ap.add_argument("-o", "--out", help="also write the table as markdown here")
+    ap.add_argument("--no-wall", action="store_true",
+                    help="the table alone: no machine line, no suggestion wall time (docs/gait_speeds.md)")
     args = ap.parse_args()
-    print(f"# {platform.node()} {platform.processor() or platform.machine()}, python {platform.python_version()}")
-    lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    head = [h for h in HEAD if not (args.no_wall and h == "suggest [s]")]
+    if not args.no_wall:
+        print(f"# {platform.node()} {platform.processor() or platform.machine()}, python {platform.python_version()}")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     print(lines[0])
     print(lines[1])
-    lines += ["| " + " | ".join(r) + " |" for r in rows(args.cases)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows(args.cases, times=not args.no_wall)]
     if args.out:
         with open(args.out, "w") as fh:
             fh.write("\n".join(lines) + "\n")

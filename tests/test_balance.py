@@ -106,20 +106,12 @@ def test_feedback_holds_the_human_standing_for_60_s_by_joint_torques_only():
 def _settled(name: str):
     """(model, data, controller, modes) of ``name`` standing under the
     feedback for 3 s from rest: the state the loop is linearized about."""
-    import copy
+    from gaitforge.control.modal.linearize import settle
 
     c = creature(name)
     modes = balance_modes(c)
     ctl = BalanceController(c, modes, BalanceGains())
-    m = copy.deepcopy(c.model)
-    ctl.prepare_model(m)
-    d = mujoco.MjData(m)
-    d.qpos[:] = c.rest_qpos
-    mujoco.mj_forward(m, d)
-    ctl.reset(m, d)
-    for _ in range(int(round(3.0 / m.opt.timestep))):
-        ctl.compute(m, d)
-        mujoco.mj_step(m, d)
+    m, d = settle(c, ctl, 3.0)
     return c, m, d, ctl, modes
 
 

@@ -109,7 +109,7 @@ def test_the_barrier_and_the_least_travel_are_constraints_of_the_problem():
      "sketch dog_sketch: mode 0 is both favoured and avoided"),
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\nspeed: 3\n",
      "speed: unknown key 'speed' (valid keys: name, creature, phases, avoid, rotation, barrier, min_speed, "
-     "description)"),
+     "upright, description)"),
     ("creature: dog\nphases: [{kind: air, duration: 0.2, favour: [0]}]\nbarrier: .nan\n",
      "barrier: must be a number above 0 up to 90, got nan"),
 ])
@@ -162,3 +162,11 @@ def test_the_api_checks_its_arguments():
     with pytest.raises(GaitforgeError):
         gf.sketch(12)
     assert gf.sketch_recipe(sketch, gf.creature("dog")).name == "dog_bound"
+
+
+def test_a_sketch_says_when_its_creature_has_fallen():
+    sketch = load_sketch(SKETCHES / "human_hop.yaml")
+    human = gf.creature("human")
+    height, tilt = sketch.fall_check(human)
+    assert height == pytest.approx(0.7 * human.rest_qpos[2]) and tilt == pytest.approx(math.radians(30))
+    assert load_sketch(SKETCHES / "worm_crawl.yaml").fall_check(gf.creature("worm")) is None

@@ -40,11 +40,24 @@ def test_bad_port_is_one_line():
 
 
 def _serve(*args):
+    """Start the studio, wait (up to 120 s) until it has printed its address
+    (it is then ready: the page may answer a moment before) and the page
+    answers, then Ctrl-C it: (url, stdout, stderr)."""
+    import selectors
+
     port = _free_port()
     p = _cli("dog", "--port", str(port), *args)
     url = f"http://127.0.0.1:{port}"
+    lines: list[str] = []
     try:
         end = time.monotonic() + 120
+        sel = selectors.DefaultSelector()
+        sel.register(p.stdout, selectors.EVENT_READ)
+        while time.monotonic() < end and not any("in a browser" in line for line in lines):
+            if p.poll() is not None:
+                break
+            if sel.select(timeout=0.3):
+                lines.append(p.stdout.readline())
         while time.monotonic() < end:
             try:
                 with urllib.request.urlopen(url, timeout=2) as r:
@@ -57,7 +70,7 @@ def _serve(*args):
     finally:
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
-    return url, out, err
+    return url, "".join(lines) + out, err
 
 
 def test_serves_on_loopback_and_prints_the_address():

@@ -144,6 +144,8 @@ def cmd_optimize(args) -> int:
     steps = {"timestep": args.timestep, "halved": not args.single_step, "contact_bases": args.contact_bases}
     if sketch is not None:
         steps |= {"avoid": sketch.avoid, "barrier": sketch.barrier, "min_travel": sketch.min_travel(character, seconds)}
+        if args.upright is None:
+            args.upright = sketch.fall_check(character)
     problem = ModalProblem(source, layout=layout, seconds=seconds, name=name, **steps)
     for line in physics_lines(character, problem.physics()):
         console.print(line)

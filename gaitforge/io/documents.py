@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar
 
 import yaml
 
-from gaitforge.errors import SpecError
+from gaitforge.errors import SpecError, brief
 
 T = TypeVar("T")
 
@@ -145,6 +145,19 @@ def parse_text(text: str, source: str, fmt: str = "yaml") -> Any:
         if problem.startswith("duplicate key"):
             raise SpecError("", f"{where}{problem}", source) from None
         raise SpecError("", f"{where}malformed YAML: {_short(problem, 160)}", source) from None
+
+
+def mapping(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
+    """``data`` if it is a mapping whose keys are all ``allowed``; else a
+    :class:`SpecError` at field ``path`` (``what`` names the thing:
+    "a term", "a phase")."""
+    if not isinstance(data, dict):
+        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {brief(data)}")
+    for key in data:
+        if key not in allowed:
+            where = f"{path}.{key}" if path else str(key)
+            raise SpecError(where, f"unknown key {brief(key)} (valid keys: {', '.join(allowed)})")
+    return data
 
 
 def build_from(data: Any, source: str, build: Callable[[Any], T]) -> T:

@@ -20,9 +20,9 @@ MiB = 2 ** 20
 MAX_BYTES = {
     "creature file": 16 * MiB,
     "recipe": 4 * MiB,
-    "sketch": 1 * MiB,
     "path file": 4 * MiB,
     "label file": 1 * MiB,
+    "sketch file": 1 * MiB,
     "BVH file": 64 * MiB,
     "model file": 16 * MiB,        # MJCF or URDF, and each file it includes
     "model asset": 256 * MiB,      # meshes, height fields, textures, skins a model names

@@ -41,7 +41,7 @@ import yaml
 
 from gaitforge.errors import SpecError, brief
 from gaitforge.io.atomic import write_text
-from gaitforge.io.documents import build_from, format_of, parse_text, read_text
+from gaitforge.io.documents import build_from, format_of, mapping, parse_text, read_text
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm, ModalImpulse, ModalStart
 
 _RECIPE_KEYS = ("name", "creature", "description", "constraints", "rest_pose", "stiffness_scale", "speed", "flight",
@@ -68,16 +68,6 @@ def recipe_to_dict(recipe: GaitRecipe) -> dict:
                                                     for s in recipe.initial]} if recipe.initial else {})
 
 
-def _keys(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
-    if not isinstance(data, dict):
-        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {brief(data)}")
-    for key in data:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else str(key)
-            raise SpecError(where, f"unknown key {brief(key)} (valid keys: {', '.join(allowed)})")
-    return data
-
-
 def _number(path: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {brief(value)}")
@@ -85,7 +75,7 @@ def _number(path: str, value: Any) -> float:
 
 
 def _term(path: str, data: Any) -> GaitTerm:
-    data = _keys(path, data, _TERM_KEYS, "a term")
+    data = mapping(path, data, _TERM_KEYS, "a term")
     for key in ("mode", "amplitude", "frequency"):
         if key not in data:
             raise SpecError(path, f"missing required key {brief(key)}")
@@ -107,7 +97,7 @@ def _term(path: str, data: Any) -> GaitTerm:
 
 def _control_item(path: str, data: Any, keys: tuple[str, ...], required: tuple[str, ...], kind: type):
     """One impulse or initial condition (mode plus numbers) from plain data."""
-    data = _keys(path, data, keys, "an entry")
+    data = mapping(path, data, keys, "an entry")
     for key in required:
         if key not in data:
             raise SpecError(path, f"missing required key {brief(key)}")
@@ -130,7 +120,7 @@ def _control_list(data: dict, key: str, keys: tuple[str, ...], required: tuple[s
 
 def recipe_from_dict(data: Any) -> GaitRecipe:
     """Build a recipe from plain data; :class:`SpecError` names the field."""
-    data = _keys("", data, _RECIPE_KEYS, "a recipe")
+    data = mapping("", data, _RECIPE_KEYS, "a recipe")
     for key in _REQUIRED:
         if key not in data:
             raise SpecError("", f"missing required key {brief(key)}")

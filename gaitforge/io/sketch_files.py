@@ -11,6 +11,7 @@
     rotation: 15                     # [deg] favoured modes' starting peak joint rotation (default 15)
     barrier: 5                       # [deg] avoided modes' bound, as a peak joint rotation (default 5)
     min_speed: 0.2                   # [body lengths/s] least average speed (default 0.2; 0: none)
+    upright: [0.6, 45]               # fallen below 0.6 of the root's rest height or past 45° of tilt (default: none)
 
 Every error is one line naming the file and the field.
 """
@@ -22,22 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from gaitforge.errors import GaitforgeError, SpecError, brief
-from gaitforge.io.documents import build_from, format_of, parse_text, read_text
+from gaitforge.io.documents import build_from, format_of, mapping, parse_text, read_text
 from gaitforge.optimize.sketch import KINDS, MAX_PHASES, Sketch, SketchPhase
 
-_KEYS = ("name", "creature", "phases", "avoid", "rotation", "barrier", "min_speed", "description")
+_KEYS = ("name", "creature", "phases", "avoid", "rotation", "barrier", "min_speed", "upright", "description")
 _PHASE_KEYS = ("kind", "duration", "favour")
 MAX_MODE = 499
-
-
-def _mapping(path: str, data: Any, allowed: tuple[str, ...], what: str) -> dict:
-    if not isinstance(data, dict):
-        raise SpecError(path, f"{what} must be a mapping, got {type(data).__name__} {brief(data)}")
-    for key in data:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else str(key)
-            raise SpecError(where, f"unknown key {brief(key)} (valid keys: {', '.join(allowed)})")
-    return data
 
 
 def _number(path: str, value: Any, lo: float, hi: float) -> float:
@@ -71,9 +62,17 @@ def _speed(value: Any) -> float:
     return float(value)
 
 
+def _upright(value: Any) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2:
+        raise SpecError("upright", f"must be [height share, tilt in degrees], got {brief(value)}")
+    return _number("upright[0]", value[0], 0.0, 1.0), _number("upright[1]", value[1], 0.0, 180.0)
+
+
 def sketch_from_dict(data: Any) -> Sketch:
     """A :class:`Sketch` from plain data (field errors are :class:`SpecError`)."""
-    data = _mapping("", data, _KEYS, "a sketch")
+    data = mapping("", data, _KEYS, "a sketch")
     for key in ("creature", "phases"):
         if key not in data:
             raise SpecError("", f"missing required key {brief(key)}")
@@ -83,7 +82,7 @@ def sketch_from_dict(data: Any) -> Sketch:
     out = []
     for i, p in enumerate(phases):
         where = f"phases[{i}]"
-        p = _mapping(where, p, _PHASE_KEYS, "a phase")
+        p = mapping(where, p, _PHASE_KEYS, "a phase")
         for key in _PHASE_KEYS:
             if key not in p:
                 raise SpecError(where, f"missing required key {brief(key)}")
@@ -97,7 +96,7 @@ def sketch_from_dict(data: Any) -> Sketch:
                       _modes("avoid", data.get("avoid", [])),
                       _number("rotation", data.get("rotation", 15.0), 0.0, 90.0),
                       _number("barrier", data.get("barrier", 5.0), 0.0, 90.0),
-                      _speed(data.get("min_speed", 0.2)))
+                      _speed(data.get("min_speed", 0.2)), _upright(data.get("upright")))
     except SpecError:
         raise
     except GaitforgeError as exc:  # the sketch's own checks (a mode favoured and avoided)
@@ -109,5 +108,5 @@ def load_sketch(path: str | os.PathLike) -> Sketch:
     if Path(path).suffix.lower() not in (".yaml", ".yml", ".json"):
         raise GaitforgeError(f"{path}: unknown sketch file extension {Path(path).suffix.lower() or '(none)'!r} "
                              "(valid: .yaml, .yml, .json)")
-    return build_from(parse_text(read_text(path, "sketch"), str(Path(path)), format_of(path)), str(Path(path)),
+    return build_from(parse_text(read_text(path, "sketch file"), str(Path(path)), format_of(path)), str(Path(path)),
                       sketch_from_dict)

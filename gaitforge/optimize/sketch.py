@@ -53,7 +53,10 @@ class Sketch:
     elastic modes whose share of the motion is bounded; rotation [deg]:
     the favoured modes' starting peak joint rotation; barrier [deg]: the
     avoided modes' bound, as a peak joint rotation; min_speed [body lengths
-    per second]: the least average speed (a constraint; 0: none)."""
+    per second]: the least average speed (a constraint; 0: none); upright:
+    (height share, tilt [deg]) — a candidate whose root drops below that
+    share of its rest height or tilts past that angle has fallen (None: no
+    check, for a worm or a rolling loop)."""
 
     name: str
     creature: str
@@ -62,6 +65,7 @@ class Sketch:
     rotation: float = 15.0
     barrier: float = 5.0
     min_speed: float = 0.2
+    upright: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.phases) <= MAX_PHASES:
@@ -122,6 +126,14 @@ class Sketch:
         from gaitforge.control.modal.physics import body_length
 
         return self.min_speed * body_length(character) * float(seconds)
+
+    def fall_check(self, character) -> tuple[float, float] | None:
+        """``ModalProblem``'s ``upright`` (min root height [m], max tilt
+        [rad]) for ``character``, or None."""
+        if self.upright is None:
+            return None
+        share, tilt = self.upright
+        return share * float(character.rest_qpos[2]), math.radians(tilt)
 
     def bounds(self, character, basis) -> np.ndarray:
         """(a,) the largest coordinate of each avoided mode (module docstring)."""

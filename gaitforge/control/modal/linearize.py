@@ -19,8 +19,26 @@ nothing, so those directions neither grow nor decay.
 """
 from __future__ import annotations
 
+import copy
+
 import mujoco
 import numpy as np
+
+
+def settle(character, controller, seconds: float) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    """A copy of ``character``'s model prepared by ``controller`` and the
+    state after ``seconds`` [s] of it from the rest pose: a state to
+    linearize the loop about."""
+    m = copy.deepcopy(character.model)
+    controller.prepare_model(m)
+    d = mujoco.MjData(m)
+    d.qpos[:] = character.rest_qpos
+    mujoco.mj_forward(m, d)
+    controller.reset(m, d)
+    for _ in range(int(round(seconds / m.opt.timestep))):
+        controller.compute(m, d)
+        mujoco.mj_step(m, d)
+    return m, d
 
 
 def period_map(model: mujoco.MjModel, start: mujoco.MjData, controller, steps: int, dx: np.ndarray) -> np.ndarray:

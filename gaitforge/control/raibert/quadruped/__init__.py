@@ -76,7 +76,6 @@ from gaitforge.control.raibert.quadruped.gains import (
     GAIT_GAINS,
     LEG_LENGTH,
     SPEED_RANGES,
-    CONTACT_TIMECONST,
     TIMESTEP,
     QuadrupedGains,
 )
@@ -150,7 +149,6 @@ class QuadrupedRunner(LegEvents):
         self.size = self.leg_length / LEG_LENGTH
         self.control_dt = CONTROL_DT * factor("time", self.size)
         self.timestep = TIMESTEP * factor("time", self.size)
-        self.contact_timeconst = CONTACT_TIMECONST * factor("time", self.size)
         self.fall_check = fall_check(character)  # the runner's fall check (sim.controller)
         self.joint_limits = rh91_limits(self.leg_length)  # enforced and reported by the runner (sim.limits)
         per_joint = m.jnt_stiffness.size // m.njnt  # stiffness entries per joint (flat index of [j, 0])
@@ -176,11 +174,18 @@ class QuadrupedRunner(LegEvents):
         return tuple(self._events)
 
     def prepare_model(self, model: mujoco.MjModel) -> None:
-        """Give the run's model copy the physics step and the ground contacts
-        this controller is tuned for (:meth:`reset` sets the contacts again,
-        for a model given as it is)."""
+        """Give the run's model copy the physics step this controller is tuned
+        for and the first scheduled gait's ground contacts."""
         model.opt.timestep = self.timestep
-        set_time_constant(model, self.contact_timeconst)
+        self._set_contacts(model, self.gains[self.schedule[0][1]])
+
+    def _set_contacts(self, model: mujoco.MjModel, g: QuadrupedGains) -> None:
+        """The gait's contact time constant on the run's model copy (none: the creature's own)."""
+        own = self.character.model
+        model.geom_solref[:] = own.geom_solref
+        model.pair_solref[:] = own.pair_solref
+        if g.contact_timeconst > 0.0:
+            set_time_constant(model, g.contact_timeconst)
 
     def simulation_model(self) -> mujoco.MjModel:
         """A copy of the creature's model with the physics step this controller is tuned for."""
@@ -193,8 +198,8 @@ class QuadrupedRunner(LegEvents):
         lengthened for landing. Writes the hip servo gains of ``model``
         (``jnt_stiffness``, ``dof_damping``) from then on: give it a copy, as
         the runner does."""
-        set_time_constant(model, self.contact_timeconst)
         _, gait, speed = self.schedule[0]
+        self._set_contacts(model, self.gains[gait])
         self._events = [(0.0, gait)]
         self._set_gait(gait, speed)
         self._gait_start = 0.0

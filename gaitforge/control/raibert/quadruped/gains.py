@@ -20,15 +20,9 @@ SPEED_RANGES: dict[str, tuple[float, float]] = {
 LEG_LENGTH = 0.81  # m, hip to foot with the leg spring relaxed (Table 3: 0.41 + 0.40); the
 # controller reads its creature's own (common.leg_geometry); this is the unscaled robot's
 FALL_HEIGHT = 0.4  # m, trunk height of a fall for the unscaled robot (scaled with the leg length)
-TIMESTEP = 0.004  # s, the physics step the gains are tuned for
-CONTROL_DT = 0.012  # s, three physics steps per control tick
-# s, the ground contacts' solref time constant: the creature's own 20 ms, under which a bound's and a
-# gallop's shins touch the ground (18.5–32.6 mm deep against their 14 mm radius). Not yet physical: at a
-# 2 ms step and 5 ms contacts only the 25 mm feet touch (at most 8.1 mm deep), but the trot at 2.2 m/s
-# held 17 of 20 perturbed starts and the bound at 2.8 m/s 14 of 20, and the trot at 1.35 and the bound at
-# 1.9 m/s read as no gait class (20 and 19 of 20); at the 4 ms step, 8 ms contacts (the least it allows)
-# still let the shins touch, 11.6–17.6 mm deep. The gaits need re-tuning with stiffer contacts.
-CONTACT_TIMECONST = 0.02
+TIMESTEP = 0.002  # s, the physics step the gains are tuned for (4 ms until the bound and gallop
+# took 4 ms contacts: MuJoCo takes a solref time constant of at least twice the step)
+CONTROL_DT = 0.012  # s, six physics steps per control tick
 
 
 def _q(quantity: str, **kw):
@@ -82,6 +76,9 @@ class QuadrupedGains:
     stance_stiffness: float = _q("angle", default=1.0)  # leg spring stiffness in stance, x the model's [1]
     stagger_eps: float = _q("displacement", default=0.005)   # a staggered leg's compression before thrust [m]
     start_clearance: float = _q("displacement", default=0.03)  # feet above the ground at the start [m]
+    # Ground contacts' solref time constant on the run's model copy [s] (0: the creature's own, 20 ms);
+    # MuJoCo takes at least twice the physics step
+    contact_timeconst: float = _q("time", default=0.0)
 
 
 GAIT_GAINS: dict[str, QuadrupedGains] = {
@@ -91,6 +88,9 @@ GAIT_GAINS: dict[str, QuadrupedGains] = {
         # the default 30 and 10, 15 of 33 speeds from 2.0 to 2.4 m/s fell within 120 s). Damping both
         # more in stance halves the roll (mean 9.5 -> 5.2 deg peak to peak over those speeds).
         roll_kv=50.0, yaw_kv=20.0,
+        # The creature's own 20 ms contacts: the feet sink 8.4-9.9 mm up to 1.35 m/s, but at 2.2 m/s a 14 mm
+        # lower-leg capsule touches and sinks 18.6 mm. At 4 ms the trot at 2.2 m/s held 18 of 20 perturbed
+        # starts (2.1: 19 of 20), at 8 ms 17 of 20: its contacts are left as they were.
     ),
     "bound": QuadrupedGains(
         pitch_kv=30.0, idle_clearance=True,
@@ -100,10 +100,20 @@ GAIT_GAINS: dict[str, QuadrupedGains] = {
         stance_guess=0.10,  # a bound pair's stance on the softened springs (the first placement after a switch)
         # The model's leg springs (12.2 kN/m) bounce a pair in 0.07 s and compress 0.037 m at 2.8 m/s; at
         # 0.35 of that stiffness in stance they take 0.11 / 0.10 s (front / rear) and compress 0.083 m,
-        # near RH91 Table 2 (0.10 / 0.08 s, 0.092 m). A softer bound needs a larger speed trim (the
-        # legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about the paper's own bound speed error.
-        stance_stiffness=0.35, trim_limit=0.45,
+        # near RH91 Table 2 (0.10 / 0.08 s, 0.092 m; measured at the 20 ms contacts and 4 ms step). A softer
+        # bound needs a larger speed trim (the legs sweep further in stance): 1.2-1.4 m/s at 2.8 m/s, about
+        # the paper's own bound speed error.
+        stance_stiffness=0.45, trim_limit=0.45,
+        # 0.45 since the 4 ms contacts and 2 ms step below: at 0.35 the bound at 2.8 m/s then held 18 of 20
+        # perturbed starts (2.5 m/s: 16 of 20); at 0.45 every end and the middle hold 20 of 20, the stances at
+        # 2.8 m/s last 0.087 / 0.080 s and the legs compress 0.055 m (tests/test_raibert_table2.py).
+        # 4 ms contacts (twice the 2 ms step): the 25 mm feet sink at most 5.6 mm (2.8 m/s) and the 14 mm
+        # lower-leg capsules no longer touch; at the creature's 20 ms the feet sank 18-24 mm and at 8 ms
+        # (4 ms step) the capsules still touched at 1.0 and 2.8 m/s, sinking up to 12.7 mm
+        contact_timeconst=0.004,
     ),
     "gallop": QuadrupedGains(pitch_kv=30.0, apex=0.9, idle_clearance=True,
-                             stagger=0.02, unison_time=3.0, pair_alloc=True),
+                             stagger=0.02, unison_time=3.0, pair_alloc=True,
+                             # as the bound's: the feet sink at most 5.2 mm; at 20 ms up to 32.6 mm, at 8 ms 17.6 mm
+                             contact_timeconst=0.004),
 }

@@ -96,6 +96,10 @@ class LegEvents:
     follower: PathFollower | None
     control_dt: float
     hip_xy: list[tuple[float, ...]]
+    _model: mujoco.MjModel  # the run's model copy (set at reset)
+
+    def _set_contacts(self, model: mujoco.MjModel, g: QuadrupedGains) -> None:  # pragma: no cover - the runner's
+        raise NotImplementedError
 
     active = slot("_I", I_ACTIVE, int)          # virtual leg now in use (0 or 1)
     staggered = slot("_I", I_STAGGERED, bool)  # the active gait's pairs land staggered now
@@ -172,6 +176,7 @@ class LegEvents:
                 landing = self.pairs[self.active][0]
                 before = {frozenset(p) for p in self.pairs}
                 self._set_gait(gait, speed)
+                self._set_contacts(self._model, self.g)
                 # From a bound the gallop's pairs are already running: no unison start.
                 same = before == {frozenset(p) for p in self.pairs}
                 self._gait_start = t - (self.g.unison_time if same else 0.0)
