@@ -98,7 +98,7 @@ def test_the_same_rule_for_every_family_through_the_api_and_the_cli(capsys):
     assert capsys.readouterr().err == ("gaitforge: error: raibert_biped run: speed 5 m/s is outside its range "
                                        "0.5–4 m/s\n")
     assert main(["run", "dog", "--gait", "gallop", "--speed", "1", "--seconds", "0.1"]) == 2
-    assert capsys.readouterr().err == "gaitforge: error: dog gallop: speed 1 m/s is outside its range 1.3–1.4 m/s\n"
+    assert capsys.readouterr().err == "gaitforge: error: dog gallop: speed 1 m/s is outside its range 1.3–1.3 m/s\n"
     assert main(["run", "worm", "--speed", "0.1", "--seconds", "0.1"]) == 2
     assert capsys.readouterr().err == ("gaitforge: error: worm crawl takes no speed: its drive sets how fast it goes "
                                        "(give no speed)\n")

@@ -409,3 +409,29 @@ def test_physics_per_creature_keeps_the_servos_damping(key, gains):
         type(ctrl)(character, too_long, ctrl.commander).prepare_model(m)
     assert str(err.value) == (f"timestep {p.kd_time} s must be positive (and below kd_time {p.kd_time} s under "
                               "the discrete integrator)")
+
+
+@pytest.mark.parametrize("formulation", ["compute", "compute_reference"])
+def test_a_gait_with_its_own_contacts_sets_them_while_it_runs(formulation):
+    """A gait's ``contact_timeconst`` replaces the creature's while that gait
+    runs, in the compiled tick and the Python reference alike; a gait without
+    one gets the creature's back (the dog: 8 ms, its gallop 7 ms)."""
+    from gaitforge.control.skills import catalog, gaits
+    from gaitforge.sim.controller import run_settings
+
+    character = Character.from_spec(build("dog"))
+    ctrl = catalog.RUNNERS["dog"].make(character, "trot", 0.5)
+    m = run_settings(ctrl, character.model).model
+    d = mujoco.MjData(m)
+    ctrl.reset(m, d)
+    own, gallop = catalog.PARAMS["dog"].contact_timeconst, gaits.DOG["gallop"].contact_timeconst
+    assert 0.0 < gallop < own and gaits.DOG["trot"].contact_timeconst == 0.0
+    np.testing.assert_array_equal(m.geom_solref[:, 0], own)
+    seen = []
+    for gait, speed in (("gallop", 1.3), ("trot", 0.5), ("gallop", 1.3)):
+        ctrl.command(gait, speed, 0.0)
+        getattr(ctrl, formulation)(m, d)
+        d.time += ctrl.control_dt
+        assert set(m.geom_solref[:, 0]) == {gallop if gait == "gallop" else own}
+        seen.append(float(m.pair_solref[0, 0]) if m.npair else None)
+    assert m.npair == 0 or seen == [gallop, own, gallop]

@@ -112,8 +112,9 @@ class SkillController:
                                  "under the discrete integrator)")
         m.dof_damping[:] = m.jnt_stiffness[m.dof_jntid] * (p.kd_time - extra)
         m.opt.timestep = p.timestep
-        if p.contact_timeconst > 0.0:
-            set_time_constant(m, p.contact_timeconst)
+        self._own_solref = (m.geom_solref[:, 0].copy(), m.pair_solref[:, 0].copy())
+        self._contact_timeconst = 0.0
+        self._set_contacts(m, self.params.contact_timeconst)
         m.opt.integrator = integrator
         m.opt.solver = SOLVERS[p.solver]
         # A floating tree with four limbs: the constraint solver's Newton
@@ -121,6 +122,23 @@ class SkillController:
         # the gorilla's 40 DOFs assumes (about 1.5x faster walking physics measured,
         # BENCHMARKS.md); the dog's 80 are sparse by default already.
         m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
+
+    def gait_contacts(self, m: mujoco.MjModel) -> None:
+        """The current gait's contacts: its own time constant, else the creature's."""
+        gait = self.gaits.get(self.gait_name)
+        own = gait.contact_timeconst if gait is not None else 0.0
+        self._set_contacts(m, own if own > 0.0 else self.params.contact_timeconst)
+
+    def _set_contacts(self, m: mujoco.MjModel, timeconst: float) -> None:
+        """The ground contacts' time constant [s] (0: the model's own), set
+        on the run's model copy only when it changes (a gait may carry its own)."""
+        if timeconst == self._contact_timeconst:
+            return
+        if timeconst > 0.0:
+            set_time_constant(m, timeconst)
+        else:
+            m.geom_solref[:, 0], m.pair_solref[:, 0] = self._own_solref
+        self._contact_timeconst = timeconst
 
     def fall_check(self, d: mujoco.MjData) -> str | None:
         """A leg frame below half its standing height, or tilted past 60°."""
@@ -175,6 +193,7 @@ class SkillController:
         t = d.time
         if t >= self._due:  # a schedule entry is due, or a path is followed
             self._command(t)
+            self.gait_contacts(m)
         changed = run(self.S, self.ints, self.C, self._gait, *args, self._contacts.geom, self._spring, t,
                       self._target, self._turn)
         if changed:

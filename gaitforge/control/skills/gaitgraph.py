@@ -76,7 +76,9 @@ class Gait:
     held beyond the end knots (empty: the creature's ``SkillParams.stance_kp``
     at every speed; ``stance_softness``); stride_knots: knots (speed [m/s],
     stride period [s]) that replace ``period``'s straight line above the
-    first knot's speed, held beyond the last (``stride``; at most six)."""
+    first knot's speed, held beyond the last (``stride``; at most six);
+    contact_timeconst [s]: the ground contacts' solref time constant while
+    this gait runs (0: the creature's ``SkillParams.contact_timeconst``)."""
 
     name: str
     slow: GaitGraph
@@ -90,6 +92,7 @@ class Gait:
     late_reach: tuple[float, float] = (0.1, 0.1)
     stance_kp: tuple[tuple[float, float], ...] = ()
     stride_knots: tuple[tuple[float, float], ...] = ()
+    contact_timeconst: float = 0.0
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""
