@@ -139,8 +139,6 @@ CLI_ALLOWED = {"gaitforge", "gaitforge.version", "gaitforge.api", "gaitforge.err
 # listed one that is gone, so that this list only shrinks.
 CLI_DEBT = {
     "args": {"io.video"},
-    "balance_cmd": {"control.modal.balance_report", "creatures.registry"},
-    "creatures_cmd": {"creatures.summary", "io.images", "io.mjcf", "io.render", "io.spec_files"},
     "demo_cmd": {"io.images", "io.recipe_files", "io.render", "motion.clip"},
     "modalopt_cmd": {"control.modal.measures", "io.checkpoints", "io.recipe_files", "motion.heuristics", "optimize",
                      "optimize.cmaes", "optimize.layout", "sim.batch"},
@@ -150,9 +148,6 @@ CLI_DEBT = {
     "motion_cmd": {"io.gait_plots", "io.recipe_files", "motion.footfall", "motion.gaits",
                    "motion.heuristics", "motion.metrics", "motion.presets"},
     "outputs": {"io.clipfiles", "io.video"},
-    "raibert_cmd": {"control.raibert.kangaroo", "control.raibert.report", "control.raibert.table2",
-                    "io.raibert_report"},
-    "studio_cmd": {"studio.app"},
 }
 
 

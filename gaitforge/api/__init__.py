@@ -23,12 +23,16 @@ a :class:`gaitforge.errors.ResultError`.
 """
 from __future__ import annotations
 
-from gaitforge.api.creatures import constraint, creature, creature_names, describe, mode_sheet, modes, tune
+from gaitforge.api.creatures import (EXPORT_EXTENSIONS, bodies, constraint, creature, creature_name, creature_names,
+                                     creature_source, describe, export, mode_sheet, modes, save_png, still, summary,
+                                     tune)
 from gaitforge.api.modal import sketch, sketch_recipe
 from gaitforge.api.motion import (TYPICAL, Animation, animate, animation, gait_class, load, metrics, motion_formats,
                                   save)
-from gaitforge.api.simulation import (balance, published_pushes, push, push_results, push_speeds, run, run_plots,
-                                      runner, runner_names, runners)
+from gaitforge.api.simulation import (RaibertReport, balance, balance_goal, balance_scans, published_pushes, push,
+                                      push_results, push_speeds, raibert_experiments, raibert_report, run, run_plots,
+                                      runner, runner_names, runners, save_raibert_report)
+from gaitforge.api.studio import STUDIO_HOST, STUDIO_PORT, studio
 from gaitforge.control.entry import Entry, Run
 from gaitforge.creatures.character import Character
 from gaitforge.modal import ModalBasis
@@ -36,8 +40,10 @@ from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.metrics import GaitMetrics
 from gaitforge.sim import Rollout
 
-__all__ = ["creature", "creature_names", "modes", "constraint", "describe", "mode_sheet", "tune",
-           "TYPICAL", "Animation", "animate", "animation", "metrics", "gait_class", "save", "load", "motion_formats",
-           "runners", "runner", "runner_names", "push_speeds", "published_pushes", "run", "run_plots", "push",
-           "push_results", "balance", "sketch", "sketch_recipe",
-           "Character", "ModalBasis", "MotionClip", "GaitMetrics", "Rollout", "Entry", "Run"]
+__all__ = ["creature", "creature_names", "creature_name", "creature_source", "summary", "bodies", "still", "save_png",
+           "export", "EXPORT_EXTENSIONS", "modes", "constraint", "describe", "mode_sheet", "tune", "TYPICAL",
+           "Animation", "animate", "animation", "metrics", "gait_class", "save", "load", "motion_formats", "runners",
+           "runner", "runner_names", "push_speeds", "published_pushes", "run", "run_plots", "push", "push_results",
+           "balance", "balance_goal", "balance_scans", "raibert_experiments", "raibert_report", "save_raibert_report",
+           "RaibertReport", "sketch", "sketch_recipe", "studio", "STUDIO_HOST", "STUDIO_PORT", "Character",
+           "ModalBasis", "MotionClip", "GaitMetrics", "Rollout", "Entry", "Run"]
