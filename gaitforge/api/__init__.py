@@ -27,8 +27,10 @@ from gaitforge.api.creatures import (EXPORT_EXTENSIONS, bodies, constraint, crea
                                      creature_source, describe, export, mode_sheet, modes, save_png, still, summary,
                                      tune)
 from gaitforge.api.modal import sketch, sketch_recipe
-from gaitforge.api.motion import (TYPICAL, Animation, animate, animation, gait_class, load, metrics, motion_formats,
-                                  save)
+from gaitforge.api.motion import (TYPICAL, Animation, VideoSettings, animate, animation, at_typical_speed, footfalls,
+                                  gait_class, gait_diagram, gait_names, gait_speeds, gaits, load, load_recipe, metrics,
+                                  motion_formats, preset, presets, save, save_recipe, typical_froudes, video_settings,
+                                  write_clip)
 from gaitforge.api.simulation import (RaibertReport, balance, balance_goal, balance_scans, published_pushes, push,
                                       push_results, push_speeds, raibert_experiments, raibert_report, run, run_plots,
                                       runner, runner_names, runners, save_raibert_report)
@@ -42,7 +44,9 @@ from gaitforge.sim import Rollout
 
 __all__ = ["creature", "creature_names", "creature_name", "creature_source", "summary", "bodies", "still", "save_png",
            "export", "EXPORT_EXTENSIONS", "modes", "constraint", "describe", "mode_sheet", "tune", "TYPICAL",
-           "Animation", "animate", "animation", "metrics", "gait_class", "save", "load", "motion_formats", "runners",
+           "Animation", "animate", "animation", "metrics", "gait_class", "footfalls", "gait_diagram", "gaits",
+           "gait_names", "gait_speeds", "typical_froudes", "presets", "preset", "at_typical_speed", "save", "load",
+           "motion_formats", "write_clip", "video_settings", "VideoSettings", "load_recipe", "save_recipe", "runners",
            "runner", "runner_names", "push_speeds", "published_pushes", "run", "run_plots", "push", "push_results",
            "balance", "balance_goal", "balance_scans", "raibert_experiments", "raibert_report", "save_raibert_report",
            "RaibertReport", "sketch", "sketch_recipe", "studio", "STUDIO_HOST", "STUDIO_PORT", "Character",
