@@ -6,6 +6,7 @@ A range is offered only where every start holds (docs/robustness.md).
 
     .venv/bin/python benchmarks/robustness.py [--runners dog,gorilla,...] [--gaits walk,trot]
         [--speeds 0.4,0.8] [--starts 20] [--seconds 60] [--workers 2] [--json out.json]
+        [--timestep DT | --step-scale 0.5]
 
 Prints a markdown table: runner, gait, speed [m/s], starts held, the
 earliest fall [s], the largest miss of the commanded speed among the starts
@@ -46,14 +47,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--speeds", default="", help="these speeds instead of each range's ends and middle")
     ap.add_argument("--starts", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--timestep", type=float, default=None)
+    ap.add_argument("--timestep", type=float, default=None, help="this physics step [s] for every runner")
+    ap.add_argument("--step-scale", type=float, default=None,
+                    help="each runner at its own physics step times this (0.5: at half the step)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
+    if args.timestep is not None and args.step_scale is not None:
+        ap.error("give --timestep or --step-scale, not both")
     noise = StartNoise()
     rows = []
     print(f"noise: joints ±{noise.joint} rad, start speed ±{noise.speed:.0%}, friction ×{noise.friction[0]}–"
-          f"{noise.friction[1]}; {args.starts} starts × {args.seconds:g} s each\n")
+          f"{noise.friction[1]}; {args.starts} starts × {args.seconds:g} s each"
+          + (f"; each runner's own step × {args.step_scale:g}" if args.step_scale is not None else "") + "\n")
     print("| runner | gait | speed m/s | held | first fall s | speed miss | footfalls read as | peak τ/limit "
           "| peak ω/limit | ticks clipped |")
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
@@ -62,10 +68,15 @@ def main(argv: list[str] | None = None) -> None:
             if (args.gaits and gait not in args.gaits.split(",")) or hi <= 0.0:
                 continue
             speeds = [float(v) for v in args.speeds.split(",")] if args.speeds else _speeds(lo, hi)
+            timestep = args.timestep
+            if args.step_scale is not None:
+                from gaitforge.control import registry
+
+                timestep = registry.entry(name, gait).physics().timestep * args.step_scale
             for v in speeds:
                 t0 = time.perf_counter()
                 e = ensemble(name, gait, v, starts=args.starts, seconds=args.seconds, noise=noise,
-                             timestep=args.timestep, workers=args.workers)
+                             timestep=timestep, workers=args.workers)
                 wall = time.perf_counter() - t0
                 fall = "—" if math.isnan(e.first_fall) else f"{e.first_fall:.1f}"
                 miss = e.speed_error()
