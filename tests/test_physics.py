@@ -46,7 +46,7 @@ def test_bad_timesteps_are_refused(dt, message):
 def test_run_prints_its_physics_and_refuses_a_step_that_does_not_fit(capsys):
     assert main(["run", "quadruped", "--seconds", "0.5", "--quiet", "--timestep", "0.002"]) == 0
     out = capsys.readouterr().out
-    assert "physics: 2 ms implicitfast, Newton; contacts 20 ms, ratio 1" in out
+    assert "physics: 2 ms implicitfast, Newton; contacts 6 ms, ratio 1" in out
     assert main(["run", "dog", "--seconds", "0.5", "--quiet", "--timestep", "0.003"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "gaitforge: error: timestep 0.003 s must divide the control interval 0.01 s"

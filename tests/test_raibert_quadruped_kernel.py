@@ -28,8 +28,11 @@ MODULES = (virtual_legs, K, quadruped_tick, quadruped_legs, Q)
 # trot, then bound from 1 s, then gallop from 2 s (from the bound: staggered at once)
 SCHEDULE = [(1.0, "bound", 1.9), (2.0, "gallop", 1.4)]  # the gallop's range ends at 1.4 m/s
 # The recording's: the trot at 2.2 m/s until 1.5 s (since the 2 ms step, the first tick whose stance
-# allocation goes through one leg of a pair comes at 1.13 s of a 2.2 m/s trot)
+# allocation goes through one leg of a pair comes at 1.13 s of a 2.2 m/s trot), its contacts at the
+# creature's 20 ms: at the trot's own 6 ms a pair's legs land at the same tick, and no tick of this
+# recording allocates through one leg of a pair
 RECORDED = [(1.5, "bound", 1.9), (2.5, "gallop", 1.4)]
+RECORDED_TROT_CONTACTS = 0.02
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +63,7 @@ def recorded(quad):
         return real(*args)
     Q.compiled_tick = spy
     try:
-        rollout(quad, 3.5, speed=2.2, schedule=RECORDED)
+        rollout(quad, 3.5, speed=2.2, schedule=RECORDED, contact_timeconst=RECORDED_TROT_CONTACTS)
     finally:
         Q.compiled_tick = real
     return snaps
