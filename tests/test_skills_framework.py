@@ -312,7 +312,7 @@ def test_a_path_ends_with_a_stop_that_holds():
 
 
 def test_late_reach_follows_the_speed_between_the_gaits_slow_and_fast_sets():
-    from gaitforge.control.skills.gaits import GORILLA
+    from gaitforge.control.skills.gorilla import GAITS as GORILLA
 
     walk = GORILLA["ds_walk"]
     lo, hi = walk.speeds
@@ -368,7 +368,7 @@ def test_stride_knots_replace_the_period_line_in_both_formulations():
     """``Gait.stride`` (numpy) and the compiled tick's ``gait_graph`` agree
     on the dog trot's stride knots: unchanged up to 1 m/s, quicker beyond."""
     from gaitforge.control.skills import tick as T
-    from gaitforge.control.skills.gaits import DOG
+    from gaitforge.control.skills.dog import GAITS as DOG
 
     trot = DOG["trot"]
     G = T.pack_gait(trot)
@@ -416,7 +416,7 @@ def test_a_gait_with_its_own_contacts_sets_them_while_it_runs(formulation):
     """A gait's ``contact_timeconst`` replaces the creature's while that gait
     runs, in the compiled tick and the Python reference alike; a gait without
     one gets the creature's back (the dog: 8 ms, its gallop 7 ms)."""
-    from gaitforge.control.skills import catalog, gaits
+    from gaitforge.control.skills import catalog, dog
     from gaitforge.sim.controller import run_settings
 
     character = Character.from_spec(build("dog"))
@@ -424,8 +424,8 @@ def test_a_gait_with_its_own_contacts_sets_them_while_it_runs(formulation):
     m = run_settings(ctrl, character.model).model
     d = mujoco.MjData(m)
     ctrl.reset(m, d)
-    own, gallop = catalog.PARAMS["dog"].contact_timeconst, gaits.DOG["gallop"].contact_timeconst
-    assert 0.0 < gallop < own and gaits.DOG["trot"].contact_timeconst == 0.0
+    own, gallop = catalog.PARAMS["dog"].contact_timeconst, dog.GAITS["gallop"].contact_timeconst
+    assert 0.0 < gallop < own and dog.GAITS["trot"].contact_timeconst == 0.0
     np.testing.assert_array_equal(m.geom_solref[:, 0], own)
     seen = []
     for gait, speed in (("gallop", 1.3), ("trot", 0.5), ("gallop", 1.3)):
