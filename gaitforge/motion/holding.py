@@ -67,7 +67,7 @@ from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
-from gaitforge.motion.steady import steady
+from gaitforge.motion.steady import kept_chains, steady
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
 
 __all__ = ["HOLD_MODES", "HOLD_SMOOTH_HZ", "RELEASE", "ROOT_SMOOTH_HZ", "SmoothGround", "ground_smoothly",
@@ -170,7 +170,7 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     root = smooth_stance(root, g.airborne, 1.0 / fps, ROOT_SMOOTH_HZ, whole=True)
     root[g.airborne] = np.nan
     targets[character.bodies[0]] = root
-    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=targets).qpos
+    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=targets, keep=kept_chains(character)).qpos
     out = touch_ground(character, pinned, fps=fps, airborne=g.airborne, com=True)
     return MotionClip(fps, out, character.name)
 

@@ -19,6 +19,20 @@ joints (the human's chest; a creature whose trunk is its root body, the
 dog, has no such joints and is left alone), :data:`HEAD_CHAIN` the head by
 the neck's. The pipeline holds :data:`STEADY_CHAINS` in the body-relative
 poses before the grounding (poses → steady → ground → hold).
+
+The holding then keeps them (:func:`kept_chains`): its modal IK, which
+moves the whole body to hold the feet and the centre of mass, used to turn
+spine, neck and root again (the dog's walk at Fr 0.45: head pitch and yaw
+82° and 76° after the holding, 0° before it; the human walk at Fr 0.1:
+pelvis rotation 77°, 11° before). In every frame its mode shapes are
+changed in the chain's joints so that no mode turns the held body
+(``pin_stance_feet(keep=)``: to first order, at the frame's pose), and in
+the root's rotation so that no mode turns the root's heading (elastic modes
+carry no angular momentum, so every correction of a leg used to yaw the
+root the other way). The feet hang off neither chain, so what the IK does
+for them is the same motion of the legs; the head, the chest and the
+root's heading stay as the steadied poses have them (within 1–5° over the
+gait-speed table).
 """
 from __future__ import annotations
 
@@ -27,7 +41,8 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
-__all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "steady"]
+__all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "kept_chains",
+           "steady"]
 
 DAMPING = 1e-3      # [rad²] damped least squares: λ in (JᵀJ + λI)⁻¹Jᵀ
 ITERATIONS = 4      # Gauss–Newton steps per frame (the error is ~1e-4 rad after 3 at a gait's angles)
@@ -138,3 +153,36 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
     return qpos
 
 
+
+
+def root_rotation_dofs(character) -> np.ndarray:
+    """The DOF indices (3,) of the root body's rotation (a free root's last
+    three, a ball root's); empty for a root that cannot turn freely."""
+    m = character.model
+    root = character.body_id(character.bodies[0])
+    for j in range(int(m.body_jntadr[root]), int(m.body_jntadr[root] + m.body_jntnum[root])):
+        if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_FREE:
+            return np.arange(int(m.jnt_dofadr[j]) + 3, int(m.jnt_dofadr[j]) + 6)
+        if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+            return np.arange(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + 3)
+    return np.zeros(0, int)
+
+
+KeptBody = tuple[int, np.ndarray, tuple[int, ...]]
+
+
+def kept_chains(character, chains: tuple[SteadyChain, ...] = STEADY_CHAINS) -> list[KeptBody]:
+    """What the holding's modal IK keeps from turning
+    (``pin_stance_feet(keep=)``), as (body id, DOF indices, world axes)
+    triples: the root body's heading (its turn about world z) by the root's
+    own rotation, then each chain's held body, about every axis, by the
+    chain's joints (:func:`chain_dofs`), in chain order."""
+    out: list[KeptBody] = []
+    dofs = root_rotation_dofs(character)
+    if len(dofs):
+        out.append((character.body_id(character.bodies[0]), dofs, (2,)))
+    for chain in chains:
+        b, dofs = chain_dofs(character, chain)
+        if b is not None:
+            out.append((b, dofs, (0, 1, 2)))
+    return out
