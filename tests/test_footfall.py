@@ -249,3 +249,19 @@ def test_gait_diagram_png(quad, tmp_path):
     assert (rgb.sum(axis=-1) < 150).mean() > 0.05
     assert (rgb.sum(axis=-1) > 750).mean() > 0.3
     assert [p.name for p in path.parent.iterdir()] == ["trot.png"]  # no temporary left behind
+
+
+def test_debounce_fills_gaps_and_drops_contacts_at_their_own_lengths():
+    """At 100 frames/s: a 0.08 s gap inside a stance is filled at min_gap 0.1 s,
+    a 0.08 s stance survives min_duration 0.05 s (an RH91 runner's stance),
+    and a 0.03 s flicker contact does not; with one length for both (0.1 s)
+    the short stance is lost."""
+    from gaitforge.motion.footfall import debounce
+
+    c = np.zeros((100, 1), bool)
+    c[10:30, 0] = c[38:60, 0] = True  # a stance with a 0.08 s skip in it
+    c[70:78, 0] = True  # a 0.08 s stance
+    c[90:93, 0] = True  # a 0.03 s flicker
+    out = debounce(c, 100.0, 0.05, min_gap=0.1)[:, 0]
+    assert out[10:60].all() and not out[60:70].any() and out[70:78].all() and not out[78:].any()
+    assert not debounce(c, 100.0, 0.1)[70:78, 0].any()

@@ -134,27 +134,6 @@ def test_motion_and_io_have_no_cycle_at_all(layer):
 CLI_ALLOWED = {"gaitforge", "gaitforge.version", "gaitforge.api", "gaitforge.errors", "gaitforge.inputs",
                "gaitforge.io.atomic"}
 
-# What the commands still import from the layers directly, left to later work on issue 25.
-# Exact sets per module, as KNOWN above: a new direct import fails the test, and so does a
-# listed one that is gone, so that this list only shrinks.
-CLI_DEBT = {
-    "args": {"io.video"},
-    "balance_cmd": {"control.modal.balance_report", "creatures.registry"},
-    "creatures_cmd": {"creatures.summary", "io.images", "io.mjcf", "io.render", "io.spec_files"},
-    "demo_cmd": {"io.images", "io.recipe_files", "io.render", "motion.clip"},
-    "modalopt_cmd": {"control.modal.measures", "io.checkpoints", "io.recipe_files", "motion.heuristics", "optimize",
-                     "optimize.cmaes", "optimize.layout", "sim.batch"},
-    "modalsim_cmd": {"control.modal", "control.modal.measures", "control.modal.physics", "control.modal.presets",
-                     "io.landscape_files", "io.modal_traces", "io.recipe_files", "naming",
-                     "optimize", "optimize.landscape", "sim.physics"},
-    "motion_cmd": {"io.gait_plots", "io.recipe_files", "motion.footfall", "motion.gaits",
-                   "motion.heuristics", "motion.metrics", "motion.presets"},
-    "outputs": {"io.clipfiles", "io.video"},
-    "raibert_cmd": {"control.raibert.kangaroo", "control.raibert.report", "control.raibert.table2",
-                    "io.raibert_report"},
-    "studio_cmd": {"studio.app"},
-}
-
 
 def cli_layer_imports(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     """CLI module (short name) → the library modules (short names) it imports outside ``CLI_ALLOWED``."""
@@ -183,7 +162,4 @@ def test_cli_layer_imports_are_seen(tmp_path):
 
 def test_the_cli_goes_through_the_api():
     found = cli_layer_imports(import_graph(ROOT))
-    new = {m: sorted(t - CLI_DEBT.get(m, set())) for m, t in found.items() if t - CLI_DEBT.get(m, set())}
-    assert not new, f"commands importing library layers directly (call gaitforge.api instead): {new}"
-    gone = {m: sorted(t - found.get(m, set())) for m, t in CLI_DEBT.items() if t - found.get(m, set())}
-    assert not gone, f"these direct imports are gone: take them off CLI_DEBT: {gone}"
+    assert not found, f"commands importing library layers directly (call gaitforge.api instead): {found}"

@@ -1,7 +1,7 @@
 """The one-import Python API: ``import gaitforge as gf``.
 
-Thin, typed calls into the layers that own the work (the CLI calls the same
-layers)::
+Thin, typed calls into the layers that own the work; every command of the
+command line parses its flags, calls these and prints::
 
     import gaitforge as gf
     dog = gf.creature("dog")                     # or a .yaml/.json/.xml/.urdf/.bvh file
@@ -23,12 +23,21 @@ a :class:`gaitforge.errors.ResultError`.
 """
 from __future__ import annotations
 
-from gaitforge.api.creatures import constraint, creature, creature_names, describe, mode_sheet, modes, tune
-from gaitforge.api.modal import sketch, sketch_recipe
-from gaitforge.api.motion import (TYPICAL, Animation, animate, animation, gait_class, load, metrics, motion_formats,
-                                  save)
-from gaitforge.api.simulation import (balance, published_pushes, push, push_results, push_speeds, run, run_plots,
-                                      runner, runner_names, runners)
+from gaitforge.api.creatures import (EXPORT_EXTENSIONS, bodies, constraint, creature, creature_name, creature_names,
+                                     creature_source, describe, export, mode_sheet, modes, save_png, still, summary,
+                                     tune)
+from gaitforge.api.modal import (RAMP, ModalRun, PhysicsSummary, cyclic_tolerance, hand_set, landscape, modal_physics,
+                                 modal_problem, modal_recipe, optimize_gait, optimize_settings, physics_summary,
+                                 save_landscape, save_modal_traces, simulate, sketch, sketch_recipe, start_direction,
+                                 suggest_recipe)
+from gaitforge.api.motion import (TYPICAL, Animation, VideoSettings, animate, animation, at_typical_speed, footfalls,
+                                  gait_class, gait_diagram, gait_names, gait_speeds, gaits, load, load_recipe, metrics,
+                                  motion_formats, preset, presets, save, save_recipe, typical_froudes, video_settings,
+                                  write_clip)
+from gaitforge.api.simulation import (RaibertReport, balance, balance_goal, balance_scans, published_pushes, push,
+                                      push_results, push_speeds, raibert_experiments, raibert_report, run, run_plots,
+                                      runner, runner_names, runners, save_raibert_report)
+from gaitforge.api.studio import STUDIO_HOST, STUDIO_PORT, studio
 from gaitforge.control.entry import Entry, Run
 from gaitforge.creatures.character import Character
 from gaitforge.modal import ModalBasis
@@ -36,8 +45,17 @@ from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.metrics import GaitMetrics
 from gaitforge.sim import Rollout
 
-__all__ = ["creature", "creature_names", "modes", "constraint", "describe", "mode_sheet", "tune",
-           "TYPICAL", "Animation", "animate", "animation", "metrics", "gait_class", "save", "load", "motion_formats",
+__all__ = ["creature", "creature_names", "creature_name", "creature_source", "summary", "bodies", "still",
+           "save_png", "export", "EXPORT_EXTENSIONS", "modes", "constraint", "describe", "mode_sheet", "tune",
+           "TYPICAL", "Animation", "animate", "animation", "metrics", "gait_class", "footfalls", "gait_diagram",
+           "gaits", "gait_names", "gait_speeds", "typical_froudes", "presets", "preset", "at_typical_speed",
+           "save", "load", "motion_formats", "write_clip", "video_settings", "VideoSettings", "load_recipe",
+           "save_recipe",
            "runners", "runner", "runner_names", "push_speeds", "published_pushes", "run", "run_plots", "push",
-           "push_results", "balance", "sketch", "sketch_recipe",
+           "push_results", "balance", "balance_goal", "balance_scans", "raibert_experiments", "raibert_report",
+           "save_raibert_report", "RaibertReport",
+           "hand_set", "modal_recipe", "suggest_recipe", "modal_physics", "physics_summary", "PhysicsSummary",
+           "simulate", "ModalRun", "RAMP", "save_modal_traces", "landscape", "save_landscape", "cyclic_tolerance",
+           "modal_problem", "start_direction", "optimize_settings", "optimize_gait", "sketch", "sketch_recipe",
+           "studio", "STUDIO_HOST", "STUDIO_PORT",
            "Character", "ModalBasis", "MotionClip", "GaitMetrics", "Rollout", "Entry", "Run"]

@@ -4,6 +4,7 @@ tuning (:mod:`gaitforge.api`)."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from gaitforge import inputs
 from gaitforge.creatures.character import Character
@@ -22,6 +23,34 @@ def creature_names() -> list[str]:
     from gaitforge.creatures import registry
 
     return list(registry.names())
+
+
+def creature_source(name_or_path: str | os.PathLike) -> tuple[Character, Any]:
+    """:func:`creature` ``name_or_path``, and a picklable source that worker
+    processes rebuild it from (:func:`gaitforge.api.modal_problem`): a
+    built-in creature's registry name, or for a creature file a callable
+    loading it by its absolute path (so that workers started elsewhere find
+    it)."""
+    import functools
+
+    from gaitforge.naming import match
+
+    text = inputs.path_or_name("creature", name_or_path)
+    name = match(text, creature_names())
+    source = name if name else functools.partial(creature, os.path.abspath(text))
+    return creature(text), source
+
+
+def creature_name(name: str) -> str:
+    """The registry name of built-in creature ``name`` (``human-run`` or
+    ``human_run``); raises ``GaitforgeError`` listing the built-in
+    creatures when there is none of that name."""
+    from gaitforge.creatures import registry
+
+    if not isinstance(name, str):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"name: must be a built-in creature's name, got {brief(name)}")
+    return registry.entry(name).name  # (an empty or odd name is an unknown one: the error lists the valid ones)
 
 
 _MODE_OPTIONS = ("constraints", "gravity", "stiffness_scale", "rayleigh", "method")
@@ -115,3 +144,71 @@ def tune(character: Character, max_deviation: float = 5.0):
 
     character = inputs.character("character", character)
     return tune_stiffness(character, math.radians(inputs.MAX_DEVIATION.check("max_deviation", max_deviation)))
+
+
+def summary(character: Character):
+    """``character`` in numbers: a
+    :class:`gaitforge.creatures.summary.CreatureSummary` (name, bodies,
+    joints, DOFs (velocity DOFs, free root included), mass [kg], height [m]
+    of the rest pose's top above the ground)."""
+    from gaitforge.creatures.summary import summarize
+
+    return summarize(inputs.character("character", character))
+
+
+def bodies(character: Character) -> list:
+    """One :class:`gaitforge.creatures.summary.BodyRow` per body of
+    ``character``, in model order: body, mass [kg], joint kind ("fixed" if
+    welded), DOFs, side, role, limb."""
+    from gaitforge.creatures.summary import body_rows
+
+    return body_rows(inputs.character("character", character))
+
+
+def still(character: Character):
+    """A rendered still of ``character`` in its rest pose, framed from a
+    three-quarter view: an RGB image (480, 640, 3) uint8 (height, width,
+    channel) for :func:`save_png`."""
+    from gaitforge.io.render import render_still
+
+    return render_still(inputs.character("character", character))
+
+
+def save_png(path: str | os.PathLike, image) -> None:
+    """Write an RGB image (H, W, 3) uint8 (from :func:`still`) to ``path``
+    as PNG, atomically (the path is not checked or claimed as a command's
+    output: the caller's)."""
+    from gaitforge.io.images import save_png as save
+
+    save(path, image)
+
+
+EXPORT_EXTENSIONS = (".yaml", ".yml", ".json", ".xml")
+
+
+def export(name_or_path: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Write the creature ``name_or_path`` (a built-in name or a creature
+    file, as :func:`creature` takes) to ``path``: its creature document as YAML
+    (``.yaml``, ``.yml``) or JSON (``.json``), or its MuJoCo model as MJCF
+    (``.xml``; an MJCF or URDF model file is written in its compiled form).
+    The path is checked before any work
+    (:func:`gaitforge.io.atomic.check_output`) and written atomically."""
+    from pathlib import Path
+
+    from gaitforge.io.atomic import check_output
+    from gaitforge.io.spec_files import resolve_spec, save_spec
+
+    check_output(path, EXPORT_EXTENSIONS, "export")
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"name_or_path: must be a built-in name or a file path, got {brief(name_or_path)}")
+    name = os.fsdecode(os.fspath(name_or_path))
+    if Path(path).suffix.lower() == ".xml":
+        from gaitforge.io.mjcf import save_mjcf
+
+        if name.lower().endswith((".xml", ".urdf")):  # a model: its compiled form
+            save_mjcf(creature(name), path)
+        else:
+            save_mjcf(Character.from_spec(resolve_spec(name)), path)
+    else:  # .yaml, .yml or .json (check_output refused the rest)
+        save_spec(resolve_spec(name), path)

@@ -212,24 +212,129 @@ def _at_speed(char: Character, gait, speed, froude, seconds, fps, count, pin, st
     return Animation(char, basis, recipe, speeds.synthesize_at_speed(char, basis, recipe, seconds, fps, pinned=pin))
 
 
-def metrics(clip: MotionClip, character: Character | None = None) -> GaitMetrics:
+def metrics(clip: MotionClip, character: Character | None = None, footfalls=None) -> GaitMetrics:
     """Footfall metrics of ``clip``: stride, duty factors, relative phases,
     speed, Froude number, skate (the gait's name: :func:`gait_class`).
-    ``character``: default the built-in creature the clip names."""
-    from gaitforge.motion.footfall import detect_footfalls
+    ``character``: default the built-in creature the clip names;
+    ``footfalls``: the clip's, from :func:`footfalls` (default: detected
+    here)."""
+    from gaitforge.motion.footfall import Footfalls, detect_footfalls
     from gaitforge.motion.metrics import gait_metrics
 
     clip = inputs.clip("clip", clip)
     char = inputs.character("character", character, optional=True) or creature(clip.character_name)
     clip.check_character(char)
-    return gait_metrics(char, clip, detect_footfalls(char, clip))
+    if footfalls is not None and not isinstance(footfalls, Footfalls):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"footfalls: must be a clip's Footfalls (from gf.footfalls) or None, got "
+                             f"{brief(footfalls)}")
+    return gait_metrics(char, clip, detect_footfalls(char, clip) if footfalls is None else footfalls)
 
 
-def gait_class(clip: MotionClip, character: Character | None = None) -> str:
-    """What the footfalls make of ``clip``: walk, trot, pace, bound, gallop,
-    canter, pronk, run, hop or unknown."""
+def gait_class(clip: MotionClip | GaitMetrics, character: Character | None = None) -> str:
+    """What the footfalls make of ``clip`` (or of its :func:`metrics`, a
+    :class:`GaitMetrics`): walk, trot, pace, bound, gallop, canter, pronk,
+    run, hop or unknown."""
     from gaitforge.motion.metrics import classify_gait
-    return classify_gait(metrics(clip, character))
+    return classify_gait(clip if isinstance(clip, GaitMetrics) else metrics(clip, character))
+
+
+def footfalls(clip: MotionClip, character: Character | None = None):
+    """When each foot of ``character`` (default the built-in creature the
+    clip names) touches the ground in ``clip``: a
+    :class:`gaitforge.motion.footfall.Footfalls` (``times`` (T,) [s] of the
+    frames, ``contact`` (T, F) bool, ``names`` (F,) of the feet) for
+    :func:`metrics` and :func:`gait_diagram`."""
+    from gaitforge.motion.footfall import detect_footfalls
+
+    clip = inputs.clip("clip", clip)
+    char = inputs.character("character", character, optional=True) or creature(clip.character_name)
+    return detect_footfalls(char, clip)
+
+
+def gait_diagram(path: str | os.PathLike, footfalls, title: str = "Gait diagram", *, marks=()) -> None:
+    """Write the gait diagram of ``footfalls`` (from :func:`footfalls`: one
+    row per foot, the first on top, its ground contacts as bars over time
+    [s]) to ``path`` as PNG, atomically (the path is not checked or claimed
+    as a command's output: the caller's); ``marks``: (time [s], label)
+    pairs drawn as labelled vertical lines (a ramp's gait switches)."""
+    from gaitforge.io.gait_plots import save_gait_diagram
+    from gaitforge.motion.footfall import Footfalls
+
+    if not isinstance(footfalls, Footfalls):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"footfalls: must be a clip's Footfalls (from gf.footfalls), got {brief(footfalls)}")
+    save_gait_diagram(footfalls, path, inputs.text("title", title), marks=marks)
+
+
+def gaits(character: Character) -> list[str]:
+    """The kinematic gaits :func:`animation` makes for ``character`` (its
+    kind's: walk, trot, …; empty for a creature of no known kind)."""
+    from gaitforge.motion.heuristics import gaits_for
+
+    return list(gaits_for(inputs.character("character", character)))
+
+
+def gait_names() -> list[str]:
+    """Every kinematic gait's name (a creature takes those of its kind: :func:`gaits`)."""
+    from gaitforge.motion.gaits import GAITS
+
+    return list(GAITS)
+
+
+def gait_speeds(name: str) -> dict[str, tuple[float, float]]:
+    """Gait → the (lowest, highest) speed [m/s] measured on built-in
+    creature ``name`` (docs/gait_speeds.md; empty where none was)."""
+    from gaitforge.motion.gaits import speed_ranges
+
+    return speed_ranges(inputs.text("name", name))
+
+
+def typical_froudes() -> dict[str, float]:
+    """Gait → the Froude number V²/(g h) it is typical at (``froude=TYPICAL``
+    in :func:`animation`), for the gaits that have one, slowest first."""
+    from gaitforge.motion.gaits import typical_froudes as typical
+
+    return typical()
+
+
+def presets() -> tuple:
+    """The paper's example gaits (Kry09 Fig. 3) in listing order, each a
+    :class:`gaitforge.motion.presets.Preset` (name, creature, gait, pose,
+    constraints, summary); :func:`animation` takes a name as its gait."""
+    from gaitforge.motion.presets import PRESETS
+
+    return tuple(PRESETS)
+
+
+def preset(name: str):
+    """The preset called ``name`` (``dog-trot`` or ``dog_trot``), or None
+    (a built-in creature's exact name is never a preset's)."""
+    from gaitforge.motion.presets import find
+
+    return find(_name(name))
+
+
+def _name(name) -> str:
+    """A name to look up (any text: one that names nothing is not found)."""
+    if not isinstance(name, str):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"name: must be a name, got {brief(name)}")
+    return name
+
+
+def at_typical_speed(name: str, gait: str | None = None) -> bool:
+    """Whether :func:`animation` can make preset ``name``, or ``gait`` on
+    creature ``name``, at the gait's typical Froude number
+    (:func:`typical_froudes`; ``gaitforge animate`` does so unless asked
+    otherwise): a gait whose speeds were measured on the creature, for a
+    preset one without extra constraints."""
+    from gaitforge.motion import presets as known
+
+    found = known.find(_name(name))
+    if found is not None:
+        return known.has_speed(found)
+    return gait is not None and known.natural_froude(name, _name(gait)) is not None
 
 
 def save(clip: MotionClip, path: str | os.PathLike, character: Character | None = None, **options) -> None:
@@ -244,6 +349,73 @@ def save(clip: MotionClip, path: str | os.PathLike, character: Character | None 
     check_output(path, EXPORT_EXTENSIONS, "motion")
     char = character or creature(clip.character_name)
     save_motion(char, clip, path, **_save_options(path, options))
+
+
+def write_clip(character: Character, clip: MotionClip, path: str | os.PathLike, *, fps: float | None = None,
+               size: tuple[int, int] | None = None, camera: str | None = None, progress=None) -> None:
+    """Write ``clip`` of ``character`` to ``path`` (format from the
+    extension, as :func:`save`) where the path is already checked and
+    claimed: a temporary file of :func:`gaitforge.io.atomic.atomic_paths`,
+    for outputs written together (``gaitforge animate -o … --save-recipe``).
+    For a video (:func:`video_settings`' extensions): ``fps`` [frames/s]
+    (a GIF at most ``gif_max_fps``), ``size`` (width, height) [pixels],
+    ``camera`` (one of ``cameras``) and ``progress(done, total)`` [frames],
+    each None for the default; a clip file keeps the clip's own rate and
+    takes none of them."""
+    from pathlib import Path
+
+    from gaitforge.io.clipfiles import save_motion
+
+    clip = inputs.clip("clip", clip)
+    character = inputs.character("character", character)
+    ext = Path(path).suffix.lower()
+    options: dict[str, object] = {}
+    if ext in video_settings().extensions:
+        if fps is not None:
+            options["fps"] = min(float(fps), video_settings().gif_max_fps) if ext == ".gif" else fps
+        if size is not None:
+            options.update(width=int(size[0]), height=int(size[1]))
+        if camera is not None:
+            options["camera"] = camera
+        if progress is not None:
+            options["progress"] = progress
+    save_motion(character, clip, path, **_save_options(path, options))
+
+
+def load_recipe(path: str | os.PathLike) -> GaitRecipe:
+    """A gait recipe file (YAML or JSON, :mod:`gaitforge.io.recipe_files`):
+    a kinematic or modal gait's terms (mode, amplitude, phase [rad],
+    frequency [Hz], offset) and what it was made for."""
+    from gaitforge.io.recipe_files import load_recipe as load
+
+    return load(path)
+
+
+def save_recipe(recipe: GaitRecipe, path: str | os.PathLike) -> None:
+    """Write ``recipe`` to ``path`` atomically: JSON for ``.json``, YAML
+    otherwise (the path is not checked or claimed as a command's output:
+    the caller's)."""
+    from gaitforge.io import recipe_files
+
+    recipe_files.save_recipe(recipe, path)
+
+
+class VideoSettings(NamedTuple):
+    """What a clip's video (:func:`save` to ``.mp4`` or ``.gif``) takes by default."""
+
+    extensions: tuple[str, ...]  # the video formats (lower case, with the dot)
+    size: tuple[int, int]        # default frame (width, height) [pixels]
+    fps: float                   # default frame rate [frames/s]
+    gif_max_fps: float           # a GIF's highest frame rate [frames/s] (browsers slow down faster ones)
+    cameras: tuple[str, ...]     # the camera views: follow (the default), side, front
+
+
+def video_settings() -> VideoSettings:
+    """The video formats, default frame size and rate, a GIF's highest rate
+    and the camera views (:mod:`gaitforge.io.video`)."""
+    from gaitforge.io.video import CAMERAS, GIF_MAX_FPS, VIDEO_EXTENSIONS, VIDEO_FPS, VIDEO_SIZE
+
+    return VideoSettings(tuple(VIDEO_EXTENSIONS), VIDEO_SIZE, VIDEO_FPS, GIF_MAX_FPS, tuple(CAMERAS))
 
 
 def load(path: str | os.PathLike, character: Character | None = None) -> MotionClip:

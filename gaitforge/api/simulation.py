@@ -3,6 +3,7 @@ plots, push recovery and standing balance (:mod:`gaitforge.api`)."""
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 from gaitforge import inputs
 from gaitforge.control.entry import Entry, Run
@@ -229,3 +230,87 @@ def balance(name: str, *, seconds: float = 5.0, quick: bool = False, timestep: f
         raise GaitforgeError(f"progress: must be a callable or None, got {brief(progress)}")
     settings = BalanceSettings(after=seconds, step=0.1 if quick else 0.02, timestep=timestep)
     return measure(name, settings, workers=workers, progress=progress)
+
+
+def balance_goal() -> float:
+    """How many times larger the pushes :func:`balance` finds survived with
+    the modal feedback should be than those without it (Kry 2012 §4.6)."""
+    from gaitforge.control.modal.balance_report import GOAL
+
+    return GOAL
+
+
+def balance_scans() -> int:
+    """How many times one :func:`balance` calls its ``progress``: one per
+    push direction and tilt axis, each with the feedback and without."""
+    from gaitforge.control.modal.balance_report import STEPS
+
+    return STEPS
+
+
+class RaibertReport(NamedTuple):
+    """Table 2 of Raibert & Hodgins 1991 reproduced by :func:`raibert_report`:
+    each experiment's run (``control.raibert.report.ExperimentRun``:
+    experiment, character, rollout, measures, None for a run that fell) and
+    the table's lines (``ReportLine``: experiment, quantity, the real
+    animal's or robot's value, the paper's animation's, ours or None)."""
+
+    runs: list
+    lines: list
+    seconds: float  # simulated time per experiment [s]
+
+    @property
+    def markdown(self) -> str:
+        """The table as markdown, one table per experiment, the paper's two columns beside ours."""
+        from gaitforge.io.raibert_report import table_markdown
+
+        return table_markdown(self.lines)
+
+
+def raibert_experiments() -> tuple:
+    """The experiments of RH91 Table 2 (``control.raibert.table2.Experiment``:
+    title, creature, gait, speed [m/s], rows) that :func:`raibert_report` runs."""
+    from gaitforge.control.raibert.table2 import TABLE2
+
+    return tuple(TABLE2)
+
+
+def raibert_report(seconds: float = 30.0, progress=None) -> RaibertReport:
+    """Reproduce RH91 Table 2: simulate each of :func:`raibert_experiments`
+    for ``seconds`` [s] (above 0, at most 600) and measure its whole strides
+    after a settling time (a third of the run, at most 10 s).
+    ``progress(title)`` is called before each experiment's run."""
+    from gaitforge.control.raibert.report import report_lines, run_experiments
+
+    seconds = inputs.Span(0, 600, above=True).check("seconds", seconds)
+    if progress is not None and not callable(progress):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"progress: must be a callable (title) or None, got {brief(progress)}")
+    runs = run_experiments(seconds, settle=min(10.0, seconds / 3), progress=progress)
+    return RaibertReport(runs, report_lines(runs), seconds)
+
+
+def save_raibert_report(report: RaibertReport, folder: str | os.PathLike) -> list:
+    """Write :func:`raibert_report`'s table into ``folder`` (made if
+    missing) as table2.md and table2.csv, and a plot of each experiment
+    that stayed up from the middle of its run (the kangaroo's leg angles
+    and ground force over 3 hops as RH91 Fig. 6, ``NAME_fig6.png``; a
+    robot's leg lengths and ground force over 1 s, ``NAME_legs.png``), all
+    together or none; returns the paths written."""
+    from pathlib import Path
+
+    from gaitforge.io.atomic import atomic_paths
+    from gaitforge.io.raibert_report import plot_name, save_run_plot, save_table
+
+    if not isinstance(report, RaibertReport):
+        from gaitforge.errors import GaitforgeError, brief
+        raise GaitforgeError(f"report: must be a RaibertReport (from gf.raibert_report), got {brief(report)}")
+    out = Path(inputs.path_or_name("folder", folder))
+    standing = [(r, out / plot_name(r)) for r in report.runs if r.rollout.fall is None]
+    paths = [out / "table2.md", out / "table2.csv", *(p for _, p in standing)]
+    with atomic_paths(*paths) as temps:
+        md, csv, *plots = (t for t in temps if t is not None)
+        save_table(report.lines, md, csv)
+        for (r, _), path in zip(standing, plots):
+            save_run_plot(r, path, report.seconds / 2)
+    return paths

@@ -66,11 +66,12 @@ def frame_size(text: str) -> tuple[int, int]:
 
 def video_args(p: argparse.ArgumentParser) -> None:
     """``--size`` and ``--camera`` for a command that may write a video."""
-    from gaitforge.io.video import CAMERAS, VIDEO_FPS, VIDEO_SIZE
+    from gaitforge import api
 
-    w, h = VIDEO_SIZE
-    p.add_argument("--size", type=frame_size, default=VIDEO_SIZE, metavar="WxH",
-                   help=f"video frame size in pixels (default {w}x{h}; videos run at {VIDEO_FPS:g} fps)")
-    p.add_argument("--camera", choices=CAMERAS, default="follow",
+    video = api.video_settings()
+    w, h = video.size
+    p.add_argument("--size", type=frame_size, default=video.size, metavar="WxH",
+                   help=f"video frame size in pixels (default {w}x{h}; videos run at {video.fps:g} fps)")
+    p.add_argument("--camera", choices=video.cameras, default="follow",
                    help="video camera: follow (three-quarter view tracking the creature; default), side (fixed, "
                         "square to the side, whole path in view) or front (tracking, facing the creature)")

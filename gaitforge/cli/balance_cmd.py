@@ -11,6 +11,7 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from gaitforge import api
 from gaitforge.cli.args import number
 
 console = Console(highlight=False)
@@ -34,16 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_balance(args) -> int:
-    from gaitforge.api import balance
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.control.modal.balance_report import GOAL, STEPS
-    from gaitforge.creatures import registry
 
-    registry.entry(args.creature)  # a name error before the output checks and any work
+    api.creature_name(args.creature)  # a name error before the output checks and any work
     if args.json:
         from gaitforge.io.atomic import check_output
         check_output(args.json, (".json",), "balance table")
-    with progress_bar(f"balance {args.creature}", STEPS, quiet=args.quiet, unit="scans") as bar:
+    with progress_bar(f"balance {args.creature}", api.balance_scans(), quiet=args.quiet, unit="scans") as bar:
         done = [0]
 
         def advance(what: str) -> None:
@@ -51,9 +49,9 @@ def cmd_balance(args) -> int:
             if bar is not None:
                 bar(done[0], info=what)
 
-        report = balance(args.creature, seconds=args.seconds, quick=args.quick, timestep=args.timestep,
+        report = api.balance(args.creature, seconds=args.seconds, quick=args.quick, timestep=args.timestep,
                          workers=args.workers, progress=advance)
-    _print(report, GOAL)
+    _print(report, api.balance_goal())
     if args.json:
         from gaitforge.io.atomic import write_text
         write_text(args.json, json.dumps(report.as_dict(), indent=2) + "\n")

@@ -2,14 +2,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from gaitforge import api
-from gaitforge.creatures.summary import body_rows, summarize
-from gaitforge.io.spec_files import resolve_spec, save_spec
 
 console = Console(highlight=False)
 
@@ -35,7 +32,7 @@ def summary_table(characters: list[api.Character]) -> Table:
     for col in ("name", "bodies", "joints", "DOFs", "mass [kg]", "height [m]"):
         table.add_column(col, justify="left" if col == "name" else "right")
     for c in characters:
-        s = summarize(c)
+        s = api.summary(c)
         table.add_row(s.name, str(s.bodies), str(s.joints), str(s.dofs), f"{s.mass:.2f}", f"{s.height:.3f}")
     return table
 
@@ -44,12 +41,6 @@ def cmd_creatures(args) -> int:
     characters = [api.creature(n) for n in api.creature_names()]
     console.print(summary_table(characters))
     return 0
-
-
-def _render_png(character: api.Character, path: str) -> None:
-    from gaitforge.io.images import save_png
-    from gaitforge.io.render import render_still
-    save_png(path, render_still(character))
 
 
 def cmd_show(args) -> int:
@@ -61,7 +52,7 @@ def cmd_show(args) -> int:
     table = Table(title=f"{character.name}: bodies")
     for col in ("body", "mass [kg]", "joint", "DOFs", "side", "role", "limb"):
         table.add_column(col)
-    for r in body_rows(character):
+    for r in api.bodies(character):
         table.add_row(r.body, f"{r.mass:.4g}", r.joint, str(r.dofs), r.side, r.role, r.limb)
     console.print(table)
     if character.contacts:
@@ -69,23 +60,12 @@ def cmd_show(args) -> int:
     if character.constraints:
         console.print("constraints: " + ", ".join(f"{c.name} ({c.kind})" for c in character.constraints))
     if args.png:
-        _render_png(character, args.png)
+        api.save_png(args.png, api.still(character))
         console.print(f"wrote {args.png}")
     return 0
 
 
 def cmd_export(args) -> int:
-    from gaitforge.io.atomic import check_output
-    check_output(args.to, (".yaml", ".yml", ".json", ".xml"), "export")
-    to_mjcf = Path(args.to).suffix.lower() == ".xml"
-    if to_mjcf and args.creature.lower().endswith((".xml", ".urdf")):  # a model: its compiled form
-        from gaitforge.io.mjcf import save_mjcf
-        save_mjcf(api.creature(args.creature), args.to)
-    elif to_mjcf:
-        from gaitforge.io.mjcf import save_mjcf
-        save_mjcf(api.Character.from_spec(resolve_spec(args.creature)), args.to)
-    else:  # .yaml, .yml or .json (check_output refused the rest)
-        save_spec(resolve_spec(args.creature), args.to)
+    api.export(args.creature, args.to)
     console.print(f"wrote {args.to}")
     return 0
-

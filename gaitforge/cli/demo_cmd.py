@@ -27,12 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_demo(args) -> int:
-    from gaitforge.io.images import save_png
-    from gaitforge.io.recipe_files import save_recipe
-    from gaitforge.io.render import render_still
     from gaitforge import api
-    from gaitforge.motion.clip import MotionClip
-
     from gaitforge.io.atomic import atomic_paths, check_output_dir
 
     start = time.perf_counter()
@@ -41,7 +36,7 @@ def cmd_demo(args) -> int:
     for name in api.creature_names():
         c = api.creature(name)
         characters.append(c)
-        stills.append(render_still(c))
+        stills.append(api.still(c))
     console.print(summary_table(characters))
 
     made = api.animation(DEMO_CREATURE, DEMO_GAIT, seconds=CLIP_SECONDS, fps=60.0, froude=api.TYPICAL)
@@ -50,17 +45,17 @@ def cmd_demo(args) -> int:
     console.print(recipe_table(recipe, basis))
     console.print(recipe.description)
     stem = out / "dog_trot"
-    short = MotionClip(clip.fps, clip.qpos[:int(VIDEO_SECONDS * clip.fps) + 1], clip.character_name)
+    short = api.MotionClip(clip.fps, clip.qpos[:int(VIDEO_SECONDS * clip.fps) + 1], clip.character_name)
     targets = [out / f"{c.name}.png" for c in characters] + \
         [out / "dog_trot_gait.png"] + [stem.with_suffix(ext) for ext in (".yaml", ".glb", ".bvh", ".npz", ".mp4")]
     # Every file of the demo is written together or not at all.
     with atomic_paths(*targets) as temps:
         paths = [t for t in temps if t is not None]
         for image, path in zip(stills, paths):
-            save_png(path, image)
+            api.save_png(path, image)
         gait_png, yaml_path, glb, bvh, npz, mp4 = paths[len(stills):]
         analyse(dog, clip, str(gait_png), "dog trot: footfalls")
-        save_recipe(recipe, yaml_path)
+        api.save_recipe(recipe, yaml_path)
         for path in (glb, bvh, npz):
             save_clip(dog, clip, str(path))
         save_clip(dog, short, mp4, label="dog_trot.mp4")  # 60 fps, 640x480

@@ -6,14 +6,10 @@ from __future__ import annotations
 import argparse
 import math
 
-import numpy as np
-
-from gaitforge.cli.args import number
-from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _creature, _start_recipe, _workers_args, console, \
-    physics_lines, timestep_arg
-from gaitforge.control.modal.measures import CYCLIC_TOLERANCE
 from gaitforge import api
-from gaitforge.errors import GaitforgeError, NotMetError
+from gaitforge.cli.args import number
+from gaitforge.cli.modalsim_cmd import MAX_SECONDS, _check_workers, _workers_args, console, physics_lines, timestep_arg
+from gaitforge.errors import GaitforgeError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--heading", default=None, metavar="auto|any|DEG",
                    help="direction that counts as forward: auto (the start gait's; the default), any (the default "
                         "with --sketch), or degrees from +x")
-    p.add_argument("--cyclic-tol", type=float, default=CYCLIC_TOLERANCE, metavar="R",
-                   help=f"allowed cycle residual (default {CYCLIC_TOLERANCE:g}; inf: unconstrained)")
+    p.add_argument("--cyclic-tol", type=float, default=api.cyclic_tolerance(), metavar="R",
+                   help=f"allowed cycle residual (default {api.cyclic_tolerance():g}; inf: unconstrained)")
     timestep_arg(p)
     p.add_argument("--single-step", action="store_true",
                    help="score each candidate at the step only (default: at DT and DT/2, the worse counts)")
@@ -101,21 +97,12 @@ def _start(character, text: str | None):
     """The start recipe: a file, a gait the heuristics suggest, or the hand-set gait."""
     import os
 
-    from gaitforge.motion import heuristics
-
-    if text and not os.path.exists(text) and text in heuristics.GAITS:
-        return heuristics.suggest(character, text)
-    return _start_recipe(character, text)
+    if text and not os.path.exists(text) and text in api.gait_names():
+        return api.suggest_recipe(character, text)
+    return api.modal_recipe(character, text)
 
 
 def cmd_optimize(args) -> int:
-    from gaitforge.io.checkpoints import JsonCheckpoint
-    from gaitforge.io.recipe_files import save_recipe
-    from gaitforge.optimize import ModalProblem, Settings, optimize
-    from gaitforge.optimize.cmaes import check_budget
-    from gaitforge.optimize.layout import Layout
-    from gaitforge.sim.batch import BatchEvaluator
-
     from gaitforge.io.atomic import check_output
 
     seconds = args.seconds
@@ -130,7 +117,7 @@ def cmd_optimize(args) -> int:
         sketch = api.sketch(args.sketch)
     args.objective = args.objective or ("cost" if sketch else "distance")
     heading = _heading(args.heading or ("any" if sketch else "auto"))
-    character, source = _creature(args.creature)
+    character, source = api.creature_source(args.creature)
     if sketch is not None:
         try:
             start = api.sketch_recipe(sketch, character)
@@ -139,45 +126,36 @@ def cmd_optimize(args) -> int:
         console.print(start.description)
     else:
         start = _start(character, args.start)
-    layout = Layout.from_recipe(start, impulses=args.impulses, initial=args.initial)
     name = f"{character.name}_optimized" if sketch is None else f"{sketch.name}_optimized"
-    steps = {"timestep": args.timestep, "halved": not args.single_step, "contact_bases": args.contact_bases}
+    steps = {"seconds": seconds, "name": name, "impulses": args.impulses, "initial": args.initial,
+             "timestep": args.timestep, "halved": not args.single_step, "contact_bases": args.contact_bases}
     if sketch is not None:
         steps |= {"avoid": sketch.avoid, "barrier": sketch.barrier, "min_travel": sketch.min_travel(character, seconds)}
         if args.upright is None:
             args.upright = sketch.fall_check(character)
-    problem = ModalProblem(source, layout=layout, seconds=seconds, name=name, **steps)
+    problem = api.modal_problem(source, start, **steps)
     for line in physics_lines(character, problem.physics()):
         console.print(line)
     console.print("each candidate runs at " + " and ".join(f"{1000 * dt:g} ms" for dt in problem.timesteps)
                   + (" (the worse score counts)" if len(problem.timesteps) > 1 else "")
                   + "; over a joint's speed limit or sunk too deep counts as a fall")
-    x0 = problem.vector(start)
-    settings = Settings(objective=args.objective, budget=args.budget, seed=args.seed, cyclic_tol=args.cyclic_tol,
-                        popsize=args.popsize, sigma0=args.sigma, outer=args.outer)
-    check_budget(settings, x0.size, problem.steps)
+    settings = api.optimize_settings(problem, start, objective=args.objective, budget=args.budget, seed=args.seed,
+                                     cyclic_tol=args.cyclic_tol, popsize=args.popsize, sigma=args.sigma,
+                                     outer=args.outer)
     if heading == "auto":  # forward is where the start gait goes
-        d = problem.rollout(x0).displacement
-        if not np.all(np.isfinite(d)) or np.hypot(*d) < 1e-6:
+        heading = api.start_direction(problem, start)
+        if heading is None:
             raise GaitforgeError("the start gait does not travel, so it sets no heading; give --heading DEG or any")
-        heading = math.atan2(d[1], d[0])
         console.print(f"heading {math.degrees(heading):.1f} deg (the start gait's direction)")
-    problem = ModalProblem(source, layout=layout, seconds=seconds, name=name,
-                           heading=None if heading == "any" else heading, upright=args.upright, **steps)
-    ckpt = JsonCheckpoint(str(args.out) + ".ckpt", resume=args.resume)
-    fresh_checkpoint = not ckpt.path.exists()
+    problem = api.modal_problem(source, start, heading=None if heading == "any" else heading, upright=args.upright,
+                                **steps)
     from gaitforge.cli.progress import progress_bar
 
-    try:
-        with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
-            with BatchEvaluator(problem, workers=args.workers, ray=args.ray) as ev:
-                res = optimize(problem, x0, settings, ev, checkpoint=ckpt,
-                               progress=None if advance is None else
-                               lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
-    except NotMetError:
-        if fresh_checkpoint:  # a run that found nothing leaves nothing behind
-            ckpt.path.unlink(missing_ok=True)
-        raise
+    with progress_bar(f"optimize {args.objective}", args.budget, quiet=args.quiet, unit="simulations") as advance:
+        res = api.optimize_gait(problem, start, settings, workers=args.workers, ray=args.ray,
+                                checkpoint=str(args.out) + ".ckpt", resume=args.resume,
+                                progress=None if advance is None else
+                                lambda n, total, f: advance(n, info=f"best f {f:.4g}"))
     s = res.score
     steps_note = " and ".join(f"{1000 * dt:g}" for dt in problem.timesteps)
     bases_note = ", contact-aware bases" if args.contact_bases else ""
@@ -190,7 +168,7 @@ def cmd_optimize(args) -> int:
             + (f", {'at least' if s.slow == 0 else 'short of'} {sketch.min_speed:g} body lengths/s"
                if sketch is not None and sketch.min_speed else "")
             + ("" if res.feasible else " (constraints not met)"))
-    save_recipe(problem.recipe(res.x, description=note), args.out)
+    api.save_recipe(problem.recipe(res.x, description=note), args.out)
     console.print(note)
     replay = f" --timestep {args.timestep:g}" if args.timestep is not None else ""
     replay += " --contact-bases" if args.contact_bases else ""

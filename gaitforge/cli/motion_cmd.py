@@ -104,25 +104,20 @@ def analyse(char: api.Character, clip, diagram: str | None = None, title: str = 
     """Print the footfall metrics of ``clip`` (and write a gait diagram,
     with ``marks``: (time, label) lines); a clip in which no foot lands
     twice is reported, not an error."""
-    from gaitforge.motion.footfall import detect_footfalls
-    from gaitforge.motion.metrics import classify_gait, gait_metrics
-
-    ff = detect_footfalls(char, clip)
+    ff = api.footfalls(clip, char)
     if diagram:
-        from gaitforge.io.gait_plots import save_gait_diagram
-        save_gait_diagram(ff, diagram, title or f"{char.name} gait diagram", marks=marks)
+        api.gait_diagram(diagram, ff, title or f"{char.name} gait diagram", marks=marks)
     try:
-        m = gait_metrics(char, clip, ff)
+        m = api.metrics(clip, char, ff)
     except GaitforgeError as exc:
         console.print(f"no gait metrics: {exc}")
         return
-    console.print(metrics_table(m, f"classified as {classify_gait(m)}"))
+    console.print(metrics_table(m, f"classified as {api.gait_class(m)}"))
 
 
 # ------------------------------------------------------------------ commands
 def cmd_animate(args) -> int:
     from gaitforge.io.atomic import check_output
-    from gaitforge.motion import presets
 
     gait = args.gait or (Path(args.recipe).stem if args.recipe else "gait")
     out = args.out or f"{Path(args.creature).stem}-{gait}.glb"
@@ -131,12 +126,10 @@ def cmd_animate(args) -> int:
         check_output(args.save_recipe, (".yaml", ".yml", ".json"), "recipe")
     if args.diagram:
         check_output(args.diagram, (".png",), "image")
-    found = presets.find(args.creature)
-    preset = found is not None
+    preset = api.preset(args.creature) is not None
     if args.kry09 and not (args.gait or preset):
         raise GaitforgeError("--kry09 picks the Kry09 clip of a gait: give --gait GAIT (or a preset)")
-    natural = (presets.has_speed(found) if found is not None
-               else bool(args.gait) and presets.natural_froude(args.creature, args.gait) is not None)
+    natural = (preset or bool(args.gait)) and api.at_typical_speed(args.creature, None if preset else args.gait)
     if natural and not (args.kry09 or args.no_flight or args.recipe) and args.speed is None and args.froude is None:
         args.froude = TYPICAL  # the gait at its natural speed (GaitSpec.typical_froude)
     fast = args.speed is not None or args.froude is not None
@@ -157,7 +150,7 @@ def cmd_animate(args) -> int:
         raise GaitforgeError("--froude without a number takes the gait's typical one: give --gait GAIT")
     if not (preset or fast or args.gait or args.recipe):
         raise GaitforgeError(f"animate {args.creature}: give --gait GAIT or --recipe FILE "
-                             f"(or a preset instead of a creature: {', '.join(presets.names())})")
+                             f"(or a preset instead of a creature: {', '.join(p.name for p in api.presets())})")
     made = api.animation(None if preset else args.creature, args.creature if preset else args.gait,
                          seconds=args.seconds, fps=args.fps, count=args.modes, pin=not args.no_pin,
                          strict=args.strict, speed=args.speed,
@@ -175,12 +168,11 @@ def cmd_animate(args) -> int:
             console.print(recipe.description)
         analyse(char, clip, args.diagram, f"{char.name} {recipe.name}")
     from gaitforge.io.atomic import atomic_paths
-    from gaitforge.io.recipe_files import save_recipe
 
     with atomic_paths(out, args.save_recipe) as (tmp_clip, tmp_recipe):  # both files or neither
         save_clip(char, clip, tmp_clip, label=Path(out).name, **video_options(args))
         if tmp_recipe is not None and recipe is not None:
-            save_recipe(recipe, tmp_recipe)
+            api.save_recipe(recipe, tmp_recipe)
     console.print(f"wrote {out} ({clip.n_frames} frames at {clip.fps:g} fps)")
     if args.save_recipe:
         console.print(f"wrote {args.save_recipe}")
@@ -200,33 +192,28 @@ def _print_ramp(args, made) -> None:
 
 
 def cmd_gaits(args) -> int:
-    from gaitforge.motion import heuristics, presets
-
     table = Table(title="presets: the examples of Kry09 Fig. 3 ('gaitforge animate PRESET')")
     for col in ("preset", "creature", "gait", "rest pose", "constraints", "what"):
         table.add_column(col)
-    for p in presets.PRESETS:
+    for p in api.presets():
         table.add_row(p.name, p.creature, p.gait, p.pose, ", ".join(p.constraints) or "-", p.summary)
     console.print(table)
     from gaitforge.cli.run_cmd import gait_text
 
     table = Table(title="what each creature does")
-    from gaitforge.motion.gaits import speed_ranges
-
     for col in ("creature", "kinematic gaits, m/s (animate NAME --gait [--speed])",
                 "simulated gaits, m/s (run NAME --gait; * default)"):
         table.add_column(col)
     for name in api.creature_names():
-        kinematic = heuristics.gaits_for(api.creature(name))
+        kinematic = api.gaits(api.creature(name))
         simulated = ", ".join(gait_text(e) for e in api.runners() if e.creature == name)
-        ranges = speed_ranges(name)
+        ranges = api.gait_speeds(name)
         kin = ", ".join(f"{g} {ranges[g][0]:g}–{ranges[g][1]:g}" if g in ranges else g for g in kinematic)
         table.add_row(name, kin or "-", simulated or "-")
     console.print(table)
-    from gaitforge.motion.gaits import typical_froudes
     console.print("kinematic speeds: measured ranges (docs/gait_speeds.md); 'animate NAME --gait G --froude' "
                   "alone uses the gait's typical Froude number: "
-                  + ", ".join(f"{g} {fr:g}" for g, fr in typical_froudes().items()))
+                  + ", ".join(f"{g} {fr:g}" for g, fr in api.typical_froudes().items()))
     return 0
 
 

@@ -3,11 +3,10 @@ runs go through ``gaitforge run``, :mod:`.run_cmd`)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-import numpy as np
 from rich.console import Console
 
+from gaitforge import api
 from gaitforge.cli.args import number
 
 console = Console(highlight=False)
@@ -24,16 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args) -> int:
-    from gaitforge.control.raibert import kangaroo
-    from gaitforge.control.raibert.report import report_lines, run_experiments
-    from gaitforge.io.atomic import atomic_paths, check_output_dir
-    from gaitforge.io.raibert_report import save_joint_force_plot, save_table, table_markdown
-
     from gaitforge.cli.progress import progress_bar
-    from gaitforge.control.raibert.table2 import TABLE2
+    from gaitforge.io.atomic import check_output_dir
 
     out = check_output_dir(args.out)
-    with progress_bar("report raibert", len(TABLE2), quiet=args.quiet, unit="experiments") as advance:
+    with progress_bar("report raibert", len(api.raibert_experiments()), quiet=args.quiet,
+                      unit="experiments") as advance:
         done: list[str] = []
 
         def started(title: str) -> None:
@@ -41,42 +36,11 @@ def cmd_report(args) -> int:
                 advance(len(done), info=title)
             done.append(title)
 
-        runs = run_experiments(args.seconds, settle=min(10.0, args.seconds / 3), progress=started)
-    lines = report_lines(runs)
-    console.print(table_markdown(lines))
-    standing = []
-    for r in runs:
+        report = api.raibert_report(args.seconds, progress=started)
+    console.print(report.markdown)
+    for r in report.runs:
         if r.rollout.fall is not None:
             console.print(f"[red]{r.experiment.title}: {r.rollout.fall}[/red]")
-        else:
-            name = r.experiment.title.lower().replace(" ", "_")
-            standing.append((r, out / f"{name}_{'fig6' if r.experiment.creature == 'kangaroo' else 'legs'}.png"))
-    # The table and every plot are written together or not at all.
-    with atomic_paths(out / "table2.md", out / "table2.csv", *(p for _, p in standing)) as temps:
-        md, csv, *plots = (t for t in temps if t is not None)
-        save_table(lines, md, csv)
-        for (r, _), path in zip(standing, plots):
-            if r.experiment.creature == "kangaroo":
-                d = kangaroo.fig6_data(r.character, r.rollout, hops=3, start=args.seconds / 2)
-                save_joint_force_plot(path, d["t"], {k: np.degrees(d[k]) for k in ("hip", "knee", "ankle")},
-                                      "leg angle [deg]", d["fz"], d["stance"],
-                                      "Kangaroo hop: leg angles and vertical ground force (cf. RH91 Fig. 6)")
-            else:
-                _robot_plot(r, path, args.seconds / 2)
+    api.save_raibert_report(report, out)  # the table and every plot, together or not at all
     console.print(f"wrote {out}/table2.md, {out}/table2.csv and plots")
     return 0
-
-
-def _robot_plot(r, path: Path, start: float) -> None:
-    """Leg lengths (slide joints) and total vertical ground force over ~1 s."""
-    from gaitforge.io.raibert_report import save_joint_force_plot
-
-    t = r.rollout.times
-    sel = (t >= start) & (t <= start + 1.0)
-    slides = [j for j in r.character.joints.values() if j.kind == "slide"]
-    lengths = {j.name: r.rollout.clip.qpos[sel, j.qpos.start] for j in slides[:4]}
-    fz = r.rollout.grf[sel, :, 2].sum(axis=1)
-    stance = r.rollout.contact[sel].any(axis=1)
-    save_joint_force_plot(path, t[sel] - t[sel][0], {k: v * 1000.0 for k, v in lengths.items()},
-                          "leg length change [mm]", fz, stance,
-                          f"{r.experiment.title}: leg lengths and vertical ground force")

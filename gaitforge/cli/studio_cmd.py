@@ -7,8 +7,10 @@ import argparse
 import sys
 import time
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8080
+from gaitforge import api
+
+DEFAULT_HOST = api.STUDIO_HOST
+DEFAULT_PORT = api.STUDIO_PORT
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +32,7 @@ def cmd_studio(args) -> int:
     if args.host is not None:
         print(f"gaitforge: warning: serving on {host}: anyone who can reach this address and port can use the "
               f"studio and upload files to it", file=sys.stderr)
-    from gaitforge.studio.app import Studio
-
-    studio = Studio(args.creature, host=host, port=args.port)
+    studio = api.studio(args.creature, host=host, port=args.port)
     print(f"gaitforge studio: open {studio.url} in a browser (Ctrl-C stops)", flush=True)
     try:
         while True:

@@ -75,3 +75,40 @@ def save_joint_force_plot(path: str | os.PathLike, times: np.ndarray, series: di
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=120, format="png")
     plt.close(fig)
+
+
+def plot_name(run) -> str:
+    """The file name of a standing experiment run's plot (a
+    ``control.raibert.report.ExperimentRun``): its title in lower case with
+    underscores, ``_fig6.png`` for the kangaroo, ``_legs.png`` for a robot."""
+    name = run.experiment.title.lower().replace(" ", "_")
+    return f"{name}_{'fig6' if run.experiment.creature == 'kangaroo' else 'legs'}.png"
+
+
+def save_run_plot(run, path: str | os.PathLike, start: float) -> None:
+    """The plot of a standing experiment run from ``start`` [s]: for the
+    kangaroo its leg angles [deg] and vertical ground force over 3 hops
+    (cf. RH91 Fig. 6), for a robot its leg lengths [mm] and total vertical
+    ground force over about 1 s."""
+    if run.experiment.creature == "kangaroo":
+        from gaitforge.control.raibert import kangaroo
+
+        d = kangaroo.fig6_data(run.character, run.rollout, hops=3, start=start)
+        save_joint_force_plot(path, d["t"], {k: np.degrees(d[k]) for k in ("hip", "knee", "ankle")},
+                              "leg angle [deg]", d["fz"], d["stance"],
+                              "Kangaroo hop: leg angles and vertical ground force (cf. RH91 Fig. 6)")
+    else:
+        _robot_plot(run, path, start)
+
+
+def _robot_plot(r, path: str | os.PathLike, start: float) -> None:
+    """Leg lengths (slide joints) and total vertical ground force over ~1 s."""
+    t = r.rollout.times
+    sel = (t >= start) & (t <= start + 1.0)
+    slides = [j for j in r.character.joints.values() if j.kind == "slide"]
+    lengths = {j.name: r.rollout.clip.qpos[sel, j.qpos.start] for j in slides[:4]}
+    fz = r.rollout.grf[sel, :, 2].sum(axis=1)
+    stance = r.rollout.contact[sel].any(axis=1)
+    save_joint_force_plot(path, t[sel] - t[sel][0], {k: v * 1000.0 for k, v in lengths.items()},
+                          "leg length change [mm]", fz, stance,
+                          f"{r.experiment.title}: leg lengths and vertical ground force")

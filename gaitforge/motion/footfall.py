@@ -217,23 +217,27 @@ def _drop_short_runs(col: np.ndarray, value: bool, min_frames: float) -> np.ndar
     return out
 
 
-def debounce(contact: np.ndarray, fps: float, min_duration: float) -> np.ndarray:
-    """Remove flicker from a (T, F) contact table: first fill airborne gaps,
-    then drop contacts, each shorter than ``min_duration`` [s]."""
+def debounce(contact: np.ndarray, fps: float, min_duration: float, min_gap: float | None = None) -> np.ndarray:
+    """Remove flicker from a (T, F) contact table: first fill airborne gaps
+    shorter than ``min_gap`` [s] (None: ``min_duration``), then drop contacts
+    shorter than ``min_duration`` [s]."""
     c = np.array(contact, dtype=bool)
     n = min_duration * fps - 1e-9  # runs of n frames last n / fps seconds
-    if n <= 1:
-        return c
+    gap = (min_duration if min_gap is None else min_gap) * fps - 1e-9
     for f in range(c.shape[1]):
-        c[:, f] = _drop_short_runs(_drop_short_runs(c[:, f], False, n), True, n)
+        if gap > 1:
+            c[:, f] = _drop_short_runs(c[:, f], False, gap)
+        if n > 1:
+            c[:, f] = _drop_short_runs(c[:, f], True, n)
     return c
 
 
 def footfalls_from_contacts(contact, names, *, times=None, fps: float | None = None,
-                            min_duration: float = 0.0) -> Footfalls:
+                            min_duration: float = 0.0, min_gap: float | None = None) -> Footfalls:
     """Footfalls from known contact states (e.g. MuJoCo contacts of a
     simulation): ``contact`` (T, F) bool; give ``times`` (T,) [s] or ``fps``;
-    ``min_duration`` [s] > 0 debounces (see :func:`debounce`)."""
+    ``min_duration`` [s] > 0 debounces, ``min_gap`` [s] apart for the
+    airborne gaps (see :func:`debounce`)."""
     c = np.asarray(contact, dtype=bool)
     if (times is None) == (fps is None):
         raise GaitforgeError("footfalls: give either times or fps")
@@ -242,8 +246,8 @@ def footfalls_from_contacts(contact, names, *, times=None, fps: float | None = N
         t = np.arange(c.shape[0]) / fps
     else:
         t = np.asarray(times, float)
-    if min_duration > 0 and c.ndim == 2 and len(t) > 1:
-        c = debounce(c, 1.0 / float(np.median(np.diff(t))), min_duration)
+    if (min_duration > 0 or (min_gap or 0.0) > 0) and c.ndim == 2 and len(t) > 1:
+        c = debounce(c, 1.0 / float(np.median(np.diff(t))), min_duration, min_gap)
     return Footfalls(t, c, tuple(names))
 
 

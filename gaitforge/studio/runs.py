@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import gaitforge.api as gf
+# The API's module, not its package: the package also starts this studio (gf.studio).
+from gaitforge.api import creatures as gf_creatures
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio.runner_sim import RunnerSim, runnable
 
@@ -50,7 +51,7 @@ class Runs:
         entry = registry.entry(key, gait)
         mine = entry.creature == self.character.name
         # the creature as loaded: the registry's controllers are tuned to its own rest pose
-        character = self.built if mine else gf.creature(entry.creature)
+        character = self.built if mine else gf_creatures.creature(entry.creature)
         sim = RunnerSim(entry, character, speed, turn_rate)  # refused before anything changes
         self.stop_runner()
         self.stop_physics()

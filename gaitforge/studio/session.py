@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-import gaitforge.api as gf
+# The API's modules, not its package: the package also starts this studio (gf.studio).
+from gaitforge.api import creatures as gf_creatures, motion as gf_motion
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib
 from gaitforge.studio import presets
@@ -55,7 +56,7 @@ class Session(Runs):
     # ------------------------------------------------------------ creature
     def load(self, name_or_path: str | os.PathLike) -> None:
         """Switch to a built-in creature or a creature file (the CLI's loaders)."""
-        self._use(gf.creature(name_or_path), Path(os.fspath(name_or_path)).name)
+        self._use(gf_creatures.creature(name_or_path), Path(os.fspath(name_or_path)).name)
 
     def _use(self, character, label: str, built=None) -> None:
         """Switch to ``character`` (named ``label``; ``built``: the creature as
@@ -89,7 +90,7 @@ class Session(Runs):
         if name not in presets.PRESETS:
             raise GaitforgeError(f"rest pose {name!r} unknown (presets: {', '.join(presets.PRESETS)})")
         built = self.built
-        basis = gf.modes(built, stiffness_scale=1.0)
+        basis = gf_creatures.modes(built, stiffness_scale=1.0)
         q = presets.preset_pose(built, basis, name)
         character = built if presets.PRESETS[name] == 0.0 else presets.with_rest_pose(built, q)
         scale, constraints, label = self.stiffness_scale, self.constraints, self.label
@@ -158,7 +159,8 @@ class Session(Runs):
         from gaitforge.modal import parse_constraint
 
         extra = [parse_constraint(c, self.character) for c in self.constraints]
-        self.basis = gf.modes(self.character, count=count, stiffness_scale=self.stiffness_scale, constraints=extra)
+        self.basis = gf_creatures.modes(self.character, count=count, stiffness_scale=self.stiffness_scale,
+                                        constraints=extra)
         self.descriptions = lib.describe(self.character, self.basis)
         self.recipe, self.clip, self.gait = None, None, None
 
@@ -373,7 +375,7 @@ class Session(Runs):
         stem = f"{Path(self.label).stem}-{self.recipe.name if self.recipe else 'pose'}".replace(" ", "_")
         with tempfile.TemporaryDirectory(prefix="gaitforge-studio-out-") as tmp:
             path = Path(tmp) / f"{stem}{ext}"
-            gf.save(clip, path, self.character, **options)
+            gf_motion.save(clip, path, self.character, **options)
             return path.name, path.read_bytes()
 
     # ------------------------------------------------------------ physics

@@ -114,7 +114,8 @@ class SkillController:
         m.opt.timestep = p.timestep
         self._own_solref = (m.geom_solref[:, 0].copy(), m.pair_solref[:, 0].copy())
         self._contact_timeconst = 0.0
-        self._set_contacts(m, self.params.contact_timeconst)
+        self.gait_name = self.commander.current(0.0).gait  # the contacts of the gait it starts in
+        self.gait_contacts(m)
         m.opt.integrator = integrator
         m.opt.solver = SOLVERS[p.solver]
         # A floating tree with four limbs: the constraint solver's Newton

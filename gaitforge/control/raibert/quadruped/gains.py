@@ -88,9 +88,11 @@ GAIT_GAINS: dict[str, QuadrupedGains] = {
         # the default 30 and 10, 15 of 33 speeds from 2.0 to 2.4 m/s fell within 120 s). Damping both
         # more in stance halves the roll (mean 9.5 -> 5.2 deg peak to peak over those speeds).
         roll_kv=50.0, yaw_kv=20.0,
-        # The creature's own 20 ms contacts: the feet sink 8.4-9.9 mm up to 1.35 m/s, but at 2.2 m/s a 14 mm
-        # lower-leg capsule touches and sinks 18.6 mm. At 4 ms the trot at 2.2 m/s held 18 of 20 perturbed
-        # starts (2.1: 19 of 20), at 8 ms 17 of 20: its contacts are left as they were.
+        # At the creature's own 20 ms contacts the feet sank 8.4-9.9 mm up to 1.35 m/s, but from 1.6 m/s a
+        # 14 mm lower-leg capsule touched (18.6 mm deep at 2.2 m/s). 6 ms: only the 25 mm feet touch, at
+        # most 6.1 mm deep (2.2 m/s), and 0.5, 1.35 and 2.2 m/s hold 20 of 20 perturbed starts (2.0: 19 of
+        # 20, as at 20 ms, where 1.8 did too). At 4 ms the trot at 2.2 m/s held 18 of 20, at 8 ms 17 of 20.
+        contact_timeconst=0.006,
     ),
     "bound": QuadrupedGains(
         pitch_kv=30.0, idle_clearance=True,
