@@ -107,13 +107,16 @@ def hold_loose(character, basis, g: GroundedClip) -> MotionClip:
 def _hold_fading(character, basis, g: GroundedClip, *, loose: bool) -> MotionClip:
     """:func:`~gaitforge.motion.stance_targets.fading_targets` held with the
     whole body free to translate; in flight the IK meets the centre of
-    mass's line to its tolerance (~1e-9 m) and a translation then puts it on
-    it exactly (the heights are put on the arc after)."""
+    mass's target to its tolerance (~1e-9 m) and a translation then puts it
+    on it exactly, height included: the touchdown step puts the flights
+    back on their arcs, but a flight cut by the clip's end keeps the height
+    it has here (the IK's 4e-10 m left its parabola's second difference off
+    by that much; the grounding had it on the parabola)."""
     ff, hold, soft = fading_targets(character, g.clip, g.airborne, g.blend, loose=loose)
     pinned = pin_stance_feet(character, basis, g.clip, footfalls=ff, hold=hold, translate=True, soft=soft,
                              keep=kept_chains(character)).qpos
     miss = np.zeros((len(pinned), 3))
-    miss[g.airborne, :2] = (hold[CENTRE_OF_MASS] - centres_of_mass(character, pinned))[g.airborne, :2]
+    miss[g.airborne] = (hold[CENTRE_OF_MASS] - centres_of_mass(character, pinned))[g.airborne]
     return _on_ground(character, g, translate_root(character, pinned, miss))
 
 
