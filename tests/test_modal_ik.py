@@ -293,9 +293,13 @@ def test_pinning_adds_no_pops(dog, trot, pinned):
 
 
 def test_synthesize_pin_feet(dog, basis, pinned):
-    """synthesize(pin_feet=True) pins, then puts the lowest foot back on z = 0
-    (a uniform vertical shift per frame: the horizontal pins still hold)."""
+    """synthesize(pin_feet=True) pins (keeping the steadied head and root
+    heading, motion.steady.kept_chains), then puts the lowest foot back on
+    z = 0 (a uniform vertical shift per frame: the horizontal pins still hold)."""
+    from gaitforge.motion.steady import kept_chains
+
     clip = synthesize(dog, basis, dog_trot(dog, basis), 4.0, pin_feet=True)
+    pinned = pin_stance_feet(dog, basis, synthesize(dog, basis, dog_trot(dog, basis), 4.0), keep=kept_chains(dog))
     np.testing.assert_array_equal(clip.qpos, touch_ground(dog, pinned.qpos))
     P = foot_positions(dog, clip.qpos, feet_of(dog))
     np.testing.assert_allclose(P[..., 2].min(axis=1), 0.0, atol=1e-12)

@@ -67,7 +67,7 @@ from gaitforge.motion.metrics import root_positions
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
 from gaitforge.motion.poses import poses
 from gaitforge.motion.recipe import check_basis
-from gaitforge.motion.steady import steady
+from gaitforge.motion.steady import STEADY_CHAINS, SteadyChain, kept_chains, steady
 from gaitforge.motion.stance_targets import HOLD_SMOOTH_HZ, hold_targets, true_runs
 
 __all__ = ["HOLD_MODES", "HOLD_SMOOTH_HZ", "RELEASE", "ROOT_SMOOTH_HZ", "SmoothGround", "ground_smoothly",
@@ -133,7 +133,8 @@ def ground_smoothly(character, q: np.ndarray, psi: np.ndarray, fps: float, walki
     return SmoothGround(translate_root(character, q, offset + blend), down, airborne, blend)
 
 
-def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> MotionClip:
+def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray,
+         steadied: tuple[SteadyChain, ...] = STEADY_CHAINS) -> MotionClip:
     """The frames of ``g`` (:func:`ground_smoothly`) with their feet held by
     modal IK (module docstring), the centre of mass on the smoothed path and
     the root on its own path smoothed again, by the modes of ``basis`` (the
@@ -143,7 +144,9 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     and each is planted: its lowest contact point held on the ground (a
     walk's mm ripple would lift it and break double support). Then the
     lowest contact point is put back on the ground in stance and the centre
-    of mass on its arcs in flight."""
+    of mass on its arcs in flight. ``steadied``: the chains the frames were
+    steadied by (:func:`~gaitforge.motion.steady.steady`), which the modal
+    IK keeps (:func:`~gaitforge.motion.steady.kept_chains`)."""
     basis = holding_basis(character, basis)   # the same analysis, HOLD_MODES modes
     clip = MotionClip(fps, g.qpos, character.name)
     feet = feet_of(character)
@@ -170,7 +173,8 @@ def hold(character, basis, g: SmoothGround, fps: float, walking: np.ndarray) -> 
     root = smooth_stance(root, g.airborne, 1.0 / fps, ROOT_SMOOTH_HZ, whole=True)
     root[g.airborne] = np.nan
     targets[character.bodies[0]] = root
-    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=targets).qpos
+    pinned = pin_stance_feet(character, basis, clip, footfalls=ff, hold=targets,
+                             keep=kept_chains(character, steadied)).qpos
     out = touch_ground(character, pinned, fps=fps, airborne=g.airborne, com=True)
     return MotionClip(fps, out, character.name)
 

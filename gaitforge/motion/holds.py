@@ -52,6 +52,7 @@ from gaitforge.motion.footfall import feet_of
 from gaitforge.motion.gaits import HoldingStrategy, holding_strategy
 from gaitforge.motion.grounding import centres_of_mass, touch_ground, translate_root
 from gaitforge.motion.modal_ik import CENTRE_OF_MASS, pin_stance_feet
+from gaitforge.motion.steady import kept_chains
 from gaitforge.motion.stance_targets import fading_targets, hold_targets
 
 __all__ = ["HOLDINGS", "HOLD_MODES", "GroundedClip", "Holding", "feet_have_contacts", "hold_loose", "hold_paired",
@@ -75,7 +76,7 @@ class GroundedClip(NamedTuple):
 
 def pin_plain(character, basis, g: GroundedClip) -> MotionClip:
     """Stance feet pinned where they land (frame by frame), then the lowest contact back on the ground."""
-    pinned = pin_stance_feet(character, basis, g.clip).qpos
+    pinned = pin_stance_feet(character, basis, g.clip, keep=kept_chains(character)).qpos
     return MotionClip(g.clip.fps, touch_ground(character, pinned, fps=g.clip.fps, airborne=g.airborne),
                       character.name)
 
@@ -85,7 +86,7 @@ def hold_stance(character, basis, g: GroundedClip) -> MotionClip:
     if not g.airborne.any():
         return pin_plain(character, basis, g)
     ff, hold = hold_targets(character, g.clip, g.airborne, g.blend)
-    pinned = pin_stance_feet(character, basis, g.clip, footfalls=ff, hold=hold).qpos
+    pinned = pin_stance_feet(character, basis, g.clip, footfalls=ff, hold=hold, keep=kept_chains(character)).qpos
     return _on_ground(character, g, pinned)
 
 
@@ -106,12 +107,16 @@ def hold_loose(character, basis, g: GroundedClip) -> MotionClip:
 def _hold_fading(character, basis, g: GroundedClip, *, loose: bool) -> MotionClip:
     """:func:`~gaitforge.motion.stance_targets.fading_targets` held with the
     whole body free to translate; in flight the IK meets the centre of
-    mass's line to its tolerance (~1e-9 m) and a translation then puts it on
-    it exactly (the heights are put on the arc after)."""
+    mass's target to its tolerance (~1e-9 m) and a translation then puts it
+    on it exactly, height included: the touchdown step puts the flights
+    back on their arcs, but a flight cut by the clip's end keeps the height
+    it has here (the IK's 4e-10 m left its parabola's second difference off
+    by that much; the grounding had it on the parabola)."""
     ff, hold, soft = fading_targets(character, g.clip, g.airborne, g.blend, loose=loose)
-    pinned = pin_stance_feet(character, basis, g.clip, footfalls=ff, hold=hold, translate=True, soft=soft).qpos
+    pinned = pin_stance_feet(character, basis, g.clip, footfalls=ff, hold=hold, translate=True, soft=soft,
+                             keep=kept_chains(character)).qpos
     miss = np.zeros((len(pinned), 3))
-    miss[g.airborne, :2] = (hold[CENTRE_OF_MASS] - centres_of_mass(character, pinned))[g.airborne, :2]
+    miss[g.airborne] = (hold[CENTRE_OF_MASS] - centres_of_mass(character, pinned))[g.airborne]
     return _on_ground(character, g, translate_root(character, pinned, miss))
 
 

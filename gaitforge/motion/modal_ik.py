@@ -228,6 +228,12 @@ class _Problem:
         self.chains = _dof_chains(self.m, self.bodies[self.plain])
         self.roots = np.ascontiguousarray(self.m.body_rootid[self.bodies[self.plain]], dtype=np.int64)
 
+    def set_columns(self, phi: np.ndarray) -> None:
+        """Move the modes ``phi`` (nv, k) from now on (the same count as before)."""
+        self.phi = phi
+        self.eff = np.array(phi, dtype=float, order="C")
+        self.phi_balls = np.ascontiguousarray(phi[self.qv])
+
     def evaluate(self, q0: np.ndarray, c: np.ndarray):
         """Pose q (nq,), points x (F, 3) and Jacobian (3F, k) at coordinates c (k,)."""
         m, d = self.m, self.d
@@ -256,6 +262,31 @@ class _Problem:
                 mujoco.mj_jacSubtreeCom(m, d, J[i], 0)
             out[3 * i:3 * i + 3] = J[i] @ eff
         return q.copy(), x, out
+
+
+KEEP_DAMPING = 1e-3  # [rad²] damped least squares of the joints that keep a body's orientation
+
+
+def kept_columns(m, d, phi: np.ndarray, qpos: np.ndarray, keep) -> np.ndarray:
+    """The shapes ``phi`` (nv, k) with, for each (body id, DOF indices) of
+    ``keep`` in turn, those DOFs' rows changed so that no column turns the
+    body at pose ``qpos`` (to first order: the body's angular Jacobian J
+    (MuJoCo's ``mj_jacBody``) takes each column to 0, by damped least
+    squares on the DOFs' own columns of J); a later entry sees the earlier
+    ones' changes. ``d``: scratch MjData of model ``m``."""
+    out = np.array(phi, float)
+    if not keep:
+        return out
+    d.qpos[:] = qpos
+    mujoco.mj_kinematics(m, d)
+    mujoco.mj_comPos(m, d)
+    jacr = np.zeros((3, m.nv))
+    for body, dofs, axes in keep:
+        mujoco.mj_jacBody(m, d, None, jacr, int(body))
+        J = jacr[axes]
+        Jc = J[:, dofs]
+        out[dofs] -= Jc.T @ np.linalg.solve(Jc @ Jc.T + KEEP_DAMPING * np.eye(len(axes)), J @ out)
+    return out
 
 
 def modal_jacobian(character, basis, names, qpos_start=None, coords=None, *, modes=None, rigid=False):
@@ -389,7 +420,7 @@ def modal_ik(character, basis, targets: Mapping[str, np.ndarray], qpos_start=Non
 def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls | None = None,
                     modes: int | None = None, tol: float = 1e-6,
                     hold: Mapping[str, np.ndarray] | None = None, translate: bool = False,
-                    soft: Mapping[str, np.ndarray] | None = None) -> MotionClip:
+                    soft: Mapping[str, np.ndarray] | None = None, keep=()) -> MotionClip:
     """Remove foot skate: hold each foot still (horizontally) while it is down.
 
     Frame by frame, modal IK with the ``modes`` leading elastic modes moves
@@ -446,7 +477,10 @@ def pin_stance_feet(character, basis, clip: MotionClip, *, footfalls: Footfalls 
     out = np.array(clip.qpos)
     anchor = np.full((F, 3), np.nan)    # z stays NaN: heights are free
     coords = np.zeros(phi.shape[1])
+    keep = [(int(k[0]), np.asarray(k[1], int), np.asarray(k[2] if len(k) > 2 else (0, 1, 2), int)) for k in keep]
     for t in range(clip.n_frames):
+        if keep:
+            prob.set_columns(kept_columns(prob.m, prob.d, phi, clip.qpos[t], keep))
         goal = np.where(C[t][:, None], anchor, np.nan).reshape(-1)
         goal = np.r_[goal, X[t]]
         if S is not None and np.isfinite(S[t]).any() and np.isfinite(goal).any():

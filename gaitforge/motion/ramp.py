@@ -57,12 +57,17 @@ from gaitforge.motion.poses import layout
 from gaitforge.motion.speed import suggest_at_speed
 from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, check_froude, stride_plan
 
-__all__ = ["BLEND_STRIDES", "HYSTERESIS", "Ramp", "gait_schedule", "ramp", "speed_profile"]
+__all__ = ["BLEND_STRIDES", "HYSTERESIS", "RAMP_STEADY", "Ramp", "gait_schedule", "ramp", "speed_profile"]
 
 HYSTERESIS = 0.1      # switch up at threshold·(1 + this), down at threshold·(1 − this)
 BLEND_STRIDES = 1.0   # cross-fade length [strides]
 SPEED_PASSES = 2      # the amplitude corrected this many times by the speed the grounded clip reaches
 MAX_GAIN = 1.5        # by at most this factor either way
+# What the ramp steadies before the grounding and its holding keeps (motion.steady): the head. The
+# trunk steadied as well took the human ramp's run to 3.7 g of centre-of-mass reaction (its bound is
+# 3 g); the root's heading kept by the holding (it goes with the trunk) to 5.1 g at the root and 4.2 g
+# at the centre of mass (bounds 4.5 and 3).
+RAMP_STEADY = (HEAD_CHAIN,)
 
 
 class Ramp(NamedTuple):
@@ -184,9 +189,8 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         dq = sum((w * gain)[:, None] * c for w, c in parts)
         q = lay.integrate(basis.rest_qpos, dq)
         lay.soft_limits(q, math.radians(10), 0.01)
-        # The head held before the grounding (motion.steady); the trunk as well took the human
-        # ramp's run to 3.7 g of centre-of-mass reaction (its bound is 3 g).
-        q = steady(character, swing_free_limbs(character, q, first.arm_swing, first.posture), (HEAD_CHAIN,))
+        # the head held before the grounding (RAMP_STEADY)
+        q = steady(character, swing_free_limbs(character, q, first.arm_swing, first.posture), RAMP_STEADY)
         ground = ground_smoothly(character, q, psi, fps, walking)
         if rnd < SPEED_PASSES:   # the amplitude scaled by the asked speed over the achieved one, stride by stride
             asked, got = _stride_means(v, psi, fps), _stride_speeds(character, ground.qpos, psi, fps)
@@ -194,7 +198,7 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
     keep = slice(pad, pad + n)
     ground = start_at_origin(character, ground.frames(keep))
     if plant:
-        clip = hold(character, basis, ground, fps, walking[keep])
+        clip = hold(character, basis, ground, fps, walking[keep], RAMP_STEADY)
     else:  # nothing holds the feet: the stance rule, unsmoothed
         clip = MotionClip(fps, translate_root(character, ground.qpos, -ground.blend), character.name)
     g_kept = tuple(gaits[pad:pad + n])

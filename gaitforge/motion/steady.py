@@ -19,6 +19,21 @@ joints (the human's chest; a creature whose trunk is its root body, the
 dog, has no such joints and is left alone), :data:`HEAD_CHAIN` the head by
 the neck's. The pipeline holds :data:`STEADY_CHAINS` in the body-relative
 poses before the grounding (poses → steady → ground → hold).
+
+The holding then keeps them (:func:`kept_chains`): its modal IK, which
+moves the whole body to hold the feet and the centre of mass, used to turn
+spine, neck and root again (the dog's walk at Fr 0.45: head pitch and yaw
+82° and 76° after the holding, 0° before it; the human walk at Fr 0.1:
+pelvis rotation 77°, 11° before). In every frame its mode shapes are
+changed in the chain's joints so that no mode turns the held body
+(``pin_stance_feet(keep=)``: to first order, at the frame's pose), and,
+where the trunk is steadied, in the root's rotation so that no mode turns
+the root's heading (elastic modes carry no angular momentum, so every
+correction of a leg used to yaw the root the other way). The holding keeps
+only what was steadied: a ramp steadies and keeps the head alone. The feet hang off neither chain, so what the IK does
+for them is the same motion of the legs; the head, the chest and the
+root's heading stay as the steadied poses have them (within 1–5° over the
+gait-speed table).
 """
 from __future__ import annotations
 
@@ -27,7 +42,8 @@ from typing import NamedTuple
 import mujoco
 import numpy as np
 
-__all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "steady"]
+__all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "kept_chains",
+           "steady"]
 
 DAMPING = 1e-3      # [rad²] damped least squares: λ in (JᵀJ + λI)⁻¹Jᵀ
 ITERATIONS = 4      # Gauss–Newton steps per frame (the error is ~1e-4 rad after 3 at a gait's angles)
@@ -108,6 +124,9 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
     for chain in chains:
         b, dofs = chain_dofs(character, chain)
         if b is None:
+            held = character.bodies_labeled(role=chain.held_role)
+            if held and character.body_id(held[0]) == character.body_id(character.bodies[0]):
+                qpos = _steady_root(character, qpos, d, rest_frames)
             continue
         rest = rest_frames[b]
         _, xmat = character.body_frames(qpos, b + 1)
@@ -138,3 +157,123 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
     return qpos
 
 
+
+
+def root_rotation_dofs(character) -> np.ndarray:
+    """The DOF indices (3,) of the root body's rotation (a free root's last
+    three, a ball root's); empty for a root that cannot turn freely."""
+    m = character.model
+    root = character.body_id(character.bodies[0])
+    for j in range(int(m.body_jntadr[root]), int(m.body_jntadr[root] + m.body_jntnum[root])):
+        if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_FREE:
+            return np.arange(int(m.jnt_dofadr[j]) + 3, int(m.jnt_dofadr[j]) + 6)
+        if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+            return np.arange(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + 3)
+    return np.zeros(0, int)
+
+
+KeptBody = tuple[int, np.ndarray, tuple[int, ...]]
+
+
+def kept_chains(character, chains: tuple[SteadyChain, ...] = STEADY_CHAINS) -> list[KeptBody]:
+    """What the holding's modal IK keeps from turning
+    (``pin_stance_feet(keep=)``) of poses steadied by ``chains``, as (body
+    id, DOF indices, world axes) triples: where a chain holds the trunk
+    (:data:`TRUNK_CHAIN`'s ``held_role``), the root body's heading (its turn
+    about world z) by the root's own rotation; then each chain's held body,
+    about every axis, by the chain's joints (:func:`chain_dofs`), in chain
+    order.
+
+    The root's heading goes with the trunk: :func:`steady` turns it where
+    the trunk is the root, and a ramp that steadies the head only
+    (:mod:`gaitforge.motion.ramp`) keeps the head only (its human's run,
+    held with the root's heading kept as well, reached 5.1 g at the root
+    and 4.2 g at the centre of mass, against 3.6 g and 2.2 g)."""
+    out: list[KeptBody] = []
+    dofs = root_rotation_dofs(character)
+    if len(dofs) and any(c.held_role == TRUNK_CHAIN.held_role for c in chains):
+        out.append((character.body_id(character.bodies[0]), dofs, (2,)))
+    for chain in chains:
+        b, dofs = chain_dofs(character, chain)
+        if b is not None:
+            out.append((b, dofs, (0, 1, 2)))
+    return out
+
+
+ROOT_ITERATIONS = 3   # Gauss–Newton steps per frame that put the pelvis back after the root turned
+
+
+def _steady_root(character, qpos: np.ndarray, d, rest_frames: np.ndarray) -> np.ndarray:
+    """Poses (T, nq) whose root body (a free root that is the held trunk)
+    keeps the clip's mean heading: in each frame the root turns about world
+    z, about its origin, by its heading's difference from the mean (its
+    pitch and roll stay), each child body joined by a ball keeps the world
+    orientation it had, and the body labelled ``pelvis`` below it gets its
+    world position and orientation back from the joints between them (the
+    spine bends sideways where the trunk no longer yaws). Unchanged where
+    the root has no free joint.
+
+    Only the heading: the trunk held level as well (pitch and roll) took
+    the dog's trunk sway from 19–67° to 5–33° over the gait-speed table,
+    but its pace at Fr 2 then missed its speed by 33 % (20.7 g of stance
+    force)."""
+    m = character.model
+    root = character.body_id(character.bodies[0])
+    j0 = int(m.body_jntadr[root])
+    if m.body_jntnum[root] < 1 or int(m.jnt_type[j0]) != mujoco.mjtJoint.mjJNT_FREE:
+        return qpos
+    qa = int(m.jnt_qposadr[j0])
+    _, xmat = character.body_frames(qpos, root + 1)
+    R0 = xmat[:, root] @ rest_frames[root].T
+    heading = float(np.mean(np.unwrap(np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))))
+    flat = np.empty(9)
+    mujoco.mju_quat2Mat(flat, m.body_quat[root])
+    parent_frame = flat.reshape(3, 3)
+    quat = np.empty(4)
+    balls: list[tuple[int, int, np.ndarray]] = []
+    for c in (int(x) for x in np.flatnonzero(m.body_parentid == root)):
+        j = int(m.body_jntadr[c])
+        if m.body_jntnum[c] == 1 and int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+            own = np.empty(9)
+            mujoco.mju_quat2Mat(own, m.body_quat[c])
+            balls.append((c, int(m.jnt_qposadr[j]), own.reshape(3, 3)))
+    pelvis = character.bodies_labeled(role="pelvis")
+    p = character.body_id(pelvis[0]) if pelvis else -1
+    chain: list[int] = []
+    b = p
+    while b > root:
+        for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
+            if int(m.jnt_type[j]) in (mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_HINGE):
+                n = 3 if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL else 1
+                chain += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + n)
+        b = int(m.body_parentid[b])
+    dofs = np.array(sorted(chain), int)
+    out = np.array(qpos, float, copy=True)
+    jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    dv = np.zeros(m.nv)
+    for t in range(len(out)):
+        d.qpos[:] = out[t]
+        mujoco.mj_kinematics(m, d)
+        world = {c: d.xmat[c].reshape(3, 3).copy() for c, _, _ in balls}
+        keep_pos = d.xpos[p].copy() if p > root else None
+        keep_rot = d.xmat[p].reshape(3, 3).copy() if p > root else None
+        R = d.xmat[root].reshape(3, 3) @ rest_frames[root].T
+        target = _rz(heading - float(np.arctan2(R[1, 0], R[0, 0]))) @ d.xmat[root].reshape(3, 3)
+        mujoco.mju_mat2Quat(quat, (parent_frame.T @ target).reshape(-1))
+        d.qpos[qa + 3:qa + 7] = quat
+        for c, a, rel in balls:
+            q = np.empty(4)
+            mujoco.mju_mat2Quat(q, ((target @ rel).T @ world[c]).reshape(-1))
+            d.qpos[a:a + 4] = q
+        if keep_pos is not None and len(dofs):
+            for _ in range(ROOT_ITERATIONS):
+                mujoco.mj_kinematics(m, d)
+                mujoco.mj_comPos(m, d)
+                e = np.r_[keep_pos - d.xpos[p], _log(keep_rot @ d.xmat[p].reshape(3, 3).T)]
+                mujoco.mj_jacBody(m, d, jacp, jacr, p)
+                J = np.vstack([jacp[:, dofs], jacr[:, dofs]])
+                dv[:] = 0.0
+                dv[dofs] = J.T @ np.linalg.solve(J @ J.T + DAMPING * np.eye(6), e)
+                mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
+        out[t] = d.qpos
+    return out
