@@ -58,6 +58,26 @@ GAITS = ("run", "gallop_together", "gallop_alternate")
 SPEED_RANGES: dict[str, tuple[float, float]] = {
     "run": (0.5, 4.0), "gallop_together": (0.5, 1.25), "gallop_alternate": (0.5, 0.9)}
 SIDES = ("left", "right")
+
+
+def _run(*args, **options):
+    from gaitforge.control.raibert.biped.run import BipedRun  # (it imports this package's constants)
+
+    return BipedRun(*args, **options)
+
+
+def _gallop(*args, **options):
+    from gaitforge.control.raibert.biped.gallop import BipedGallop
+
+    return BipedGallop(*args, **options)
+
+
+# Each gait's controller, as data: its maker and keyword options.
+CONTROLLERS: dict[str, tuple[Callable, dict[str, str]]] = {
+    "run": (_run, {}),
+    "gallop_together": (_gallop, {"style": "together"}),
+    "gallop_alternate": (_gallop, {"style": "alternate"}),
+}
 FALL_HEIGHT = 0.45  # m: trunk height of a fall for the unscaled robot (scaled with the leg length)
 
 
@@ -170,8 +190,5 @@ def make_controller(character: Character, gait: str, speed: float, *, gains: Bip
     gains = gains or BipedGains()
     if scale != 1.0:
         gains = scale_gains(gains, scale)
-    if gait == "run":
-        from gaitforge.control.raibert.biped.run import BipedRun
-        return BipedRun(character, speed, gains, heading, path, lookahead)
-    from gaitforge.control.raibert.biped.gallop import BipedGallop
-    return BipedGallop(character, speed, gains, heading, path, lookahead, style=gait.split("_")[1])
+    make, options = CONTROLLERS[gait]
+    return make(character, speed, gains, heading, path, lookahead, **options)
