@@ -415,17 +415,23 @@ def test_physics_per_creature_keeps_the_servos_damping(key, gains):
 def test_a_gait_with_its_own_contacts_sets_them_while_it_runs(formulation):
     """A gait's ``contact_timeconst`` replaces the creature's while that gait
     runs, in the compiled tick and the Python reference alike; a gait without
-    one gets the creature's back (the dog: 8 ms, its gallop 7 ms)."""
+    one gets the creature's back (the dog's 8 ms, its gallop given 7 ms here)."""
+    import dataclasses
+
     from gaitforge.control.skills import catalog, dog
+    from gaitforge.control.skills.commands import Command, Commander
+    from gaitforge.control.skills.controller import SkillController
     from gaitforge.sim.controller import run_settings
 
+    own, gallop = catalog.PARAMS["dog"].contact_timeconst, 0.007
+    gaits = dict(dog.GAITS, gallop=dataclasses.replace(dog.GAITS["gallop"], contact_timeconst=gallop))
+    assert gaits["trot"].contact_timeconst == 0.0 < gallop < own
+    params = dataclasses.replace(catalog.PARAMS["dog"], gaits=gaits)
     character = Character.from_spec(build("dog"))
-    ctrl = catalog.RUNNERS["dog"].make(character, "trot", 0.5)
+    ctrl = SkillController(character, params, Commander([Command(0.0, "trot", 0.5)], catalog.ACCEL["dog"]))
     m = run_settings(ctrl, character.model).model
     d = mujoco.MjData(m)
     ctrl.reset(m, d)
-    own, gallop = catalog.PARAMS["dog"].contact_timeconst, dog.GAITS["gallop"].contact_timeconst
-    assert 0.0 < gallop < own and dog.GAITS["trot"].contact_timeconst == 0.0
     np.testing.assert_array_equal(m.geom_solref[:, 0], own)
     seen = []
     for gait, speed in (("gallop", 1.3), ("trot", 0.5), ("gallop", 1.3)):
@@ -435,3 +441,6 @@ def test_a_gait_with_its_own_contacts_sets_them_while_it_runs(formulation):
         assert set(m.geom_solref[:, 0]) == {gallop if gait == "gallop" else own}
         seen.append(float(m.pair_solref[0, 0]) if m.npair else None)
     assert m.npair == 0 or seen == [gallop, own, gallop]
+    # a run that starts in a gait with its own contacts is prepared with them
+    starts = SkillController(character, params, Commander([Command(0.0, "gallop", 1.3)], catalog.ACCEL["dog"]))
+    assert set(run_settings(starts, character.model).model.geom_solref[:, 0]) == {gallop}
