@@ -444,3 +444,12 @@ def test_a_gait_with_its_own_contacts_sets_them_while_it_runs(formulation):
     # a run that starts in a gait with its own contacts is prepared with them
     starts = SkillController(character, params, Commander([Command(0.0, "gallop", 1.3)], catalog.ACCEL["dog"]))
     assert set(run_settings(starts, character.model).model.geom_solref[:, 0]) == {gallop}
+    # a creature on its model's own contacts (0) gets exactly those back after such a gait
+    bare = dataclasses.replace(params, contact_timeconst=0.0)
+    back = SkillController(character, bare, Commander([Command(0.0, "gallop", 1.3)], catalog.ACCEL["dog"]))
+    m = run_settings(back, character.model).model
+    d = mujoco.MjData(m)
+    back.reset(m, d)
+    back.command("trot", 0.5, 0.0)
+    getattr(back, formulation)(m, d)
+    np.testing.assert_array_equal(m.geom_solref[:, 0], character.model.geom_solref[:, 0])

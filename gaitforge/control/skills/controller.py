@@ -114,8 +114,7 @@ class SkillController:
         m.opt.timestep = p.timestep
         self._own_solref = (m.geom_solref[:, 0].copy(), m.pair_solref[:, 0].copy())
         self._contact_timeconst = 0.0
-        self.gait_name = self.commander.current(0.0).gait  # the contacts of the gait it starts in
-        self.gait_contacts(m)
+        self.gait_contacts(m, self.commander.current(0.0).gait)  # those of the gait it starts in
         m.opt.integrator = integrator
         m.opt.solver = SOLVERS[p.solver]
         # A floating tree with four limbs: the constraint solver's Newton
@@ -124,9 +123,9 @@ class SkillController:
         # BENCHMARKS.md); the dog's 80 are sparse by default already.
         m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
 
-    def gait_contacts(self, m: mujoco.MjModel) -> None:
-        """The current gait's contacts: its own time constant, else the creature's."""
-        gait = self.gaits.get(self.gait_name)
+    def gait_contacts(self, m: mujoco.MjModel, gait_name: str) -> None:
+        """``gait_name``'s contacts on ``m``: the gait's own time constant, else the creature's."""
+        gait = self.gaits.get(gait_name)
         own = gait.contact_timeconst if gait is not None else 0.0
         self._set_contacts(m, own if own > 0.0 else self.params.contact_timeconst)
 
@@ -194,7 +193,7 @@ class SkillController:
         t = d.time
         if t >= self._due:  # a schedule entry is due, or a path is followed
             self._command(t)
-            self.gait_contacts(m)
+            self.gait_contacts(m, self.gait_name)
         changed = run(self.S, self.ints, self.C, self._gait, *args, self._contacts.geom, self._spring, t,
                       self._target, self._turn)
         if changed:

@@ -31,7 +31,7 @@ def compute(c, m: mujoco.MjModel, d: mujoco.MjData) -> None:
     gait_name, speed, heading = c.commander.update(t, dt, com[:2])
     gait = c.gaits[gait_name]
     c.gait_name = gait_name
-    c.gait_contacts(m)
+    c.gait_contacts(m, gait_name)
     period = gait.stride(speed)
     c.phase += dt / period
     graph = gait.graph(speed)
