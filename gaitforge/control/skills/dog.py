@@ -39,11 +39,7 @@ GAITS = {
     # 18 of 20 at 1.3 and 1.35 m/s; 0.1 holds 20 of 20 at 1.3 (all read as a gallop, up to 5.3 %
     # slow), at 1.35 20 of 20 but 2 read as no gait class, at 1.4 16 of 20; 0.1 with 3 cm frames
     # read as a gallop only 10 of 20 at 1.3 (SPEED_RANGES).
-    # At 8 ms one landing in 60 s sinks a paw 20.7 mm at the 2 ms step (13.9 mm at 1 ms), over the
-    # 20 mm cap by 0.7 mm. Its own 7 ms contacts (Gait.contact_timeconst) kept it to 18.9 mm and held
-    # 20 of 20 starts, but under numba's generic CPU 2 of 3 perturbed starts then read as no gait class
-    # (tests/test_skills_gaits.py); 7.5 ms: 20.8 mm; 6 ms: 15.8 mm, 1-2 of 20 read as no class; 8 ms
-    # with 6 cm swing lift: 15.2 mm, all 20 read as no class at half the step. It keeps the 8 ms.
+    # Its landings are what set the dog's 1 ms step (PARAMS).
     "gallop": Gait("gallop", graph(CANTER, 0.45), graph(GALLOP, 0.5), period=(0.3, 0.28), speeds=(0.8, 1.8),
                    heights=(-0.02, -0.02), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.1),)),
 }
@@ -51,7 +47,7 @@ GAITS = {
 # The dog weighs a fifth of the gorilla: its speed force is scaled with its mass.
 # Its physics: under the discrete integrator its rear paws' stance (by their
 # contacts) shortened from 0.67 of the stride to 0.51-0.61, so it keeps
-# implicitfast at 2 ms; with 2-3 paws in contact against 80 DOFs, PGS (which
+# implicitfast; with 2-3 paws in contact against 80 DOFs, PGS (which
 # works in the contacts' few dimensions) solves it about 1.7x faster than
 # Newton (BENCHMARKS.md).
 # Its contacts at an 8 ms time constant (the creature's own is 20 ms): at 20 ms its walk, canter and
@@ -60,7 +56,14 @@ GAITS = {
 # walk's paws sank 20 mm, a quiet 0.65 m/s walk fell at 5.2 s and perturbed walks lost starts
 # (0.425 m/s: 19 of 20 held, 0.65: 13 of 20); at 12 ms the heel touched again. At 8 ms the walk
 # holds up to 0.425 m/s and the gallop, re-tuned (GAITS), 1.3 m/s (SPEED_RANGES).
-PARAMS = SkillParams(GAITS, kv=300.0 * 31.4 / 157.0, timestep=0.002, integrator="implicitfast",
+# Its step is 1 ms. At 2 ms the gallop's lead fore paw, landing alone at 1.4-1.6 m/s, sank 19-22 mm
+# at its deepest in 60 s (20 perturbed starts, checked every physics step), over the 20 mm cap; at
+# 1 ms 15-17 mm, at 0.5 ms 13-14 mm: the depth, not the contacts, was unconverged at 2 ms (neither a
+# stiffer solimp, 0.95-0.99 over 15-20 mm, nor PGS at 400 iterations moved it). Gait-only fixes did
+# not hold: its own 7 ms contacts read as no gait class on numba's generic CPU, and slower late
+# reach or stiffer stance hips (18-20 mm) lost the class at 1 ms. Every gait's speed and stride
+# moved by at most 1.3 % from 2 to 1 ms (benchmarks/convergence.py).
+PARAMS = SkillParams(GAITS, kv=300.0 * 31.4 / 157.0, timestep=0.001, integrator="implicitfast",
                      solver="pgs", contact_timeconst=0.008)
 
 # Each end and the middle of every range held 60 s from 20 of 20 perturbed starts (joints
