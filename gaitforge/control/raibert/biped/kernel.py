@@ -53,11 +53,7 @@ from gaitforge.control.core.phase import (  # noqa: F401
 )
 from gaitforge.control.core.rotations import G, trunk_matrix
 from gaitforge.control.jit import kernel
-
-
-CONTROL_DT = 0.010  # s: three physics steps (raibert_biped: 1/300 s) per control tick (× √L scaled by L)
-LEG_LENGTH = 0.83  # m: hip to foot tip at slide coordinate 0 (Table 3: 0.20 + 0.63) of the unscaled
-# robot; the controllers read their creature's own into the state (LEG_LEN)
+from gaitforge.control.raibert.biped.gains import CONTROL_DT, LEG_LENGTH  # noqa: F401 (the kernels' constants)
 
 # A tick returns DONE, DONE_PRE (done; measure the velocity before the next
 # tick, which needs it), NEED_VEL + stage, EVENT + leg or FLUSH.
