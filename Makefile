@@ -69,7 +69,7 @@ SIM_KERNELS := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo Skylak
 # to what they check, their kernel is the same).
 
 # Both workers take contiguous runs of tests and steal from each other at the
-# end (tests/conftest.py starts the longest modules first), so they finish together.
+# end, so they finish together.
 PYTEST := $(PY) -m pytest -q -n 2 --dist worksteal -p no:cacheprovider
 
 test: $(STAMP) $(VALIDATOR) $(CHROMIUM)
