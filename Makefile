@@ -64,6 +64,13 @@ SIM_TESTS := $(wildcard tests/test_skills_*.py tests/test_raibert_*.py) tests/te
 	tests/test_modal_impulses.py tests/test_registry.py tests/test_limits.py tests/test_track.py tests/test_contact_bases.py \
 	tests/test_balance.py
 SIM_KERNELS := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX) Haswell SandyBridge
+# The modal and gait tests' rerun under that same OpenBLAS kernel is folded into
+# the simulation tests' run (one pytest session fewer; numba's generic CPU adds
+# to what they check, their kernel is the same).
+
+# Both workers take contiguous runs of tests and steal from each other at the
+# end, so they finish together.
+PYTEST := $(PY) -m pytest -q -n 2 --dist worksteal -p no:cacheprovider
 
 test: $(STAMP) $(VALIDATOR) $(CHROMIUM)
 	$(VENV)/bin/ruff check gaitforge tests benchmarks examples docs
@@ -71,18 +78,20 @@ test: $(STAMP) $(VALIDATOR) $(CHROMIUM)
 	@echo "== docs: strict build (every page, link and API reference)"
 	@d=$$(mktemp -d); NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d $$d/site; s=$$?; \
 		rm -rf $$d; exit $$s
-	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+	$(PYTEST)
 	@if [ "$$(uname -m)" = x86_64 ]; then main=$$($(PY) tests/blas_core.py); \
+	sim=SandyBridge; for k in $(SIM_KERNELS); do \
+		if [ "$$(echo $$k | tr A-Z a-z)" != "$$main" ]; then sim=$$k; break; fi; done; \
 	for k in $(KERNELS); do \
 		if [ "$$(echo $$k | tr A-Z a-z)" = "$$main" ]; then \
 			echo "== OPENBLAS_CORETYPE=$$k: the main run's kernel (OpenBLAS's pick here), not run again"; continue; fi; \
+		if [ $$k = $$sim ]; then \
+			echo "== OPENBLAS_CORETYPE=$$k: the modal and gait tests run with the simulation tests below"; continue; fi; \
 		echo "== modal and gait tests again under OPENBLAS_CORETYPE=$$k"; \
-		OPENBLAS_CORETYPE=$$k $(PY) -m pytest -q -n 2 -p no:cacheprovider $(KERNEL_TESTS) || exit 1; \
+		OPENBLAS_CORETYPE=$$k $(PYTEST) $(KERNEL_TESTS) || exit 1; \
 	done; \
-	sim=SandyBridge; for k in $(SIM_KERNELS); do \
-		if [ "$$(echo $$k | tr A-Z a-z)" != "$$main" ]; then sim=$$k; break; fi; done; \
-	echo "== simulation tests again under NUMBA_CPU_NAME=generic OPENBLAS_CORETYPE=$$sim"; \
-	NUMBA_CPU_NAME=generic OPENBLAS_CORETYPE=$$sim $(PY) -m pytest -q -n 2 -p no:cacheprovider $(SIM_TESTS) || exit 1; \
+	echo "== simulation, modal and gait tests again under NUMBA_CPU_NAME=generic OPENBLAS_CORETYPE=$$sim"; \
+	NUMBA_CPU_NAME=generic OPENBLAS_CORETYPE=$$sim $(PYTEST) $(SIM_TESTS) $(KERNEL_TESTS) || exit 1; \
 	fi
 
 # The docs site (mkdocs-material, extra `docs`; `make setup` installs it with the
