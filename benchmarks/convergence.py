@@ -23,14 +23,25 @@ RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
 
 
 class ContactProbe:
-    """``perturb``-shaped callback that pushes nothing and records, every
-    control tick, the deepest penetration [m] and the smallest radius [m] of
-    a geom in contact with the ground (world body)."""
+    """``perturb``-shaped callback that pushes nothing and records the
+    deepest penetration [m] of any contact with the ground (world body) and
+    the smallest radius [m] of a geom that touched it. A control tick spans
+    several physics steps and a landing peaks between ticks, so from its
+    first call on it also reads every physics step, through MuJoCo's control
+    callback (``mujoco.set_mjcb_control``, called inside each ``mj_step``
+    after collision); ``close`` removes it."""
 
     def __init__(self, model: mujoco.MjModel):
         self.model, self.depth, self.radius = model, 0.0, math.inf
+        self._hooked = False
 
     def __call__(self, t: float, data: mujoco.MjData) -> None:
+        if not self._hooked:
+            self._hooked = True
+            mujoco.set_mjcb_control(lambda m, d: self.read(d))
+        self.read(data)
+
+    def read(self, data: mujoco.MjData) -> None:
         m = self.model
         for i in range(data.ncon):
             c = data.contact[i]
@@ -38,6 +49,10 @@ class ContactProbe:
                 if m.geom_bodyid[other] == 0 and m.geom_bodyid[g] != 0:
                     self.depth = max(self.depth, -float(c.dist))
                     self.radius = min(self.radius, float(m.geom_size[g][0]))
+
+    def close(self) -> None:
+        mujoco.set_mjcb_control(None)
+        self._hooked = False
 
 
 def _stride(rollout) -> float:
@@ -60,7 +75,10 @@ def measure(runner: str, gait: str, speed: float, seconds: float, timestep: floa
     from gaitforge.control import registry as runners
 
     probe = ContactProbe(Character.from_spec(registry.build(runners.entry(runner, gait).creature)).model)
-    _, r = simulate_perturbed(runner, gait, speed, seconds, QUIET, 0, timestep=timestep, perturb=probe)
+    try:
+        _, r = simulate_perturbed(runner, gait, speed, seconds, QUIET, 0, timestep=timestep, perturb=probe)
+    finally:
+        probe.close()
     t, x = r.times, r.clip.qpos[:, 0]
     half = t >= 0.5 * t[-1]
     v = float((x[half][-1] - x[half][0]) / (t[half][-1] - t[half][0]))

@@ -143,18 +143,25 @@ def _walk(key: str, gait: str, speed: float, seconds: float, compiled: bool):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("key, gait, speed", [("gorilla", "ds_walk", 0.3), ("gorilla", "trot", 0.4),
-                                              ("dog", "walk", 0.3), ("dog", "trot", 0.6)])
-def test_compiled_tick_keeps_the_footfalls_and_speed_of_the_reference(key, gait, speed):
+@pytest.mark.parametrize("key, gait, speed, hind_duty_tol", [
+    ("gorilla", "ds_walk", 0.3, 0.05), ("gorilla", "trot", 0.4, 0.05),
+    ("dog", "walk", 0.3, 0.1), ("dog", "trot", 0.6, 0.05)])
+def test_compiled_tick_keeps_the_footfalls_and_speed_of_the_reference(key, gait, speed, hind_duty_tol):
     """30 s with each tick: the same gait, footfall sequence and beats,
     speed within 10 % of the command and 3 % of each other, duty factors
-    within 0.05 (the runs part ways after a while: the dynamics are chaotic.
-    Over 11 s windows the gorilla's DS walk at 0.3 m/s measured 0.301–0.311
-    m/s in runs that differ only by roundoff (dense or sparse constraint
-    Jacobian); over 26 s, 0.299–0.302)."""
+    within 0.05, the dog's walking hind paws' within 0.1 (the runs part ways
+    after a while: the dynamics are chaotic. Over 11 s windows the gorilla's
+    DS walk at 0.3 m/s measured 0.301–0.311 m/s in runs that differ only by
+    roundoff (dense or sparse constraint Jacobian); over 26 s, 0.299–0.302.
+    The dog's hind paws touch and lift more than once in a walking stance:
+    six starts of its compiled walk at 0.3 m/s, joints moved by at most
+    0.001 rad, measured their duty factors at 0.541–0.619 and 0.511–0.545, its
+    fore paws' at 0.700–0.705)."""
     fast, slow = _walk(key, gait, speed, 30.0, True), _walk(key, gait, speed, 30.0, False)
     assert (fast.gait, fast.sequence, fast.beats) == (slow.gait, slow.sequence, slow.beats)
     assert fast.gait == ("trot" if gait == "trot" else "walk")
     assert abs(fast.speed - speed) < 0.1 * speed and abs(fast.speed - slow.speed) < 0.03 * speed
-    for foot, duty in slow.metrics.duty_factor.items():
-        assert fast.metrics.duty_factor[foot] == pytest.approx(duty, abs=0.05), foot
+    m = slow.metrics
+    for foot, duty in m.duty_factor.items():
+        tol = hind_duty_tol if m.limbs[foot] == "rear" else 0.05
+        assert fast.metrics.duty_factor[foot] == pytest.approx(duty, abs=tol), foot

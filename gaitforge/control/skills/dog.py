@@ -32,7 +32,8 @@ GAITS = {
     # and 1.6 m/s, four starts each), 36 of 40 starts fell within 3 s and the
     # two that held 40 s ran 13-16 % slow; starting as a canter (the slow
     # graph) and blending into the gallop's as the commanded speed ramps up,
-    # it gallops (four beats, a little flight) where SPEED_RANGES says.
+    # it takes a gallop's four-beat order where SPEED_RANGES says, airborne for at most 0.5 % of
+    # its stride and from some starts not at all (docs/physics.md): not yet a dog's gallop.
     # At the dog's 8 ms contacts (PARAMS) the former stance servos (0.15) and 3 cm
     # lower leg frames ran 13-18 % slow at 1.3-1.4 m/s from a quiet start. Softer stance hips
     # and 2 cm frames (benchmarks/robustness.py, 20 perturbed starts x 60 s): 0.08 held 19 and
