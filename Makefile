@@ -62,7 +62,7 @@ SIM_TESTS := $(wildcard tests/test_skills_*.py tests/test_raibert_*.py) tests/te
 	tests/test_modal_dog_gait.py tests/test_cli_modalsim.py tests/test_push.py tests/test_ensemble.py \
 	tests/test_joint_torques_only.py tests/test_physics.py tests/test_modal_physics.py tests/test_modal_optimize.py \
 	tests/test_modal_impulses.py tests/test_registry.py tests/test_limits.py tests/test_track.py tests/test_contact_bases.py \
-	tests/test_balance.py
+	tests/test_balance.py tests/test_contact_depth.py
 SIM_KERNELS := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX) Haswell SandyBridge
 # The modal and gait tests' rerun under that same OpenBLAS kernel is folded into
 # the simulation tests' run (one pytest session fewer; numba's generic CPU adds

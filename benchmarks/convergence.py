@@ -3,8 +3,10 @@ at the middle of its range, from the unperturbed start, at its own timestep
 dt and at dt/2 and dt/4 (the control interval unchanged), for ``--seconds``:
 the mean forward speed over the second half [m/s], the stride [s] (mean
 interval between one foot's touchdowns over the second half), when it fell,
-and the deepest penetration of any contact [mm] beside the smallest radius
-of a geom that touched the ground [mm]. A figure is converged when it moves
+the deepest penetration of any contact [mm], and the worst geom's deepest
+penetration over its bound under the contact rule (``depth / cap``: each
+geom that touches the ground may sink at most half its radius, at most
+20 mm; ``gaitforge.sim.contact_depth``). A figure is converged when it moves
 by at most 5 % from dt to dt/2 (docs/physics.md).
 
     .venv/bin/python benchmarks/convergence.py [--runners dog,gorilla,...] [--gaits trot] [--seconds 60]
@@ -14,45 +16,12 @@ from __future__ import annotations
 import argparse
 import math
 
-import mujoco
 import numpy as np
 
+from gaitforge.sim.contact_depth import ContactProbe
 from gaitforge.sim.ensemble import QUIET, simulate_perturbed
 
 RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
-
-
-class ContactProbe:
-    """``perturb``-shaped callback that pushes nothing and records the
-    deepest penetration [m] of any contact with the ground (world body) and
-    the smallest radius [m] of a geom that touched it. A control tick spans
-    several physics steps and a landing peaks between ticks, so from its
-    first call on it also reads every physics step, through MuJoCo's control
-    callback (``mujoco.set_mjcb_control``, called inside each ``mj_step``
-    after collision); ``close`` removes it."""
-
-    def __init__(self, model: mujoco.MjModel):
-        self.model, self.depth, self.radius = model, 0.0, math.inf
-        self._hooked = False
-
-    def __call__(self, t: float, data: mujoco.MjData) -> None:
-        if not self._hooked:
-            self._hooked = True
-            mujoco.set_mjcb_control(lambda m, d: self.read(d))
-        self.read(data)
-
-    def read(self, data: mujoco.MjData) -> None:
-        m = self.model
-        for i in range(data.ncon):
-            c = data.contact[i]
-            for g, other in ((c.geom1, c.geom2), (c.geom2, c.geom1)):
-                if m.geom_bodyid[other] == 0 and m.geom_bodyid[g] != 0:
-                    self.depth = max(self.depth, -float(c.dist))
-                    self.radius = min(self.radius, float(m.geom_size[g][0]))
-
-    def close(self) -> None:
-        mujoco.set_mjcb_control(None)
-        self._hooked = False
 
 
 def _stride(rollout) -> float:
@@ -69,20 +38,17 @@ def _stride(rollout) -> float:
 
 
 def measure(runner: str, gait: str, speed: float, seconds: float, timestep: float | None):
-    """(speed [m/s], stride [s], fall [s] or nan, penetration [m], radius [m]) of one quiet run."""
+    """(speed [m/s], stride [s], fall [s] or nan, penetration [m], the worst geom's depth / cap) of one quiet run."""
     from gaitforge.creatures import registry
     from gaitforge.creatures.character import Character
     from gaitforge.control import registry as runners
 
-    probe = ContactProbe(Character.from_spec(registry.build(runners.entry(runner, gait).creature)).model)
-    try:
+    with ContactProbe(Character.from_spec(registry.build(runners.entry(runner, gait).creature)).model) as probe:
         _, r = simulate_perturbed(runner, gait, speed, seconds, QUIET, 0, timestep=timestep, perturb=probe)
-    finally:
-        probe.close()
     t, x = r.times, r.clip.qpos[:, 0]
     half = t >= 0.5 * t[-1]
     v = float((x[half][-1] - x[half][0]) / (t[half][-1] - t[half][0]))
-    return v, _stride(r), (r.fall.time if r.fall else math.nan), probe.depth, probe.radius
+    return v, _stride(r), (r.fall.time if r.fall else math.nan), probe.deepest, probe.worst_ratio
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -93,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--gaits", default="")
     ap.add_argument("--seconds", type=float, default=60.0)
     args = ap.parse_args(argv)
-    print("| runner | gait | speed m/s | dt ms | speed m/s | stride s | fell s | penetration mm | radius mm "
+    print("| runner | gait | speed m/s | dt ms | speed m/s | stride s | fell s | penetration mm | depth / cap "
           "| Δspeed, Δstride vs dt/2 |")
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     for name in args.runners.split(","):
@@ -111,10 +77,10 @@ def main(argv: list[str] | None = None) -> None:
                     dt = _own_timestep(name, gait, v)
                 else:
                     rows.append(measure(name, gait, v, args.seconds, dt / k))
-            for k, (speed, stride, fell, depth, radius) in zip((1, 2, 4), rows):
+            for k, (speed, stride, fell, depth, ratio) in zip((1, 2, 4), rows):
                 change = (f"{_rel(speed, rows[1][0]):.1%}, {_rel(stride, rows[1][1]):.1%}" if k == 1 else "")
                 print(f"| {name} | {gait} | {v:g} | {1000 * dt / k:g} | {speed:.3f} | {stride:.3f} | "
-                      f"{'—' if math.isnan(fell) else f'{fell:.1f}'} | {1000 * depth:.1f} | {1000 * radius:.1f} | "
+                      f"{'—' if math.isnan(fell) else f'{fell:.1f}'} | {1000 * depth:.1f} | {ratio:.2f} | "
                       f"{change} |", flush=True)
 
 

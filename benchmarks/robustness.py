@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--timestep", type=float, default=None, help="this physics step [s] for every runner")
     ap.add_argument("--step-scale", type=float, default=None,
                     help="each runner at its own physics step times this (0.5: at half the step)")
+    ap.add_argument("--gains", default="ours", help="the runners' gain set (a physics or gain variant)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     print(f"noise: joints ±{noise.joint} rad, start speed ±{noise.speed:.0%}, friction ×{noise.friction[0]}–"
           f"{noise.friction[1]}; {args.starts} starts × {args.seconds:g} s each"
-          + (f"; each runner's own step × {args.step_scale:g}" if args.step_scale is not None else "") + "\n")
+          + (f"; each runner's own step × {args.step_scale:g}" if args.step_scale is not None else "")
+          + (f"; gain set {args.gains}" if args.gains != "ours" else "") + "\n")
     print("| runner | gait | speed m/s | held | first fall s | speed miss | footfalls read as | peak τ/limit "
           "| peak ω/limit | ticks clipped |")
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
             for v in speeds:
                 t0 = time.perf_counter()
                 e = ensemble(name, gait, v, starts=args.starts, seconds=args.seconds, noise=noise,
-                             timestep=timestep, workers=args.workers)
+                             timestep=timestep, workers=args.workers, gains=args.gains)
                 wall = time.perf_counter() - t0
                 fall = "—" if math.isnan(e.first_fall) else f"{e.first_fall:.1f}"
                 miss = e.speed_error()

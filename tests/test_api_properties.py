@@ -177,7 +177,7 @@ def test_the_api_and_the_cli_give_the_same_message(capsys):
     (lambda: gf.run("kangaroo", turn_rate=0.5), "kangaroo does not turn on command (turn_rate works for: gorilla, "
                                                 "dog)"),
     (lambda: gf.run("raibert_quadruped", "trot", speed=9.0),
-     "raibert_quadruped trot: speed 9 m/s is outside its range 0.5–2.2 m/s"),
+     "raibert_quadruped trot: speed 9 m/s is outside its range 0.5–1.8 m/s"),
     (lambda: gf.run("worm", speed=0.1), "worm crawl takes no speed: its drive sets how fast it goes (give no speed)"),
     (lambda: gf.run("dog", schedule=[Command(0.0, "trot", float("nan"))]),
      "schedule[0].speed: must be a number from 0 to 20, got nan"),

@@ -382,7 +382,7 @@ def test_a_path_files_speed_is_used_and_a_speed_out_of_range_refused(tmp_path, c
     assert "raibert_biped run at 0.8 m/s" in out and re.search(r"│ desired speed +│ +0\.8 │", out)
     assert main(["run", "raibert_quadruped", "--speed", "9", "--seconds", "3"]) == 2
     assert capsys.readouterr().err == ("gaitforge: error: raibert_quadruped trot: speed 9 m/s is outside its range "
-                                       "0.5–2.2 m/s\n")
+                                       "0.5–1.8 m/s\n")
 
 
 def test_outputs_of_one_command_are_written_together_or_not_at_all(tmp_path, monkeypatch, capsys):

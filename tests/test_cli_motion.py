@@ -35,7 +35,7 @@ def test_gaits_lists_presets_and_what_each_creature_does(capsys):
     assert rows["human"][0] == "walk 0.96–2.03, run 2.14–4, jump, jumping_jacks"
     assert rows["gorilla"][1] == "stand, ds_walk* 0–0.6, trot 0–0.6"
     assert rows["human_run"] == ["walk, run, jump, jumping_jacks", "-"]
-    assert rows["raibert_quadruped"][0] == "-" and rows["raibert_quadruped"][1].startswith("trot* 0.5–2.2, bound 1–2.8")
+    assert rows["raibert_quadruped"][0] == "-" and rows["raibert_quadruped"][1].startswith("trot* 0.5–1.8, bound 1–2.8")
     assert rows["kangaroo"] == ["-", "hop* 0.5–4"] and rows["worm"] == ["-", "crawl*"]
     assert "lock:head" in out
 

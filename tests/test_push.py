@@ -243,8 +243,9 @@ def test_thesis_gains_are_the_gorillas_servos_at_kp_scale_one():
     assert catalog.params("gorilla", "ours-10ms") == replace(ours, **former)
     assert ours.kp_scale == 3.0 and ours.timestep == 0.002 and ours.integrator == "implicitfast"
     gain_sets = {k: registry.entry(k).gain_sets for k in ("gorilla", "dog", "raibert_quadruped")}
-    assert gain_sets == {"gorilla": ("ours", "thesis", "ours-10ms", "thesis-10ms"), "dog": ("ours",),
-                         "raibert_quadruped": ("ours",)}
+    assert gain_sets == {"gorilla": ("ours", "thesis", "ours-10ms", "thesis-10ms", "contacts-4ms"),
+                         "dog": ("ours", "contacts-4ms"), "raibert_quadruped": ("ours",)}
+    assert catalog.params("dog", "contacts-4ms").contact_timeconst == 0.004
     character, _ = catalog.simulate("gorilla", "stand", 0.0, 0.02)
     stiff = {g: run_settings(catalog.RUNNERS["gorilla"].make(character, "stand", 0.0, gains=g),
                              character.model).model.jnt_stiffness for g in ("ours", "thesis")}
@@ -315,7 +316,8 @@ def test_api_push_rejects_a_bad_force():
     (["push", "kangaroo", "--gait", "hop", "--speeds", "2"], "kangaroo moves in its sagittal plane only"),
     (["push", "gorilla", "--gait", "trot", "--json", "out.txt"], ".json"),
     (["push", "gorilla", "--gait", "trot", "--gains", "wang"],
-     "gaitforge: error: gorilla has no gain set 'wang' (gain sets: ours, thesis, ours-10ms, thesis-10ms)\n"),
+     "gaitforge: error: gorilla has no gain set 'wang' (gain sets: ours, thesis, ours-10ms, thesis-10ms, "
+     "contacts-4ms)\n"),
     (["push", "raibert_quadruped", "--gait", "trot", "--gains", "thesis"],
      "gaitforge: error: raibert_quadruped has no gain set 'thesis' (gain sets: ours)\n"),
 ])

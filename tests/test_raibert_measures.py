@@ -110,7 +110,7 @@ def test_run_command_bad_input(tmp_path, capsys):
 def test_speed_outside_range_is_refused_naming_the_range(capsys):
     assert main(["run", "quadruped", "--gait", "trot", "--speed", "9", "--seconds", "3"]) == 2
     err = capsys.readouterr().err
-    assert err == "gaitforge: error: raibert_quadruped trot: speed 9 m/s is outside its range 0.5–2.2 m/s\n"
+    assert err == "gaitforge: error: raibert_quadruped trot: speed 9 m/s is outside its range 0.5–1.8 m/s\n"
 
 
 @pytest.mark.slow

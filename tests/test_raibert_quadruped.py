@@ -320,7 +320,7 @@ def _assert_runs(roll, speed, seconds=60.0):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("speed", [1.0, 2.0, 2.2])  # 2.2: the top of the range, below RH91 Table 2's 2.3
+@pytest.mark.parametrize("speed", [1.0, 1.8])  # 1.8: the top of the range, below RH91 Table 2's 2.3
 def test_trot_60s_diagonals_together_and_alternating(quad, speed):
     ctl, roll = simulate(quad, "trot", speed, 60.0)
     _assert_runs(roll, speed)
@@ -330,7 +330,7 @@ def test_trot_60s_diagonals_together_and_alternating(quad, speed):
     assert np.max(nearest_lag(tds[FL], tds[RR])) <= 2.5 * tick
     assert np.max(nearest_lag(tds[FR], tds[RL])) <= 2.5 * tick
     # ...and the two diagonals take turns half a cycle apart (a stride now and then
-    # up to 0.11 cycle off at 2.2 m/s, depending on the CPU's arithmetic).
+    # up to 0.11 cycle off at 2.2 m/s, above today's range, depending on the CPU's arithmetic).
     off = np.abs(relative_phase(tds[FL], tds[FR]) - 0.5)
     assert len(off) > 40 and np.median(off) <= 0.05 and np.all(off <= 0.15)
 

@@ -96,7 +96,7 @@ def test_the_same_rule_for_every_family_through_the_api_and_the_cli(capsys):
     assert str(err.value) == "kangaroo hop: speed 6 m/s is outside its range 0.5–4 m/s"
     assert main(["run", "biped", "--speed", "5", "--seconds", "0.1"]) == 2
     assert capsys.readouterr().err == ("gaitforge: error: raibert_biped run: speed 5 m/s is outside its range "
-                                       "0.5–4 m/s\n")
+                                       "0.5–3.5 m/s\n")
     assert main(["run", "dog", "--gait", "gallop", "--speed", "1", "--seconds", "0.1"]) == 2
     assert capsys.readouterr().err == "gaitforge: error: dog gallop: speed 1 m/s is outside its range 1.3–1.3 m/s\n"
     assert main(["run", "worm", "--speed", "0.1", "--seconds", "0.1"]) == 2
@@ -119,7 +119,7 @@ def test_options_a_runner_does_not_take_are_refused_naming_who_takes_them():
     assert str(err.value) == "loop does not turn on command"
     with pytest.raises(GaitforgeError) as err:
         registry.entry("dog").run(seconds=0.1, gains="thesis")
-    assert str(err.value) == "dog has no gain set 'thesis' (gain sets: ours)"
+    assert str(err.value) == "dog has no gain set 'thesis' (gain sets: ours, contacts-4ms)"
 
 
 # ------------------------------------------------------------- perturbed starts

@@ -120,13 +120,13 @@ class EnsembleTrial:
     the start :class:`PerturbedStart` draws for that seed (:class:`Outcome`)."""
 
     def __init__(self, runner: str, gait: str, speed: float, seconds: float, noise: StartNoise,
-                 timestep: float | None = None):
+                 timestep: float | None = None, gains: str = "ours"):
         self.runner, self.gait, self.speed, self.seconds = runner, gait, float(speed), float(seconds)
-        self.noise, self.timestep = noise, timestep
+        self.noise, self.timestep, self.gains = noise, timestep, gains
 
     def __call__(self, params, seed: int) -> tuple[float, float, str, float, float, float]:
         character, rollout = simulate_perturbed(self.runner, self.gait, self.speed, self.seconds, self.noise, seed,
-                                                timestep=self.timestep)
+                                                timestep=self.timestep, gains=self.gains)
         t, x = rollout.times, rollout.clip.qpos[:, 0]
         half = t >= 0.5 * t[-1]
         speed = float((x[half][-1] - x[half][0]) / max(t[half][-1] - t[half][0], 1e-9)) if half.sum() > 1 else 0.0
@@ -157,18 +157,20 @@ def footfall_class(character, rollout, keep: np.ndarray) -> str:
 
 
 def simulate_perturbed(runner, gait: str, speed: float, seconds: float, noise: StartNoise, seed: int, *,
-                       timestep: float | None = None, perturb: Callable | None = None):
+                       timestep: float | None = None, perturb: Callable | None = None, gains: str = "ours"):
     """(character, rollout) of ``runner``'s ``gait`` (a controller registry
     key, ``control.registry``) at ``speed`` [m/s] from the start ``noise``
     draws for ``seed``; ``timestep`` [s] replaces the physics step the
     controller declares (None: its own); ``perturb(t, data)`` as in
-    ``sim.run``. The speed is not held to the gait's range, so that the
+    ``sim.run``; ``gains`` one of the runner's gain sets (its
+    ``gain_sets``). The speed is not held to the gait's range, so that the
     ranges themselves can be measured beyond their ends."""
     from gaitforge.control import registry  # names resolve in the registry above (lazily: sim sits below it)
 
     e = registry.entry(runner, gait)
+    e.check_gains(gains)
     character, rollout, _ = e.simulate(e, speed, seconds, timestep=timestep, start=PerturbedStart(noise, seed, speed),
-                                       perturb=perturb)
+                                       perturb=perturb, gains=gains)
     return character, rollout
 
 
@@ -221,15 +223,15 @@ class Ensemble:
 def ensemble(runner: str, gait: str, speed: float, *, starts: int = 20, seconds: float = 60.0,
              noise: StartNoise = StartNoise(), first_seed: int = 1, timestep: float | None = None,
              workers: int | None = None, ray: str | None = None,
-             progress: Callable[[int], None] | None = None) -> Ensemble:
+             progress: Callable[[int], None] | None = None, gains: str = "ours") -> Ensemble:
     """Run ``starts`` perturbed starts (seeds ``first_seed`` …) of ``runner``'s
-    ``gait`` at ``speed`` [m/s] for ``seconds`` each."""
+    ``gait`` at ``speed`` [m/s] for ``seconds`` each, under its gain set ``gains``."""
     if not (isinstance(starts, int) and 1 <= starts <= 10_000):
         raise GaitforgeError(f"starts must be an integer from 1 to 10000, got {starts!r}")
     if not (math.isfinite(seconds) and 0 < seconds <= 3600):
         raise GaitforgeError(f"seconds must be in (0, 3600], got {seconds!r}")
     seeds = list(range(first_seed, first_seed + starts))
-    with BatchEvaluator(EnsembleTrial(runner, gait, speed, seconds, noise, timestep), workers=workers,
+    with BatchEvaluator(EnsembleTrial(runner, gait, speed, seconds, noise, timestep, gains), workers=workers,
                         ray=ray) as pool:
         results = pool.map([np.zeros(0)] * starts, seeds, progress=progress)
     return Ensemble(runner, gait, float(speed), float(seconds),

@@ -33,6 +33,7 @@ from gaitforge.control.jit import kernel
 from gaitforge.control.modal.physics import body_length
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim import Rollout, run
+from gaitforge.sim.contact_depth import geom_radius
 from gaitforge.sim.events import DIVERGED, OVER_LIMIT, RunEvent
 
 _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.mjtWarning.__members__.items()
@@ -127,18 +128,6 @@ class ModalRollout:
     def distance(self) -> float:
         """Horizontal centre-of-mass travel [m] from the first to the last frame."""
         return float(np.hypot(*self.displacement))
-
-
-def geom_radius(model: mujoco.MjModel, g: int) -> float:
-    """The radius [m] of geom ``g`` for the penetration bound: a sphere's,
-    capsule's or cylinder's radius, else its least half-extent (a box's half
-    thickness, an ellipsoid's shortest semi-axis)."""
-    size = model.geom_size[g]
-    kind = int(model.geom_type[g])
-    if kind in (int(mujoco.mjtGeom.mjGEOM_SPHERE), int(mujoco.mjtGeom.mjGEOM_CAPSULE),
-                int(mujoco.mjtGeom.mjGEOM_CYLINDER)):
-        return float(size[0])
-    return float(np.min(size[size > 0])) if np.any(size > 0) else math.inf
 
 
 @kernel

@@ -16,10 +16,11 @@ def simulate(entry: Entry, speed: float, seconds: float, *, timestep=None, start
              gains: str = "ours", path=None, scale: float = 1.0):
     """(character, rollout, desired speed [m/s]) of a run: ``speed`` is the
     unscaled desired speed, the scaled creature is asked for speed × √L
-    (the detail returned); ``start`` scales the friction of the run's model
-    and moves its start state."""
+    (the detail returned), as asked even outside the gait's range (as the
+    other families' entries; the commands check the range before); ``start``
+    scales the friction of the run's model and moves its start state."""
     character, ctrl, model, dt = catalog.prepare(entry.key, entry.gait, speed, path=path, scale=scale,
-                                                 timestep=timestep)
+                                                 timestep=timestep, clamp=False)
     if start is not None:
         start.apply_friction(model)
     rollout = run(character, ctrl, seconds, record_fps=min(100.0, 1.0 / dt), model=model, progress=progress,

@@ -39,9 +39,11 @@ SPEED_RANGES = {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)}
 # wrench, friction) stays ours. The "-10ms" sets run the former physics, one 10 ms step of MuJoCo's
 # discrete integrator per control tick, for comparison (docs/physics.md): there the thesis' soft
 # servos do not hold every gait (the DS walk at 0.3 m/s fell at 2.2 s). The former contacts too.
+# "contacts-4ms": the stiffer contacts tried against the contact rule (docs/physics.md).
 _COARSE: dict[str, Any] = {"timestep": 0.01, "integrator": "discrete", "contact_timeconst": 0.0}
 GAIN_SETS: dict[str, Mapping[str, Any]] = {"ours": {}, "thesis": {"kp_scale": 1.0}, "ours-10ms": dict(_COARSE),
-                                           "thesis-10ms": {"kp_scale": 1.0, **_COARSE}}
+                                           "thesis-10ms": {"kp_scale": 1.0, **_COARSE},
+                                           "contacts-4ms": {"contact_timeconst": 0.004}}
 
 GORILLA = SkillCreature("gorilla", PARAMS, SPEED_RANGES, GAIN_SETS, accel=0.3, default_gait="ds_walk",
                         default_speed=0.3)

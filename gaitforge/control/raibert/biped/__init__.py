@@ -87,14 +87,15 @@ def fall_check(character: Character) -> Callable[[mujoco.MjData], str | None]:
 
 def make_controller(character: Character, gait: str, speed: float, *, gains: BipedGains | None = None,
                     heading: float = 0.0, path: WaypointPath | None = None, lookahead: float = 1.0,
-                    scale: float = 1.0):
+                    scale: float = 1.0, clamp: bool = True):
     """A controller for ``raibert_biped``, to use with
     ``gaitforge.sim.run(..., control_dt=CONTROL_DT)``.
 
     gait: ``run`` (RH91 Fig. 4), ``gallop_together`` (legs swing forward
     together in flight) or ``gallop_alternate`` (each leg swings forward in
     the other's single support); speed [m/s], clamped into
-    ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning; heading [rad]: direction of travel;
+    ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning
+    (``clamp=False``: run as asked, to measure beyond the range); heading [rad]: direction of travel;
     path: follow these waypoints at ``speed`` (carrot ``lookahead`` [m]);
     scale: the factor L the creature was scaled by (RH91 Table 1): the gains
     (given or default) are scaled by it.
@@ -106,7 +107,7 @@ def make_controller(character: Character, gait: str, speed: float, *, gains: Bip
     if not all(f"{s}_{part}" in character.joints for s in SIDES for part in ("upper_leg", "lower_leg")):
         raise GaitforgeError(f"the biped controllers need the raibert_biped creature, got {character.name!r}")
     lo, hi = (v * factor("velocity", size(character)) for v in SPEED_RANGES[gait])
-    if not lo <= speed <= hi:
+    if clamp and not lo <= speed <= hi:
         clamped = min(max(speed, lo), hi)
         warnings.warn(f"biped {gait}: desired speed {speed} m/s is outside the supported range "
                       f"{lo}-{hi} m/s; using {clamped} m/s", stacklevel=2)

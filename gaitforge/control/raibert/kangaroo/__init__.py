@@ -77,7 +77,8 @@ __all__ = ["SPEED_RANGES", "JumpPlan", "KangarooGains", "KangarooHop", "fall_che
 
 def make_controller(character: Character, gait: str, speed: float, **options) -> KangarooHop:
     """The kangaroo controller for ``gait`` (``hop``) at ``speed`` [m/s]
-    (clamped to ``SPEED_RANGES`` with a warning). Options: ``gains``
+    (clamped to ``SPEED_RANGES`` with a warning; ``clamp=False``: as
+    asked, to measure beyond the range). Options: ``gains``
     (KangarooGains), ``jump`` (JumpPlan), ``touch_sensor``, or any
     KangarooGains field name to override it; ``scale``: the factor L the
     creature was scaled by (RH91 Table 1): the gains (given or default) and
@@ -85,10 +86,11 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     if gait not in SPEED_RANGES:
         raise UnknownNameError(f"unknown kangaroo gait {gait!r} (valid gaits: {', '.join(SPEED_RANGES)})")
     scale = options.pop("scale", 1.0)
+    clamp = options.pop("clamp", True)
     if not scale > 0:
         raise GaitforgeError(f"scale must be positive, got {scale!r}")
     lo, hi = (v * factor("velocity", scale) for v in SPEED_RANGES[gait])
-    if not lo <= speed <= hi:
+    if clamp and not lo <= speed <= hi:
         warnings.warn(f"kangaroo {gait}: desired speed {speed} m/s is outside [{lo}, {hi}] m/s; "
                       f"clamped to {min(max(speed, lo), hi)} m/s", stacklevel=2)
         speed = min(max(speed, lo), hi)

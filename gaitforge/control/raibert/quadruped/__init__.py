@@ -257,6 +257,7 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
 
     gait: one of ``SPEED_RANGES`` ("trot", "bound", "gallop"); speed [m/s],
     clamped into ``SPEED_RANGES[gait]`` (× √L for a creature scaled by L) with a warning. options:
+    ``clamp`` (False: every speed run as asked, to measure beyond the range),
     ``schedule`` (later ``(t_start [s], gait, speed [m/s])`` changes, applied at
     the next liftoff), ``path`` (a :class:`WaypointPath` to follow),
     ``lookahead`` [m] (the path follower's), ``gains`` (gait →
@@ -267,12 +268,13 @@ def make_controller(character: Character, gait: str, speed: float, **options) ->
     check from the controller.
     """
     checked = []
+    clamp = options.pop("clamp", True)
     speed_factor = factor("velocity", quadruped_leg_length(character) / LEG_LENGTH)
     for t, g, s in [(0.0, gait, speed), *options.pop("schedule", ())]:
         if g not in SPEED_RANGES:
             raise UnknownNameError(f"unknown quadruped gait {g!r} (valid gaits: {', '.join(SPEED_RANGES)})")
         lo, hi = (v * speed_factor for v in SPEED_RANGES[g])
-        if not lo <= s <= hi:
+        if clamp and not lo <= s <= hi:
             warnings.warn(f"desired speed {s} m/s is outside the quadruped {g} range [{lo}, {hi}] m/s; "
                           f"clamped", stacklevel=2)
             s = min(max(s, lo), hi)
