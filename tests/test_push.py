@@ -16,7 +16,7 @@ import pytest
 from gaitforge.cli.main import main
 from gaitforge.control import registry
 from gaitforge.sim.push import (SURVIVAL, Push, PushCase, PushTrial, Survival, Verdict, grid, judge, largest_push,
-                                push_at, reference_height, root_track, scan)
+                                push_at, reference_height, root_track, scan, unpushed)
 
 # A short real case: the gorilla's trot is the cheapest runner to simulate
 # (a 7.5 s trial takes ~0.1 s); a coarse grid (10 % of body weight) keeps
@@ -387,3 +387,19 @@ def test_a_push_table_of_a_runner_that_does_not_stand_is_refused_before_any_work
                                "(runners that stand: raibert_biped, raibert_quadruped, kangaroo, gorilla, dog)")
     with pytest.raises(gf.GaitforgeError, match="^push: loop roll does not stand on legs"):
         largest_push(PushCase(registry.entry("loop"), 0.0))
+
+
+@pytest.mark.parametrize("gait, speed", [("trot", 1.8), ("bound", 2.8)])
+def test_pushes_are_spread_over_the_stride_the_gait_measures_take(gait, speed):
+    """The push phases divide the unpushed run's stride, read from its foot
+    contacts; for the RH91 quadruped's 0.08-0.1 s stances it must agree with
+    the stride the RH91 measures take from the same run's touchdowns (a 0.1 s
+    filter on contacts read 5.0 s for the trot and 1 s, the fallback, for the
+    bound)."""
+    from gaitforge.control.raibert.measures import measure_run
+
+    case = PushCase(registry.entry("raibert_quadruped", gait), speed)
+    u = unpushed(case)
+    character, base = case.simulate(case.settle + case.duration + case.after)
+    assert u.stride == pytest.approx(measure_run(character, base, speed, settle=2.0).stride_duration, rel=0.05)
+    assert np.diff(u.starts) == pytest.approx([u.stride / 4] * 3)

@@ -484,9 +484,12 @@ def _stride(character, rollout) -> float:
     keep = rollout.times >= 2.0
     if keep.sum() < 10:
         return 1.0
-    # Debounced by 0.1 s: a planted foot that unloads for a moment is not a footfall.
+    # Read as the ensembles read a gait (sim.ensemble.footfall_class): airborne gaps under 0.1 s
+    # filled (a planted foot that unloads for a moment has not taken a step), then contacts under
+    # 0.05 s dropped. A 0.1 s filter on contacts dropped the RH91 trot's and bound's 0.08-0.1 s
+    # stances and read their strides as 1-5 s, so the pushes were not spread over one stride.
     ff = footfalls_from_contacts(rollout.contact[keep], rollout.feet, times=rollout.times[keep] - 2.0,
-                                 min_duration=0.1)
+                                 min_duration=0.05, min_gap=0.1)
     clip = type(rollout.clip)(rollout.clip.fps, rollout.clip.qpos[keep], rollout.clip.character_name)
     try:
         T = gait_metrics(character, clip, ff).stride_duration
