@@ -90,6 +90,46 @@ def test_sigterm_removes_the_temporary_output(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_termination_wrapped_in_another_error_still_ends_as_terminated(monkeypatch, capsys):
+    """SIGTERM handled inside a ctypes call (starting the EGL renderer) comes
+    out as an ArgumentError, "argument 5: _Terminated: 15", which the
+    renderer reported as bad input (exit 2): the command ends as terminated
+    all the same (exit 143, the one line)."""
+    import argparse
+
+    from gaitforge.cli import main as cli
+
+    def work(args):
+        try:
+            cli._terminate(signal.SIGTERM, None)
+        except BaseException as exc:  # as ctypes wraps what a converter raised
+            raise ValueError(f"argument 5: {type(exc).__name__}: {exc}") from None
+
+    class Parser:
+        def parse_args(self, words):
+            return argparse.Namespace(func=work)
+
+    saved = {sig: signal.getsignal(sig) for sig in cli._STOPPING}
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    try:
+        assert main(["work"]) == 128 + signal.SIGTERM
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert capsys.readouterr().err == f"gaitforge: terminated by signal {int(signal.SIGTERM)}\n"
+
+    def fail(args):
+        raise ValueError("boom")
+
+    class Failing:
+        def parse_args(self, words):
+            return argparse.Namespace(func=fail)
+
+    monkeypatch.setattr(cli, "build_parser", Failing)
+    assert main(["fail"]) == 1  # the next command, with no signal, fails as itself
+    assert "internal error (ValueError: boom)" in capsys.readouterr().err
+
+
 def _started(proc, folder, ready) -> None:
     """Wait (up to 240 s) until a file whose name satisfies ``ready`` appears in ``folder``."""
     deadline = time.time() + 240

@@ -74,6 +74,13 @@ def _ignore_from_now() -> None:
             signal.signal(sig, signal.SIG_IGN)
 
 
+# The stopping signal received during this command, if any: the exception its
+# handler raises can come out wrapped in another (a ctypes call it interrupts
+# reports "argument 5: _Terminated: 15" as an ArgumentError), and the command
+# still ends as terminated.
+_received: list[int] = []
+
+
 def _terminate(signum, frame):
     """The first Ctrl-C, SIGTERM or SIGHUP unwinds the command; the ones
     after it are ignored, so removing temporary files and printing the one
@@ -81,6 +88,7 @@ def _terminate(signum, frame):
     does nothing, not by SIG_IGN: a signal that arrived before the switch and
     is handled after it would make Python raise "Signal 15 ignored due to
     race condition" (an OSError with a traceback)."""
+    _received.append(signum)
     for sig in _STOPPING:
         signal.signal(sig, _ignore)
     if signum == signal.SIGINT:
@@ -123,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gaitforge: error: {_line(str(exc))}", file=sys.stderr)
         return 2
     handlers = {}
+    _received.clear()
     if argv is None:  # the real command: SIGTERM / SIGHUP unwind (temporary files go) like Ctrl-C
         for sig in _STOPPING:
             handlers[sig] = signal.signal(sig, _terminate)
@@ -135,18 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         shown.summary()  # (a failure is one line: its warnings are not summed up)
         return code
     except KeyboardInterrupt:
-        handlers.clear()  # stopping: signals stay ignored until the process ends
-        print("gaitforge: interrupted", file=sys.stderr)
-        if argv is None:
-            _ignore_from_now()
-        return 130
+        return _stopped(signal.SIGINT, handlers, argv)
     except _Terminated as exc:
-        handlers.clear()
-        print(f"gaitforge: terminated by signal {exc.signum}", file=sys.stderr)
-        if argv is None:
-            _ignore_from_now()
-        return 128 + exc.signum
+        return _stopped(exc.signum, handlers, argv)
     except Exception as exc:  # every failure is one line (the traceback with --debug)
+        if _received:  # a stopping signal's exception, wrapped on its way out
+            return _stopped(_received[0], handlers, argv)
         if debug:
             raise
         message, code = failure(exc)
@@ -155,6 +158,20 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for sig, old in handlers.items():
             signal.signal(sig, old)
+
+
+def _stopped(signum: int, handlers: dict, argv) -> int:
+    """The one line and exit code of a command stopped by ``signum``: Ctrl-C
+    130, another signal 128 + its number; the stopping signals stay ignored
+    until the process ends."""
+    handlers.clear()
+    if signum == signal.SIGINT:
+        print("gaitforge: interrupted", file=sys.stderr)
+    else:
+        print(f"gaitforge: terminated by signal {signum}", file=sys.stderr)
+    if argv is None:
+        _ignore_from_now()
+    return 130 if signum == signal.SIGINT else 128 + signum
 
 
 # errno values that mean the input named something the system refuses (exit 2);
