@@ -95,3 +95,23 @@ def test_a_timestep_that_does_not_divide_the_control_interval_is_refused():
     with pytest.raises(GaitforgeError) as info:
         simulate_perturbed("dog", "trot", 0.8, 1.0, QUIET, 0, timestep=0.003)
     assert str(info.value) == "timestep 0.003 s must divide the control interval 0.01 s"
+
+
+def test_an_rh91_run_beyond_its_range_runs_at_the_speed_asked():
+    """The ranges are measured beyond their ends, so the ensembles run the
+    RH91 runners unclamped (their controllers clamp into the range, with a
+    warning, unless asked not to): the quiet start at 4 m/s, above the biped
+    run's 3.5, is the controller's own unclamped run, not its top speed's."""
+    import warnings
+
+    from gaitforge.control.raibert import catalog as rh91
+
+    assert rh91.RUNNERS["biped"].speed_ranges["run"][1] < 4.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, beyond = simulate_perturbed("biped", "run", 4.0, 2.0, QUIET, 0)
+        _, asked = rh91.simulate("biped", "run", 4.0, 2.0, clamp=False)
+    np.testing.assert_array_equal(beyond.clip.qpos, asked.clip.qpos)
+    with pytest.warns(UserWarning, match="outside the supported range"):
+        _, top = rh91.simulate("biped", "run", 4.0, 2.0)
+    assert not np.array_equal(beyond.clip.qpos, top.clip.qpos)

@@ -43,7 +43,8 @@ class ContactProbe:
     def __init__(self, model: mujoco.MjModel):
         self.model = model
         self.on_ground = np.array([model.geom_bodyid[g] == 0 for g in range(model.ngeom)], bool)
-        self.radius = np.array([geom_radius(model, g) for g in range(model.ngeom)], float)
+        radius = np.array([geom_radius(model, g) for g in range(model.ngeom)], float)
+        self.caps = np.minimum(CAP, 0.5 * radius)  # (ngeom,) [m]: the rule's bound, half the radius, at most CAP
         self.depth = np.full(model.ngeom, -math.inf)  # per geom; -inf: never touched the ground
         self._hooked = False
 
@@ -84,16 +85,6 @@ class ContactProbe:
     def deepest(self) -> float:
         """The deepest penetration [m] of any contact with the ground (0 if none)."""
         return max(0.0, float(self.depth.max())) if self.touched.size else 0.0
-
-    @property
-    def smallest_radius(self) -> float:
-        """The smallest radius [m] of a geom that touched the ground (inf if none)."""
-        return float(self.radius[self.touched].min()) if self.touched.size else math.inf
-
-    @property
-    def caps(self) -> np.ndarray:
-        """The rule's bound (ngeom,) [m] for each geom: half its radius, at most ``CAP``."""
-        return np.minimum(CAP, 0.5 * self.radius)
 
     @property
     def worst(self) -> int:
