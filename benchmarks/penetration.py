@@ -1,7 +1,8 @@
 """How deep do the contacts go, from perturbed starts and at several physics
 steps? For each case RUNNER:GAIT:SPEED (a controller registry runner, one of
 its gaits, the commanded speed [m/s]): ``--starts`` perturbed starts
-(``gaitforge.sim.ensemble.StartNoise``, as in ``benchmarks/robustness.py``),
+(``gaitforge.sim.ensemble.StartNoise``, seeds 1 … N as in
+``benchmarks/robustness.py``),
 each simulated for ``--seconds`` at each step of ``--timesteps``, the
 deepest ground penetration read at every physics step
 (``gaitforge.sim.contact_depth.ContactProbe``). Prints the deepest and the
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--gains", default="ours", help="the runners' gain set (a physics or gain variant)")
     a = p.parse_args(argv)
     steps = [None if v == "own" else float(v) for v in a.timesteps.split(",")]
+    seeds = range(1, a.starts + 1)  # the seeds benchmarks/robustness.py draws (sim.ensemble.ensemble)
     cases = []
     for c in a.cases:
         runner, gait, speed = c.split(":")
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for runner, gait, speed in cases:
         for dt in steps:
-            runs = [deepest(runner, gait, speed, a.seconds, dt, seed, a.gains) for seed in range(a.starts)]
+            runs = [deepest(runner, gait, speed, a.seconds, dt, seed, a.gains) for seed in seeds]
             depth = 1000.0 * np.array([r[0] for r in runs])
             ratio = np.array([r[1] for r in runs])
             w = runs[int(np.argmax(ratio))]

@@ -231,7 +231,7 @@ def test_a_gaits_default_speed_is_in_its_range():
         assert lo <= e.default_speed <= hi and e.default_speed == default_speed(r, e.gait)
         if lo <= r.default_speed <= hi:
             assert e.default_speed == r.default_speed
-    assert registry.entry("dog", "walk").default_speed == 0.312  # the middle of 0.2–0.425
+    assert registry.entry("dog", "walk").default_speed == 0.375  # the middle of 0.2–0.55
 
 
 @SETTINGS

@@ -125,7 +125,7 @@ def test_other_libraries_warnings_are_one_counted_line(tmp_path, monkeypatch, ca
 def test_a_valid_run_prints_no_warning_of_other_libraries(capsys):
     assert main(["run", "dog", "--gait", "walk", "--seconds", "1", "--quiet"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == "" and "dog walk at 0.312 m/s" in captured.out
+    assert captured.err == "" and "dog walk at 0.375 m/s" in captured.out
 
 
 def test_outputs_named_twice_are_refused_before_any_work(tmp_path, monkeypatch, capsys):

@@ -68,7 +68,7 @@ def test_a_skills_runner_takes_speed_and_turn_live(session):
 def test_out_of_range_speed_and_turn_are_refused_with_the_registrys_line(session):
     session.start_runner("dog walk")
     session.play(False)
-    with pytest.raises(GaitforgeError, match=r"dog walk: speed 3 m/s is outside its range 0.2–0.425 m/s"):
+    with pytest.raises(GaitforgeError, match=r"dog walk: speed 3 m/s is outside its range 0.2–0.55 m/s"):
         session.runner_speed(3.0)
     assert session.runner.speed == registry.entry("dog", "walk").default_speed
     with pytest.raises(GaitforgeError, match="turn rate"):

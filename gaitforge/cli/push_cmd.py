@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gains", default="ours", metavar="SET",
                    help="named gain set: ours (default); for the gorilla also thesis (servos at kp_scale 1, "
                         "ours 3), and ours-10ms, thesis-10ms (the same at the former 10 ms discrete step; "
-                        "ours: 2 ms implicitfast); for the gorilla and the dog contacts-4ms (ground "
-                        "contacts at a 4 ms time constant)")
+                        "ours: 1 ms implicitfast); for the dog contacts-4ms (ground contacts at a 4 ms "
+                        "time constant)")
     p.add_argument("--workers", type=number(1, 1024, integer=True), default=None, help="worker processes "
                                                                                        "(default: every core)")
     p.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster (auto or host:port)")

@@ -153,7 +153,10 @@ def ground_penetration(dist, geom, on_ground, touched):  # pragma: no cover - co
 class _Recorder:
     """Wraps a controller: samples energies every ``every`` ticks (aligned with
     the runner's records), checks for divergence every tick, tracks ground
-    penetration every tick and keeps the state at each cycle start."""
+    penetration every tick and keeps the state at each cycle start. A
+    ``ModalController`` ticks at every physics step, so its landings are read
+    at their deepest step, as ``sim.contact_depth.ContactProbe`` reads the
+    other runners'."""
 
     def __init__(self, character, inner, every: int, energy_limit: float, initial, slack: tuple[float, float]):
         self.inner, self.every, self.limit, self.initial = inner, every, energy_limit, initial

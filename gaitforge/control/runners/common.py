@@ -11,7 +11,7 @@ from gaitforge.sim.catalog import Runner
 def default_speed(runner: Runner, gait: str) -> float:
     """A gait's speed [m/s] when none is asked: the runner's default speed
     when the gait holds it, else the middle of the gait's range (0 for
-    standing). ``run dog --gait walk`` walks at 0.312 m/s, not at the trot's
+    standing). ``run dog --gait walk`` walks at 0.375 m/s, not at the trot's
     0.8 m/s that the walk cannot hold."""
     lo, hi = runner.speed_ranges[gait]
     if lo <= runner.default_speed <= hi:

@@ -157,14 +157,15 @@ class SkillController:
         self.limb_joints = [np.array([m.body_jntadr[b] for b in limb.bodies]) for limb in self.order]
         self.limit = self.params.torque_limit * self.mass * 9.81 * self.hip_height  # N m
         self.S, self.ints, self.C = np.zeros(T.NS), np.zeros(T.NI, np.int64), np.zeros(T.NC)
-        self.mode, self.cycles = self.ints[T.I_MODE:T.I_MODE + 4], self.ints[T.I_CYCLES:T.I_CYCLES + 4]
+        self.mode = self.ints[T.I_MODE:T.I_MODE + 4]
         self.servo_mode = self.ints[T.I_SERVO:T.I_SERVO + 4]  # the mode each limb's servo gains were last set for
         self.plant = self.S[T.S_PLANT:T.S_PLANT + 12].reshape(4, 3)
         self.lift_at = self.S[T.S_LIFT_AT:T.S_LIFT_AT + 12].reshape(4, 3)
         self.lift_time = self.S[T.S_LIFT_TIME:T.S_LIFT_TIME + 4]
         self.swing_time = self.S[T.S_SWING_TIME:T.S_SWING_TIME + 4]
         self.knee = self.S[T.S_KNEE:T.S_KNEE + 4]
-        self.cycles[:] = -1
+        self.opened = self.S[T.S_OPENED:T.S_OPENED + 4]  # no window yet: every limb may lift
+        self.opened[:] = -1.0e9
         self.mode[:] = STANCE
         self.servo_mode[:] = -1
         self.plant[:] = [d.site_xpos[limb.site] for limb in self.order]

@@ -20,12 +20,16 @@ GAITS = {
                  late_reach=(0.5, 0.5)),
 }
 
-# Both at 2 ms under implicitfast: the speed and stride of every gait move by under 5 % at 1 and
-# 0.5 ms (benchmarks/convergence.py). The gorilla's former 10 ms discrete step pushed its feet
-# 44-57 mm into the ground and lost its waypoint path under another BLAS kernel.
-# Its contacts at a 12 ms time constant (the creature's own is 20 ms): its feet sank 17-23 mm, more than
-# half their 35 mm radius; at 12 ms 10-16 mm (benchmarks/convergence.py, docs/physics.md).
-PARAMS = SkillParams(GAITS, timestep=0.002, integrator="implicitfast", contact_timeconst=0.012)
+# Implicitfast at 1 ms on 3 ms contacts. The gorilla's former 10 ms discrete step pushed its feet
+# 44-57 mm into the ground and lost its waypoint path under another BLAS kernel. At 2 ms on 12 ms
+# contacts (the creature's own 20 ms sank its feet 17-23 mm) its speeds and strides had converged,
+# but its toes (15 mm thick: a 7.5 mm cap under the contact rule) and fingers (11.25 mm cap) sank
+# 12-24 mm in every perturbed start; at 2 ms on 4 ms contacts the trot's still went past in one or two
+# starts of 20 (1.14-1.18 of the cap). MuJoCo holds a contact's time constant to at least two steps,
+# so stiffer contacts need the finer step: at 1 ms on 3 ms contacts every gait's deepest landing
+# is 0.88 of its cap, and every range end holds 20 of 20 perturbed starts at 1 and 0.5 ms
+# (benchmarks/penetration.py, benchmarks/robustness.py, docs/physics.md).
+PARAMS = SkillParams(GAITS, timestep=0.001, integrator="implicitfast", contact_timeconst=0.003)
 
 # Each end and the middle of every range held 60 s from 20 of 20 perturbed starts (joints
 # ±0.01 rad, start speed ±5 %, friction ×0.8–1.2; benchmarks/robustness.py, docs/physics.md).
@@ -39,11 +43,9 @@ SPEED_RANGES = {"stand": (0.0, 0.0), "ds_walk": (0.0, 0.6), "trot": (0.0, 0.6)}
 # wrench, friction) stays ours. The "-10ms" sets run the former physics, one 10 ms step of MuJoCo's
 # discrete integrator per control tick, for comparison (docs/physics.md): there the thesis' soft
 # servos do not hold every gait (the DS walk at 0.3 m/s fell at 2.2 s). The former contacts too.
-# "contacts-4ms": the stiffer contacts tried against the contact rule (docs/physics.md).
 _COARSE: dict[str, Any] = {"timestep": 0.01, "integrator": "discrete", "contact_timeconst": 0.0}
 GAIN_SETS: dict[str, Mapping[str, Any]] = {"ours": {}, "thesis": {"kp_scale": 1.0}, "ours-10ms": dict(_COARSE),
-                                           "thesis-10ms": {"kp_scale": 1.0, **_COARSE},
-                                           "contacts-4ms": {"contact_timeconst": 0.004}}
+                                           "thesis-10ms": {"kp_scale": 1.0, **_COARSE}}
 
 GORILLA = SkillCreature("gorilla", PARAMS, SPEED_RANGES, GAIN_SETS, accel=0.3, default_gait="ds_walk",
                         default_speed=0.3)

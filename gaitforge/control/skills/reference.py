@@ -95,12 +95,18 @@ def step_limb(c, i: int, d, t: float, graph: GaitGraph, progress: float, touch: 
     with the swing time its window has left (at least 60 % of the
     planned one)."""
     if c.mode[i] == STANCE:
-        cycle = math.floor(c.phase - graph.lift[i])
-        if 0.0 <= progress < 0.9 and cycle != c.cycles[i]:
+        # Once per window: the phase its window opened at, more than half a
+        # cycle after the one it last lifted in. (Counting whole cycles since
+        # the lift phase, floor(phase - lift), skipped a stride when a speed
+        # change moved a lift phase across 0: the dog's walk, lift 0.0 when
+        # slow, 0.9 when fast, held its front left foot planted for a stride
+        # as it sped up and nosed down.)
+        opened = c.phase - progress * graph.swing[i]
+        if 0.0 <= progress < 0.9 and opened - c.opened[i] > 0.5:
             j = i ^ 2  # the other limb on this side
             if c.mode[j] == SWING and t - c.lift_time[j] >= c.swing_time[j]:
                 return  # it is late to land: do not leave this side without a foot
-            c.mode[i], c.cycles[i] = SWING, cycle
+            c.mode[i], c.opened[i] = SWING, opened
             c.lift_at[i] = d.site_xpos[c.order[i].site]
             c.lift_time[i] = t
             c.swing_time[i] = max(0.6, 1.0 - progress) * graph.swing[i] * period

@@ -50,14 +50,15 @@ S_LAYOUT = Layout("skills S", [  # float state
     Field("phase"), Field("vel", 3, unit="m/s"), Field("com_prev", 3, unit="m"), Field("ref", 2, unit="m"),
     Field("plant", 12, unit="m"), Field("lift_at", 12, unit="m"), Field("lift_time", 4, unit="s"),
     Field("swing_time", 4, unit="s"), Field("knee", 4, unit="rad"),
+    Field("opened", 4, unit="cycles"),  # the phase at which the swing window each limb last lifted in opened
     Field("speed", unit="m/s"), Field("heading", unit="rad"),  # the commander's (commands.Commander.state)
 ])
-(S_PHASE, S_VEL, S_COM_PREV, S_REF, S_PLANT, S_LIFT_AT, S_LIFT_TIME, S_SWING_TIME, S_KNEE, S_SPEED,
- S_HEADING) = (S_LAYOUT[n] for n in S_LAYOUT.fields)
+(S_PHASE, S_VEL, S_COM_PREV, S_REF, S_PLANT, S_LIFT_AT, S_LIFT_TIME, S_SWING_TIME, S_KNEE, S_OPENED,
+ S_SPEED, S_HEADING) = (S_LAYOUT[n] for n in S_LAYOUT.fields)
 NS = S_LAYOUT.size
-I_LAYOUT = Layout("skills ints", [Field("mode", 4, int), Field("cycles", 4, int), Field("servo", 4, int)],
+I_LAYOUT = Layout("skills ints", [Field("mode", 4, int), Field("servo", 4, int)],
                   dtype=np.int64)  # int state
-I_MODE, I_CYCLES, I_SERVO = (I_LAYOUT[n] for n in I_LAYOUT.fields)
+I_MODE, I_SERVO = (I_LAYOUT[n] for n in I_LAYOUT.fields)
 NI = I_LAYOUT.size
 C_LAYOUT = Layout("skills C", [  # constants
     Field("dt", unit="s"), Field("mass", unit="kg"), Field("limit"), Field("com_height", unit="m"),
@@ -283,12 +284,12 @@ def tick(S, ints, C, G, LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos
             if u < swing[i]:
                 progress = u / swing[i]
         if mode[i] == STANCE:
-            cycle = math.floor(phase - lift[i])
-            if 0.0 <= progress < 0.9 and cycle != ints[I_CYCLES + i]:
+            opened = phase - progress * swing[i]
+            if 0.0 <= progress < 0.9 and opened - S[S_OPENED + i] > 0.5:
                 j = i ^ 2
                 if mode[j] == SWING and t - lift_time[j] >= swing_time[j]:
                     continue
-                mode[i], ints[I_CYCLES + i] = SWING, cycle
+                mode[i], S[S_OPENED + i] = SWING, opened
                 S[S_LIFT_AT + 3 * i:S_LIFT_AT + 3 * i + 3] = site_xpos[site]
                 lift_time[i] = t
                 swing_time[i] = max(0.6, 1.0 - progress) * swing[i] * period
