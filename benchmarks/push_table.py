@@ -1,6 +1,6 @@
 """The gorilla's push table beside Wang 2011 Table 3.1: the DS walk and the
 trot at 0.1 … 0.5 m/s, with our gains and with the thesis' (``--gains
-thesis``: servos at kp_scale 1), each at our 2 ms implicitfast step and at
+thesis``: servos at kp_scale 1), each at our own step (1 ms implicitfast) and at
 the former 10 ms discrete one (``ours-10ms``, ``thesis-10ms``), each cell what
 ``gaitforge push gorilla --gait G --gains S --workers 1`` prints (``sim.push.largest_push``: the largest force
 such that every force on a grid of 2 % of body weight up to it survives at
@@ -26,9 +26,18 @@ from gaitforge.control import registry
 from gaitforge.sim.push import (THESIS_TABLE_3_1, PushCase, PushTrial, grid, largest_push, scan, unpushed)
 
 GAIT_NAMES = {"ds_walk": "DS walk", "trot": "trotting walk"}
-GAINS_NAMES = {"ours": "ours (kp_scale 3, 2 ms implicitfast)", "ours-10ms": "ours at 10 ms discrete",
-               "thesis": "thesis gains (kp_scale 1, 2 ms implicitfast)",
-               "thesis-10ms": "thesis gains at 10 ms discrete"}
+
+
+def _settings(gains: str) -> str:
+    """A gain set's servo scale and physics step, as the table names them."""
+    from gaitforge.control.skills import catalog
+
+    p = catalog.params("gorilla", gains)
+    return f"kp_scale {p.kp_scale:g}, {1000 * p.timestep:g} ms {p.integrator}"
+
+
+GAINS_NAMES = {"ours": f"ours ({_settings('ours')})", "ours-10ms": "ours at 10 ms discrete",
+               "thesis": f"thesis gains ({_settings('thesis')})", "thesis-10ms": "thesis gains at 10 ms discrete"}
 
 
 def cell(res) -> str:
