@@ -41,13 +41,17 @@ def test_bad_port_is_one_line():
 
 def _serve(*args):
     """Start the studio, wait (up to 120 s) until it has printed its address
-    (it is then ready: the page may answer a moment before) and the page
-    answers, then Ctrl-C it: (url, stdout, stderr)."""
+    (it is then ready: the page may answer a moment before) and the page at
+    the printed address answers, then Ctrl-C it: (url, stdout, stderr). The
+    address printed is polled, not the one asked for: a port found free a
+    moment before may be taken by another test process before the studio
+    binds it, and the server then serves on the next free one."""
+    import re
     import selectors
 
     port = _free_port()
     p = _cli("dog", "--port", str(port), *args)
-    url = f"http://127.0.0.1:{port}"
+    url = ""
     lines: list[str] = []
     try:
         end = time.monotonic() + 120
@@ -55,9 +59,12 @@ def _serve(*args):
         sel.register(p.stdout, selectors.EVENT_READ)
         while time.monotonic() < end and not any("in a browser" in line for line in lines):
             if p.poll() is not None:
-                break
+                raise AssertionError(f"the studio stopped: {p.stderr.read()}")
             if sel.select(timeout=0.3):
                 lines.append(p.stdout.readline())
+        found = re.search(r"open (http://127\.0\.0\.1:\d+) in a browser", "".join(lines))
+        assert found, lines
+        url = found.group(1)
         while time.monotonic() < end:
             try:
                 with urllib.request.urlopen(url, timeout=2) as r:
