@@ -16,10 +16,10 @@ import argparse
 import math
 import os
 
-import mujoco
 import numpy as np
 
 from gaitforge.control.paths import WaypointPath, distance_to_path
+from gaitforge.sim.track import com_track
 
 PATHS = {"bend": np.array([[0.4, 0.0], [2.4, 0.0], [4.4, 2.0]]),
          "corner": np.array([[0.4, 0.0], [3.4, 0.0], [3.4, 3.0]])}
@@ -36,14 +36,7 @@ def follow(path: WaypointPath, gains: str, seed: int, seconds: float = 60.0) -> 
     e = registry.entry("gorilla", "ds_walk")
     start = None if seed == 0 else PerturbedStart(StartNoise(), seed, SPEED)
     character, rollout, _ = e.simulate(e, SPEED, seconds, start=start, path=path, gains=gains)
-    m, d = character.model, mujoco.MjData(character.model)
-    com = []
-    for q in rollout.clip.qpos[::10]:
-        d.qpos[:] = q
-        mujoco.mj_kinematics(m, d)
-        mujoco.mj_comPos(m, d)
-        com.append(d.subtree_com[1][:2].copy())
-    com = np.array(com)
+    com = com_track(character, rollout.clip.qpos[::10])
     late = rollout.times[::10] > 5.0
     fall = str(rollout.fall) if rollout.fall else None
     return fall, float(distance_to_path(path, com[late]).max()), float(np.linalg.norm(com[-1] - path.waypoints[-1]))

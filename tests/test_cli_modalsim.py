@@ -106,6 +106,7 @@ def replayed(capsys, creature, recipe, seconds) -> float:
     return min(travels)
 
 
+@pytest.mark.same_machine
 def test_optimize_then_simulate_replays_the_recipe_and_resume(tmp_path, capsys):
     best = tmp_path / "best.yaml"
     argv = ["optimize", "worm", "--budget", "8", "--seconds", "0.6", "--workers", "1", "--seed", "2",
@@ -158,6 +159,7 @@ def test_landscape_writes_csv_and_png(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.same_machine
 def test_a_killed_optimize_resumes_to_the_same_result(tmp_path):
     """SIGKILL the command once its first checkpoint exists, resume, compare
     with an uninterrupted run."""

@@ -81,6 +81,7 @@ def test_bad_noise_is_refused(kw, message):
     assert str(info.value) == message
 
 
+@pytest.mark.same_machine
 def test_ensemble_outcomes_do_not_depend_on_the_workers():
     one = ensemble("dog", "trot", 0.8, starts=3, seconds=2.0, workers=1)
     two = ensemble("dog", "trot", 0.8, starts=3, seconds=2.0, workers=2)

@@ -126,7 +126,7 @@ def test_the_loop_rolls_the_same_way_under_small_start_perturbations(loop):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["worm", "loop"])
-@pytest.mark.parametrize("halve", [False, True])
+@pytest.mark.parametrize("halve", [False, pytest.param(True, marks=pytest.mark.half_step)])
 def test_holds_for_60_s(name, halve, worm, loop):
     """The hand-set gaits replay a minute at their modal step dt and at dt/2
     without divergence, their energy bounded; the loop keeps rolling the

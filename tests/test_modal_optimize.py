@@ -31,6 +31,7 @@ def test_seeds_depend_only_on_base_and_index():
     assert len(set(a)) == 10 and candidate_seeds(8, 0, 10) != a
 
 
+@pytest.mark.same_machine
 def test_batch_results_do_not_depend_on_worker_count():
     cands = [np.full(3, i, float) for i in range(9)]
     seeds = candidate_seeds(3, 0, 9)
@@ -48,6 +49,7 @@ def test_batch_errors():
     assert str(e.value) == "got 1 candidates but 2 seeds"
 
 
+@pytest.mark.same_machine
 def test_modal_problem_identical_across_workers():
     p = ModalProblem("worm", seconds=0.6)
     x0 = p.vector(hand_set("worm"))
@@ -189,6 +191,7 @@ def full_run(tmp_path_factory):
     return _small_run(folder, "full")[0], folder
 
 
+@pytest.mark.same_machine
 def test_optimizer_is_deterministic(full_run, tmp_path):
     full, _ = full_run
     assert full.evaluations == 16 and len(full.history) == 4
@@ -196,6 +199,7 @@ def test_optimizer_is_deterministic(full_run, tmp_path):
     _same(_small_run(tmp_path, "again")[0], full)
 
 
+@pytest.mark.same_machine
 @pytest.mark.parametrize("killed_after", [1, 2, 3])  # generations; 2 ends the first outer iteration
 def test_a_killed_run_resumes_to_the_same_result_without_simulating_again(full_run, tmp_path, killed_after):
     full, _ = full_run
@@ -209,6 +213,7 @@ def test_a_killed_run_resumes_to_the_same_result_without_simulating_again(full_r
     assert simulated == 0
 
 
+@pytest.mark.same_machine
 def test_resume_with_a_larger_budget_continues_the_last_outer_iteration(full_run, tmp_path):
     full, folder = full_run
     shutil.copy(folder / "full.ckpt", tmp_path / "more.ckpt")
@@ -226,6 +231,7 @@ def test_resume_with_a_larger_budget_continues_the_last_outer_iteration(full_run
     assert simulated == 0
 
 
+@pytest.mark.same_machine
 def test_a_killed_run_resumed_with_a_larger_budget_splits_what_remains(tmp_path):
     with pytest.raises(_Kill):
         _small_run(tmp_path, "k", budget=16, outer=3, kill_after=1)
@@ -236,6 +242,7 @@ def test_a_killed_run_resumed_with_a_larger_budget_splits_what_remains(tmp_path)
     _same(res, _small_run(tmp_path, "k24", budget=24, outer=3)[0])
 
 
+@pytest.mark.same_machine
 def test_seed_zero_and_the_largest_seed_are_deterministic(tmp_path):
     # cma takes seed 0 for "from the clock" and refuses seeds past 2**32 - 1 (seed + j).
     p = ModalProblem("worm", seconds=0.8)
@@ -255,6 +262,7 @@ def _refusal(tmp_path, problem, settings):
     return str(e.value)
 
 
+@pytest.mark.same_machine
 def test_resume_refuses_another_run(full_run):
     _, folder = full_run
     worm = ModalProblem("worm", seconds=0.8)
@@ -273,6 +281,7 @@ def test_resume_refuses_another_run(full_run):
         "'inf' here); remove it or drop --resume")
 
 
+@pytest.mark.same_machine
 def test_a_checkpoint_that_does_not_replay_is_refused(full_run, tmp_path):
     _, folder = full_run
     doc = json.loads((folder / "full.ckpt").read_text())
@@ -315,7 +324,7 @@ def test_objectives():
     assert objective_value(stuck, "cost") == FAILED
 
 
-@pytest.mark.parametrize("halve", [False, True])
+@pytest.mark.parametrize("halve", [False, pytest.param(True, marks=pytest.mark.half_step)])
 def test_the_optimized_worm_keeps_to_its_limits_and_repeats_but_does_not_crawl(halve):
     """examples/worm_optimized.yaml (the command is in its header): the best
     gait CMA-ES found within the worm's limits (joint speed <= 40 rad/s,
@@ -343,7 +352,7 @@ def test_the_optimized_worm_keeps_to_its_limits_and_repeats_but_does_not_crawl(h
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("halve", [False, True])
+@pytest.mark.parametrize("halve", [False, pytest.param(True, marks=pytest.mark.half_step)])
 def test_the_optimized_worm_replays_60_s(halve):
     from pathlib import Path
 

@@ -201,6 +201,7 @@ def test_push_scan_reports_the_first_failing_force_one_step_above(result):
     assert tuple(trial([result.failed, s], 0) for s in result.starts) == result.verdicts
 
 
+@pytest.mark.same_machine
 def test_push_scan_does_not_depend_on_the_worker_count(result):
     again = largest_push(CASE, phases=2, step=0.1, workers=2)
     assert (again.largest, again.failed, again.trials, again.verdicts) == \

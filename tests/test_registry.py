@@ -123,6 +123,7 @@ def test_options_a_runner_does_not_take_are_refused_naming_who_takes_them():
 
 
 # ------------------------------------------------------------- perturbed starts
+@pytest.mark.same_machine
 def test_a_seeded_start_is_reproducible_and_the_quiet_one_is_the_plain_run():
     e = registry.entry("kangaroo")
     plain = e.run(seconds=1.0).rollout.clip.qpos

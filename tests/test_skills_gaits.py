@@ -191,17 +191,11 @@ def test_gorilla_follows_a_waypoint_path():
     perturbed starts one falls at the bend, and three at a right-angle corner
     (benchmarks/gorilla_path.py --starts 20, docs/physics.md)."""
     from gaitforge.control.paths import WaypointPath, distance_to_path
+    from gaitforge.sim.track import com_track
 
     path = WaypointPath(np.array([[0.4, 0.0], [2.4, 0.0], [4.4, 2.0]]), speed=0.3)
     character, rollout = _held("gorilla", "ds_walk", 0.3, path=path)
-    m, d = character.model, mujoco.MjData(character.model)
-    com = []
-    for q in rollout.clip.qpos[::10]:
-        d.qpos[:] = q
-        mujoco.mj_kinematics(m, d)
-        mujoco.mj_comPos(m, d)
-        com.append(d.subtree_com[1][:2].copy())
-    com = np.array(com)
+    com = com_track(character, rollout.clip.qpos[::10])
     late = rollout.times[::10] > 5.0
     assert distance_to_path(path, com[late]).max() < 0.5  # measured 0.22-0.26 m (benchmarks/gorilla_path.py)
     assert np.linalg.norm(com[-1] - path.waypoints[-1]) < 0.3  # and it stops at the end (0.04-0.09 m)

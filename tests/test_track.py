@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gaitforge.motion.clip import MotionClip
-from gaitforge.sim.track import distance_to_polyline, measure_track
+from gaitforge.sim.track import com_track, distance_to_polyline, measure_track
 from test_clipfiles import gadget
 
 
@@ -58,3 +58,17 @@ def test_a_turning_run_reports_its_yaw_rate():
     assert float(rows["speed along the track (m/s)"]) == pytest.approx(0.3, rel=0.1)
     straight = dict(gf.run("gorilla", "trot", speed=0.3, seconds=6).measures().rows)
     assert "yaw rate (deg/s)" not in straight
+
+
+def test_the_com_track_is_the_mass_centre_of_each_frame():
+    """A circle clip's mass centre, frame by frame, against the character's
+    own (whole-model) mass centre; a translated clip moves it by the same
+    offset."""
+    ch = gadget()
+    clip = _circle_clip(ch, 2.0, 0.5, 2.0)
+    xy = com_track(ch, clip.qpos)
+    assert xy.shape == (clip.n_frames, 2)
+    np.testing.assert_allclose(xy, [ch.com(q)[:2] for q in clip.qpos], atol=1e-12)
+    moved = clip.qpos.copy()
+    moved[:, :2] += [0.3, -0.7]
+    np.testing.assert_allclose(com_track(ch, moved), xy + [0.3, -0.7], atol=1e-12)

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.sim.track import distance_to_polyline
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,13 +82,7 @@ class PathCommand(NamedTuple):
 def distance_to_path(path: WaypointPath, points) -> np.ndarray:
     """Distance [m] from each point (T, 2) (or one (2,)) to the nearest point
     of the whole polyline: the cross-track error independent of any follower."""
-    p = np.atleast_2d(np.asarray(points, float))
-    a, b = path.segments
-    ab = b - a  # (S, 2)
-    ap = p[:, None, :] - a[None, :, :]  # (T, S, 2)
-    s = np.clip(np.einsum("tsk,sk->ts", ap, ab) / np.einsum("sk,sk->s", ab, ab), 0.0, 1.0)
-    nearest = a[None] + s[..., None] * ab[None]
-    d = np.linalg.norm(p[:, None, :] - nearest, axis=2).min(axis=1)
+    d = distance_to_polyline(np.atleast_2d(np.asarray(points, float)), path.waypoints, path.loop)
     return d if np.ndim(points) == 2 else d[:1].reshape(())
 
 

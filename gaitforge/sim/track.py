@@ -48,6 +48,21 @@ def root_track(character, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return xy, np.unwrap(heading)
 
 
+def com_track(character, qpos: np.ndarray) -> np.ndarray:
+    """Horizontal centre of mass (T, 2) [m] of the character (its root
+    body's subtree) for the frames ``qpos`` (T, nq)."""
+    m = character.model
+    d = mujoco.MjData(m)
+    root = int(np.flatnonzero(m.body_parentid[1:] == 0)[0]) + 1
+    xy = np.empty((len(qpos), 2))
+    for i, q in enumerate(qpos):
+        d.qpos[:] = q
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        xy[i] = d.subtree_com[root, :2]
+    return xy
+
+
 def distance_to_polyline(points: np.ndarray, waypoints: np.ndarray, loop: bool = False) -> np.ndarray:
     """Distance (T,) [m] from each point (T, 2) to the polyline through
     ``waypoints`` (N, 2), closed when ``loop``."""
