@@ -11,7 +11,7 @@ horizontally relative to it, the trunk level and the bodies on no limb
 (spine, neck, head, tail) or on a limb that does not stand (a biped's arms)
 as they were about the trunk: Gauss-Newton steps of damped least squares,
 Δx = Jᵀ(JJᵀ + λ²I)⁻¹ r, on the residual r of those vectors (J by finite
-differences), then grounded (the lowest contact point on the ground). The
+differences; a step is halved until it lowers the residual), then grounded (the lowest contact point on the ground). The
 studio then uses the pose as the creature's rest pose: its springs' rest
 angles, and the modes computed again about it.
 """
@@ -22,7 +22,8 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 
 PRESETS: dict[str, float] = {"stand": 0.0, "crouch": 0.12, "deep crouch": 0.25}  # share of the trunk's height dropped
-ITERATIONS = 12
+ITERATIONS = 20
+HALVINGS = 10       # step halvings tried before the fit stops where it is
 DAMPING = 1e-3      # λ [m] of the damped least squares
 STEP = 1e-4         # modal step of the finite differences
 TOLERANCE = 1e-4    # [m] residual at which the pose is taken
@@ -94,7 +95,18 @@ def preset_pose(character, basis, name: str) -> np.ndarray:
         J = (v[1:] - v[0]).T / STEP                       # (F·3, k)
         dx = J.T @ np.linalg.solve(J @ J.T + DAMPING ** 2 * np.eye(len(r)), r)
         size = float(np.linalg.norm(dx))
-        x = x + (dx if size <= MAX_STEP else dx * MAX_STEP / size)
+        dx = dx if size <= MAX_STEP else dx * MAX_STEP / size
+        # A step is taken only where it lowers the residual, halved until it does: the full step
+        # overshoots on a creature whose modes bend the legs far from linearly (the human's crouch
+        # ran away to a toe 11 cm in the air without this).
+        for _ in range(HALVINGS):
+            moved = target - _vectors(character, basis, (x + dx)[None], sites)[0]
+            if float(moved @ moved) < float(r @ r):
+                break
+            dx = dx / 2
+        else:
+            break
+        x = x + dx
     q = _poses(character, basis, x)
     q = translate_root(character, q, np.array([[0.0, 0.0, -float(lowest_heights(character, q)[0])]]))
     return q[0]
