@@ -5,8 +5,9 @@ contact points has them.
 A preset is data, :data:`PRESETS`: how far the trunk moves down (a share
 of its height above the contact points in the rest pose). The pose
 is the smallest combination of the creature's elastic modes (modal
-coordinates x, mass-normalized) that lowers the trunk (its first body) that
-far relative to every contact point, keeping each contact point where it is
+coordinates x, mass-normalized; only its symmetric modes where the creature
+is a mirror image of itself, so the pose is one too) that lowers the trunk
+(its first body) that far relative to every contact point, keeping each contact point where it is
 horizontally relative to it, the trunk level and the bodies on no limb
 (spine, neck, head, tail) or on a limb that does not stand (a biped's arms)
 as they were about the trunk: Gauss-Newton steps of damped least squares,
@@ -65,6 +66,21 @@ def _vectors(character, basis, x: np.ndarray, sites: np.ndarray) -> np.ndarray:
     return np.hstack([(trunk[:, None, :] - feet).reshape(len(q), -1), TILT_WEIGHT * tilt, body])
 
 
+def _symmetric_modes(character, basis) -> np.ndarray:
+    """Indices of the modes a preset may use: for a mirror-symmetric creature
+    (:func:`gaitforge.modal.symmetry.mirror_of`) its symmetric modes only, so
+    the crouch stays a mirror image of itself and the modes computed about
+    it can still be told symmetric and antisymmetric (the gait heuristics
+    need that); every mode otherwise."""
+    from gaitforge.modal.symmetry import mirror_of
+
+    P = mirror_of(character)
+    U = basis.shapes
+    if P is None:
+        return np.arange(U.shape[1])
+    return np.flatnonzero(np.linalg.norm(P @ U - U, axis=0) < np.linalg.norm(P @ U + U, axis=0))
+
+
 def preset_pose(character, basis, name: str) -> np.ndarray:
     """The rest pose (nq,) of preset ``name`` for ``character`` from its modes ``basis``."""
     from gaitforge.motion.grounding import lowest_heights, translate_root
@@ -85,14 +101,16 @@ def preset_pose(character, basis, name: str) -> np.ndarray:
         raise GaitforgeError(f"{character.name}'s centre of mass is not above its contact points")
     target = rest.copy()
     target[2:n:3] -= drop * height
+    free = _symmetric_modes(character, basis)
     x = np.zeros(k)
     for _ in range(ITERATIONS):
-        probe = np.vstack([x, x + STEP * np.eye(k)])
+        probe = np.vstack([x, x + STEP * np.eye(k)[free]])
         v = _vectors(character, basis, probe, sites)
         r = target - v[0]
         if float(np.abs(r).max()) < TOLERANCE:
             break
-        J = (v[1:] - v[0]).T / STEP                       # (F·3, k)
+        J = np.zeros((len(r), k))
+        J[:, free] = (v[1:] - v[0]).T / STEP              # (F·3, k): the other modes stay at 0
         dx = J.T @ np.linalg.solve(J @ J.T + DAMPING ** 2 * np.eye(len(r)), r)
         size = float(np.linalg.norm(dx))
         dx = dx if size <= MAX_STEP else dx * MAX_STEP / size
