@@ -4,7 +4,7 @@ it replays two forces read from ``gaitforge balance NAME --json FILE``: the
 largest push survived with feedback (which should still be survived) and the
 first force that failed without feedback (which should still fail), each at
 the creature's own step, at half of it, and from two perturbed starts
-(``sim.ensemble.StartNoise``: joints ± 0.01 rad, friction × 0.8–1.2).
+(``sim.starts.StartNoise``: joints ± 0.01 rad, friction × 0.8–1.2).
 
     PYTHONPATH=. python benchmarks/balance_checks.py human.json dog.json gorilla.json
     PYTHONPATH=. python benchmarks/balance_checks.py --test-pushes

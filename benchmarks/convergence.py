@@ -20,7 +20,8 @@ import math
 import numpy as np
 
 from gaitforge.sim.contact_depth import ContactProbe
-from gaitforge.sim.ensemble import QUIET, StartNoise, simulate_perturbed
+from gaitforge.control.ensembles import simulate_perturbed
+from gaitforge.sim.starts import QUIET, StartNoise
 
 RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
 
@@ -28,7 +29,7 @@ RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
 def _stride(rollout) -> float:
     """Mean interval [s] between the first foot's touchdowns over the second
     half, its contacts read as the ensembles read them
-    (``sim.ensemble.footfall_class``): airborne gaps under 0.1 s filled (a
+    (``control.ensembles.footfall_class``): airborne gaps under 0.1 s filled (a
     foot that bounces on landing has not taken a step: the gorilla's first
     foot, its front left knuckles, on 3 ms contacts lifts for up to 0.08 s
     after some landings), then contacts under 0.05 s dropped."""
@@ -44,7 +45,7 @@ def _stride(rollout) -> float:
 def measure(runner: str, gait: str, speed: float, seconds: float, timestep: float | None, starts: int = 0):
     """(speed [m/s], stride [s], fall [s] or nan, penetration [m], the worst
     geom's depth / cap) of the quiet run (``starts`` 0), else over the
-    perturbed starts 1 … ``starts`` (``sim.ensemble.StartNoise``, as
+    perturbed starts 1 … ``starts`` (``sim.starts.StartNoise``, as
     benchmarks/robustness.py draws them): the mean speed and stride, the
     first fall, the deepest penetration and the worst depth / cap."""
     if starts:

@@ -31,7 +31,7 @@ def follow(path: WaypointPath, gains: str, seed: int, seconds: float = 60.0) -> 
     after 5 s, its distance [m] from the path's end at the last frame) of
     the start drawn for ``seed`` (0: the unperturbed start)."""
     from gaitforge.control import registry
-    from gaitforge.sim.ensemble import PerturbedStart, StartNoise
+    from gaitforge.sim.starts import PerturbedStart, StartNoise
 
     e = registry.entry("gorilla", "ds_walk")
     start = None if seed == 0 else PerturbedStart(StartNoise(), seed, SPEED)

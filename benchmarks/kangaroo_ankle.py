@@ -1,6 +1,6 @@
 """How fast may the kangaroo's ankle set point move? For each pair of rates
 (in flight, in stance) [rad/s] and each speed, ``--starts`` perturbed starts
-(``sim.ensemble.StartNoise``) of the hop for ``--seconds``: how many held,
+(``sim.starts.StartNoise``) of the hop for ``--seconds``: how many held,
 and the worst start's peak ankle drive (× 3 m g L) and peak ankle speed
 (× 40 rad/s), with the joint that set the overall peaks.
 
@@ -21,7 +21,7 @@ def peaks(rates: tuple[float, float], speed: float, seeds: range, seconds: float
     ``seeds``: the ankle's peaks of every physics step, as fractions of its
     limits, before any clip (``Rollout.limits``)."""
     from gaitforge.control.raibert import catalog
-    from gaitforge.sim.ensemble import PerturbedStart, StartNoise
+    from gaitforge.sim.starts import PerturbedStart, StartNoise
     from gaitforge.sim.runner import run
 
     held, drive, omega, joints = 0, 0.0, 0.0, set()

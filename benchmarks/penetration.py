@@ -1,7 +1,7 @@
 """How deep do the contacts go, from perturbed starts and at several physics
 steps? For each case RUNNER:GAIT:SPEED (a controller registry runner, one of
 its gaits, the commanded speed [m/s]): ``--starts`` perturbed starts
-(``gaitforge.sim.ensemble.StartNoise``, seeds 1 … N as in
+(``gaitforge.sim.starts.StartNoise``, seeds 1 … N as in
 ``benchmarks/robustness.py``),
 each simulated for ``--seconds`` at each step of ``--timesteps``, the
 deepest ground penetration read at every physics step
@@ -34,7 +34,8 @@ def deepest(runner: str, gait: str, speed: float, seconds: float, timestep: floa
     from gaitforge.control import registry as runners
     from gaitforge.creatures import registry
     from gaitforge.creatures.character import Character
-    from gaitforge.sim.ensemble import StartNoise, simulate_perturbed
+    from gaitforge.control.ensembles import simulate_perturbed
+    from gaitforge.sim.starts import StartNoise
 
     with ContactProbe(Character.from_spec(registry.build(runners.entry(runner, gait).creature)).model) as probe:
         _, r = simulate_perturbed(runner, gait, speed, seconds, StartNoise(), seed, timestep=timestep,
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--gains", default="ours", help="the runners' gain set (a physics or gain variant)")
     a = p.parse_args(argv)
     steps = [None if v == "own" else float(v) for v in a.timesteps.split(",")]
-    seeds = range(1, a.starts + 1)  # the seeds benchmarks/robustness.py draws (sim.ensemble.ensemble)
+    seeds = range(1, a.starts + 1)  # the seeds benchmarks/robustness.py draws (control.ensembles.ensemble)
     cases = []
     for c in a.cases:
         runner, gait, speed = c.split(":")

@@ -1,6 +1,6 @@
 """Do the speed ranges hold from any start? For every simulated runner and
 gait, the ends and the middle of its offered range, each from ``--starts``
-perturbed starts (``gaitforge.sim.ensemble.StartNoise``: joints ±0.01 rad,
+perturbed starts (``gaitforge.sim.starts.StartNoise``: joints ±0.01 rad,
 start speed ±5 %, friction ×0.8–1.2) for ``--seconds`` of simulated time.
 A range is offered only where every start holds (docs/robustness.md).
 
@@ -11,7 +11,7 @@ A range is offered only where every start holds (docs/robustness.md).
 Prints a markdown table: runner, gait, speed [m/s], starts held, the
 earliest fall [s], the largest miss of the commanded speed among the starts
 that held (mean forward speed over the run's second half), what their
-footfalls read as (``sim.ensemble.footfall_class``), the worst start's
+footfalls read as (``control.ensembles.footfall_class``), the worst start's
 peak joint drive and joint speed as fractions of the creature's limits and
 its share of control ticks with a drive clipped (``sim.limits``); the wall time
 of each case on stderr.
@@ -24,7 +24,9 @@ import math
 import sys
 import time
 
-from gaitforge.sim.ensemble import StartNoise, ensemble
+from gaitforge.control.ensembles import ensemble
+
+from gaitforge.sim.starts import StartNoise
 
 RUNNERS = ("dog", "gorilla", "biped", "quadruped", "kangaroo")
 

@@ -1,4 +1,4 @@
-"""Perturbed starts and ensembles of them (``gaitforge.sim.ensemble``)."""
+"""Perturbed starts and ensembles of them (``gaitforge.control.ensembles``)."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,8 @@ from gaitforge.control.skills import catalog
 from gaitforge.creatures import registry
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
-from gaitforge.sim.ensemble import QUIET, PerturbedStart, StartNoise, ensemble, simulate_perturbed
+from gaitforge.control.ensembles import ensemble, simulate_perturbed
+from gaitforge.sim.starts import QUIET, PerturbedStart, StartNoise
 
 
 def test_the_quiet_start_is_the_catalogues_own_run():

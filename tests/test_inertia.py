@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from gaitforge.creatures.builders.kit import box, capsule, ellipsoid, quat_axis_angle, sphere
-from gaitforge.creatures.inertia import combine, shape_mass_properties, shape_volume
+from gaitforge.creatures.inertia import combine, shape_mass_properties
+from gaitforge.creatures.spec_parts import shape_volume
 from gaitforge.creatures.spec import Bone
 
 SHAPES = {

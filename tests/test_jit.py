@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gaitforge.control import jit
+from gaitforge import jit
 
 
 def test_cache_folder_is_keyed_on_the_sources(tmp_path, monkeypatch):
@@ -32,9 +32,10 @@ def test_an_unwritable_cache_home_falls_back_to_the_temporary_folder(tmp_path, m
 
 
 def test_a_source_change_moves_the_cache(tmp_path):
-    """The digest covers every control source: editing one (here a copy of
-    the package's control folder) gives another folder."""
-    copy = tmp_path / "control"
+    """The digest covers every source of the package: editing a controller's
+    kernel, or the creatures' compiled kinematics (in a copy of the package),
+    gives another folder."""
+    copy = tmp_path / "gaitforge"
     shutil.copytree(Path(jit.__file__).parent, copy,
                     ignore=shutil.ignore_patterns("__pycache__"))
     code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('j', sys.argv[1]); "
@@ -43,8 +44,11 @@ def test_a_source_change_moves_the_cache(tmp_path):
     run = lambda: subprocess.run([sys.executable, "-c", code, str(copy / "jit.py")], env=env,  # noqa: E731
                                  capture_output=True, text=True, check=True).stdout.strip()
     before = run()
-    (copy / "raibert" / "biped" / "kernel.py").write_text((copy / "raibert" / "biped" / "kernel.py").read_text() + "\n")
-    assert run() != before
+    for source in (copy / "control" / "raibert" / "biped" / "kernel.py", copy / "creatures" / "kinematics.py"):
+        source.write_text(source.read_text() + "\n")
+        after = run()
+        assert after != before
+        before = after
 
 
 class Holder:

@@ -141,7 +141,8 @@ def test_every_runner_declares_and_reports_its_limits(name):
     height: between 0.3 and 1 m for these creatures) and a short run
     reports the peaks against them."""
     from gaitforge.control import registry as runners
-    from gaitforge.sim.ensemble import QUIET, simulate_perturbed
+    from gaitforge.control.ensembles import simulate_perturbed
+    from gaitforge.sim.starts import QUIET
 
     e = runners.entry(name)  # its default gait
     lo, hi = e.speed_range

@@ -12,7 +12,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from gaitforge.control.jit import JIT_ENABLED, buffer_window
+from gaitforge.jit import JIT_ENABLED, buffer_window
 from gaitforge.control.raibert import biped
 from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gaitforge.control.core.errors import InternalError
-from gaitforge.control.jit import buffer_window, entry
+from gaitforge.jit import buffer_window, entry
 from gaitforge.control.raibert import kangaroo as K
 from gaitforge.control.raibert.kangaroo import actions as kangaroo_actions
 from gaitforge.control.raibert.kangaroo import geometry as kangaroo_geometry

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from gaitforge.control.jit import JIT_ENABLED
+from gaitforge.jit import JIT_ENABLED
 from gaitforge.control.raibert import quadruped as Q
 from gaitforge.control.raibert.quadruped import kernel as K
 from gaitforge.control.raibert.quadruped import legs as quadruped_legs

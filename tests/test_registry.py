@@ -16,7 +16,7 @@ from gaitforge.control import registry
 from gaitforge.creatures import registry as creatures
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError, UnknownNameError
-from gaitforge.sim.ensemble import QUIET, StartNoise
+from gaitforge.sim.starts import QUIET, StartNoise
 from gaitforge.sim.events import RunEvent
 from gaitforge.sim.physics import Physics
 

@@ -125,7 +125,8 @@ def test_dog_holds_both_ends_of_each_speed_range_from_perturbed_starts(gait, end
     the ranges were measured (joints ±0.01 rad, start speed ±5 %, friction
     ×0.8–1.2; ``benchmarks/robustness.py``, where every one of 20 such
     starts held) holds 60 s, at the speed, in the gait."""
-    from gaitforge.sim.ensemble import StartNoise, simulate_perturbed
+    from gaitforge.control.ensembles import simulate_perturbed
+    from gaitforge.sim.starts import StartNoise
 
     speed = catalog.SPEED_RANGES["dog"][gait][end]
     character, rollout = simulate_perturbed("dog", gait, speed, MINUTE, StartNoise(), seed)

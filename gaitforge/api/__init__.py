@@ -37,7 +37,6 @@ from gaitforge.api.motion import (TYPICAL, Animation, VideoSettings, animate, an
 from gaitforge.api.simulation import (RaibertReport, balance, balance_goal, balance_scans, published_pushes, push,
                                       push_results, push_speeds, raibert_experiments, raibert_report, run, run_plots,
                                       runner, runner_names, runners, save_raibert_report)
-from gaitforge.api.studio import STUDIO_HOST, STUDIO_PORT, studio
 from gaitforge.control.entry import Entry, Run
 from gaitforge.creatures.character import Character
 from gaitforge.modal import ModalBasis
@@ -57,5 +56,4 @@ __all__ = ["creature", "creature_names", "creature_name", "creature_source", "su
            "hand_set", "modal_recipe", "suggest_recipe", "modal_physics", "physics_summary", "PhysicsSummary",
            "simulate", "ModalRun", "RAMP", "save_modal_traces", "landscape", "save_landscape", "cyclic_tolerance",
            "modal_problem", "start_direction", "optimize_settings", "optimize_gait", "sketch", "sketch_recipe",
-           "studio", "STUDIO_HOST", "STUDIO_PORT",
            "Character", "ModalBasis", "MotionClip", "GaitMetrics", "Rollout", "Entry", "Run"]

@@ -24,7 +24,7 @@ import warnings
 # Offscreen rendering needs the GL backend chosen before mujoco is imported.
 os.environ.setdefault("MUJOCO_GL", "egl")
 
-from gaitforge import __version__  # noqa: E402
+from gaitforge.version import __version__  # noqa: E402
 from gaitforge.errors import GaitforgeError, GaitforgeWarning, MujocoWarning, NotMetError  # noqa: E402
 from gaitforge.cli import (creatures_cmd, demo_cmd, modalopt_cmd, modalsim_cmd, modes_cmd, motion_cmd,  # noqa: E402
                            push_cmd, raibert_cmd, run_cmd, studio_cmd)

@@ -7,10 +7,10 @@ import argparse
 import sys
 import time
 
-from gaitforge import api
+from gaitforge.studio import launch
 
-DEFAULT_HOST = api.STUDIO_HOST
-DEFAULT_PORT = api.STUDIO_PORT
+DEFAULT_HOST = launch.HOST
+DEFAULT_PORT = launch.PORT
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +32,7 @@ def cmd_studio(args) -> int:
     if args.host is not None:
         print(f"gaitforge: warning: serving on {host}: anyone who can reach this address and port can use the "
               f"studio and upload files to it", file=sys.stderr)
-    studio = api.studio(args.creature, host=host, port=args.port)
+    studio = launch.serve(args.creature, host=host, port=args.port)
     print(f"gaitforge studio: open {studio.url} in a browser (Ctrl-C stops)", flush=True)
     try:
         while True:

@@ -77,7 +77,7 @@ class Entry:
     seconds, *, timestep, start, progress, perturb, gains, **options) ->
     (character, rollout, detail): the family's run (``detail`` its own
     record, e.g. a ``ModalRollout``; ``start`` a
-    ``sim.ensemble.PerturbedStart`` or None); measure(run) -> Measures.
+    ``sim.starts.PerturbedStart`` or None); measure(run) -> Measures.
     """
 
     key: str
@@ -157,7 +157,7 @@ class Entry:
             perturb: Callable | None = None, gains: str = "ours", **options) -> "Run":
         """Simulate the entry for ``seconds`` [s] at ``speed`` [m/s] (None:
         its default; out of range: refused); ``timestep`` [s] replaces its
-        physics step; ``initial`` (a ``sim.ensemble.StartNoise``: anything
+        physics step; ``initial`` (a ``sim.starts.StartNoise``: anything
         with ``draw(seed, speed)``) with ``seed`` draws a perturbed start
         (None: the rest pose, unperturbed);
         ``progress(t)`` about once per simulated second; ``perturb(t,

@@ -38,11 +38,11 @@ import numpy as np
 
 from gaitforge.creatures.character import BodyLabel
 from gaitforge.creatures.labels import choose_feet
+from gaitforge.constants import GRAVITY  # used when the model's gravity is off
 
 STIFFNESS_FACTOR = 10.0  # k ≥ factor · m g ℓ: a limb held out sags by at most ~1/factor rad
 BACK_FACTOR = 5.0  # back joints are this much stiffer than the others (Kry09 Fig. 3: "spine ×5")
 _NOT_BACK = ("neck", "head", "tail")  # centre-line roles that are no back
-GRAVITY = 9.81  # m/s², used when the model's gravity is off
 FOOT_TOLERANCE = 0.1  # a foot stands if it reaches within this fraction of the height of the lowest point
 CONTACT_SITE = re.compile(r"(^|[_.\-])(foot|heel|toe|knuckle)$", re.IGNORECASE)  # site names kept as contact points
 # Plain ints: numpy integers never compare equal to MuJoCo's enum members inside `in`.

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gaitforge.creatures.spec import Bone, Shape
+from gaitforge.creatures.spec_parts import Bone, Shape
 
 
 class MassProperties(NamedTuple):
@@ -38,23 +38,6 @@ def _z_to(direction: np.ndarray) -> np.ndarray:
     x = np.cross(helper, z)
     x /= np.linalg.norm(x)
     return np.column_stack([x, np.cross(z, x), z])
-
-
-def shape_volume(s: Shape) -> float:
-    """Volume [m³] of one primitive."""
-    if s.kind == "sphere":
-        assert s.radius is not None  # validated shapes carry their kind's sizes
-        return 4.0 / 3.0 * np.pi * s.radius ** 3
-    if s.kind == "ellipsoid":
-        assert s.radii is not None
-        return 4.0 / 3.0 * np.pi * float(np.prod(s.radii))
-    if s.kind == "box":
-        assert s.half_sizes is not None
-        return 8.0 * float(np.prod(s.half_sizes))
-    assert s.fromto is not None and s.radius is not None
-    length = float(np.linalg.norm(np.subtract(s.fromto[3:], s.fromto[:3])))
-    r = s.radius
-    return np.pi * r * r * length + 4.0 / 3.0 * np.pi * r ** 3
 
 
 def shape_mass_properties(s: Shape, density: float) -> MassProperties:

@@ -5,7 +5,7 @@ contact-point positions, centres of mass. MuJoCo's ``mj_kinematics`` does
 one pose per call, so a clip of T frames costs T calls from Python (about
 12 µs each for the dog, most of it the call and the copying). :func:`body_frames`
 runs the same recursion down the kinematic tree for all T poses in one
-compiled loop (numba, :mod:`gaitforge.control.jit`): each body's frame is
+compiled loop (numba, :mod:`gaitforge.jit`): each body's frame is
 its parent's frame times its fixed offset (``body_pos``, ``body_quat``),
 then its joints in order — a slide moves the body along its axis by
 q − q0, a hinge turns it about its axis through the joint's anchor by
@@ -53,7 +53,7 @@ def _tree(model: mujoco.MjModel) -> tuple:
 
 def _compile():
     """The compiled kernel (numba is imported and the kernel loaded only when first needed)."""
-    from gaitforge.control.jit import kernel
+    from gaitforge.jit import kernel
 
     @kernel
     def rotate(w, x, y, z, v0, v1, v2):

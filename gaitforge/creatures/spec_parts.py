@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from gaitforge.creatures.spec_checks import (
     ARMATURE,
     COEFFICIENT,
@@ -213,7 +215,6 @@ class Bone:
         for i, s in enumerate(self.shapes):
             s.validate(f"{path}.shapes[{i}]")
         if self.inertial is None and self.mass is None:
-            from gaitforge.creatures.inertia import shape_volume  # (it imports this module)
 
             mass = self.density * sum(shape_volume(s) for s in self.shapes)
             if not MASS[0] <= mass <= MASS[1]:
@@ -310,3 +311,19 @@ class CouplingSpring:
         check_finite(f"{path}.stiffness", self.stiffness, nonneg=True, span=STIFFNESS)
         check_finite(f"{path}.rest", self.rest)
 
+
+def shape_volume(s: Shape) -> float:
+    """Volume [m³] of one primitive (a capsule: its cylinder and two half spheres)."""
+    if s.kind == "sphere":
+        assert s.radius is not None  # validated shapes carry their kind's sizes
+        return 4.0 / 3.0 * np.pi * s.radius ** 3
+    if s.kind == "ellipsoid":
+        assert s.radii is not None
+        return 4.0 / 3.0 * np.pi * float(np.prod(s.radii))
+    if s.kind == "box":
+        assert s.half_sizes is not None
+        return 8.0 * float(np.prod(s.half_sizes))
+    assert s.fromto is not None and s.radius is not None
+    length = float(np.linalg.norm(np.subtract(s.fromto[3:], s.fromto[:3])))
+    r = s.radius
+    return np.pi * r * r * length + 4.0 / 3.0 * np.pi * r ** 3

@@ -80,9 +80,10 @@ def save_joint_force_plot(path: str | os.PathLike, times: np.ndarray, series: di
 def plot_name(run) -> str:
     """The file name of a standing experiment run's plot (a
     ``control.raibert.report.ExperimentRun``): its title in lower case with
-    underscores, ``_fig6.png`` for the kangaroo, ``_legs.png`` for a robot."""
+    underscores and the kind of plot (``Experiment.plot``: ``_fig6.png`` for
+    the kangaroo's joint angles, ``_legs.png`` for a robot's leg lengths)."""
     name = run.experiment.title.lower().replace(" ", "_")
-    return f"{name}_{'fig6' if run.experiment.creature == 'kangaroo' else 'legs'}.png"
+    return f"{name}_{run.experiment.plot}.png"
 
 
 def save_run_plot(run, path: str | os.PathLike, start: float) -> None:
@@ -90,7 +91,7 @@ def save_run_plot(run, path: str | os.PathLike, start: float) -> None:
     kangaroo its leg angles [deg] and vertical ground force over 3 hops
     (cf. RH91 Fig. 6), for a robot its leg lengths [mm] and total vertical
     ground force over about 1 s."""
-    if run.experiment.creature == "kangaroo":
+    if run.experiment.plot == "fig6":
         from gaitforge.control.raibert import kangaroo
 
         d = kangaroo.fig6_data(run.character, run.rollout, hops=3, start=start)

@@ -13,11 +13,11 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.grounding_kernels import flight_steps, parabolas, run_bounds
+from gaitforge.constants import GRAVITY
 
 __all__ = ["GRAVITY", "SMOOTH_HZ", "ballistic_heights", "flight_offsets", "flight_runs", "smooth_ballistic",
            "smooth_stance", "smoothstep", "stride_window"]
 
-GRAVITY = 9.81            # [m/s²] of the flight parabolas
 SMOOTH_HZ = 3.0           # [Hz] half-power cutoff of the stance smoothing in a clip that flies
 
 

@@ -3,14 +3,14 @@ flight runs, flight parabolas, the stance rule's steps and the flights'
 horizontal steps. Each runs over a clip's frames with a branch per frame;
 as array code each took several numpy calls per flight, and a speed
 suggestion grounds a few hundred clips. Plain arrays in and out
-(:mod:`gaitforge.control.jit`); the checks of their inputs stay with the
+(:mod:`gaitforge.jit`); the checks of their inputs stay with the
 public functions in :mod:`gaitforge.motion.grounding`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 
 @kernel

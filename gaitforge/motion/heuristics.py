@@ -72,6 +72,8 @@ from gaitforge.motion.gaits import GAITS, HoldingStrategy, holding_strategy
 from gaitforge.motion.mode_selection import KNEE, NOMINEES, RIDGE, SCORE_FLOOR, Pick, fit_recipe, rank
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.naming import match
+from gaitforge.constants import GRAVITY
+from gaitforge.constants import MODE_POOL as POOL  # only the lowest elastic modes are candidates
 
 __all__ = ["CLEARANCE", "ERROR_MARGIN", "GAITS",
            "KNEE", "MIN_AIR", "MIN_STRIDE", "NOMINEES", "POOL", "RIDGE", "ROTATION", "SCORE_FLOOR", "SIZES",
@@ -81,7 +83,6 @@ __all__ = ["CLEARANCE", "ERROR_MARGIN", "GAITS",
 # Forward swing and lift of a foot per hip height the fit aims at, in the order tried.
 SIZES = ((0.12, 0.1), (0.12, 0.07), (0.18, 0.1), (0.12, 0.05), (0.18, 0.07), (0.25, 0.1), (0.25, 0.07))
 ROTATION = math.radians(22)      # every recipe is scaled so that its largest joint rotation is this
-POOL = 20                        # only the lowest elastic modes are candidates
 ERROR_MARGIN = 1e-3             # a candidate replaces the best so far only if its footfall error is this much lower
 
 
@@ -124,7 +125,7 @@ def suggest(character, gait: str, basis=None, *, rotation: float = ROTATION, pin
     descs = describe_modes(character, basis)[:POOL]
     feats = gf.features(character, basis, descs, kind, gait, relative=spec.on_the_spot)
     h = gf.hip_height(character)
-    f = spec.stride_frequency * math.sqrt(9.81 / h)
+    f = spec.stride_frequency * math.sqrt(GRAVITY / h)
     best = None
     for beta, bounce, (swing, lift), snap in itertools.product(spec.duty_factors, spec.bounce_shares, SIZES,
                                                               (False, True)):

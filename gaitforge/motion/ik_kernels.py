@@ -2,7 +2,7 @@
 
 Pinning or holding a clip takes thousands of Gauss–Newton iterations, and in
 numpy each iteration's small array operations cost more than MuJoCo's
-kinematics and Jacobians. These kernels (:mod:`gaitforge.control.jit`) do
+kinematics and Jacobians. These kernels (:mod:`gaitforge.jit`) do
 that arithmetic on plain arrays: the target points and their Jacobians from
 MuJoCo's frames and motion subspaces, the right Jacobians of the ball
 joints, the least-norm step, the two-priority step of soft goals and the
@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 SMALL_ANGLE = 1e-4   # rotation angle [rad] below which the right Jacobian uses its series
 FULL_RANK = 1e-7     # the compiled least-norm steps need every |R_ii| above this share of the largest

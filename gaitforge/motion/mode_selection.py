@@ -17,6 +17,7 @@ from gaitforge.modal.describe import SYMMETRIC
 from gaitforge.motion import gait_features as gf
 from gaitforge.motion.gaits import GAITS, KINDS
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.constants import MODE_POOL as POOL  # the lowest elastic modes a gait mixes (Kry09)
 
 KNEE = math.radians(15)          # knee flexion at mid-swing
 NOMINEES = 5                     # each heuristic nominates its best few modes,
@@ -26,7 +27,6 @@ RIDGE = 1.0                      # weight of joint rotation [rad²] against the 
 # their lane (y: no sideways target, so any sideways motion is misfit).
 _WEIGHTS = {"x": 1.0, "y": 1.0, "z": 4.0, "knee": 0.5, "sole": 4.0}
 _EXCLUDED = ("twist", "jumping jack")
-POOL = 20                        # the lowest elastic modes a gait mixes (Kry09)
 SEARCH = 40                      # how far up the spectrum :func:`pool_size` looks for the feet's pitch modes
 _POOLS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 

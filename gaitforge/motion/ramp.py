@@ -56,6 +56,7 @@ from gaitforge.motion.holding import ground_smoothly, hold, start_at_origin
 from gaitforge.motion.poses import layout
 from gaitforge.motion.speed import suggest_at_speed
 from gaitforge.motion.stride import GRAVITY, STRIDE_A, STRIDE_B, check_froude, stride_plan
+from gaitforge.constants import MODE_POOL
 
 __all__ = ["BLEND_STRIDES", "HYSTERESIS", "RAMP_STEADY", "Ramp", "gait_schedule", "ramp", "speed_profile"]
 
@@ -154,7 +155,7 @@ def ramp(character, profile, seconds: float, fps: float = 60.0, basis=None, *,
         raise GaitforgeError("a speed profile must stay positive and finite")
     for end in (float(v_probe.min()), float(v_probe.max())):
         check_froude(end * end / (GRAVITY * h), h, end)
-    basis = compute_modes(character, count=20) if basis is None else basis
+    basis = compute_modes(character, count=MODE_POOL) if basis is None else basis
     f_start = stride_plan(h, "walk", speed=float(v_probe[0])).frequency
     f_end = stride_plan(h, "walk", speed=float(v_probe[-1])).frequency
     pad = int(math.ceil(fps / min(f_start, f_end)))

@@ -21,8 +21,8 @@ from gaitforge.errors import GaitforgeError
 from gaitforge.motion import gait_features as gfe
 from gaitforge.motion.gaits import GAITS, speed_gaits, transitions
 from gaitforge.naming import match
+from gaitforge.constants import GRAVITY
 
-GRAVITY = 9.81          # [m/s²]
 STRIDE_A, STRIDE_B = 2.3, 0.3   # Alexander: λ/h = A · Fr^B
 # Froude numbers a gait is made for: below, strides shrink to nothing (a speed of 1e-300 m/s divided
 # 0 by 0); above, no animal moves (a cheetah's top speed is Froude ~100) and the amplitudes that reach

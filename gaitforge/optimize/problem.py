@@ -32,6 +32,7 @@ import numpy as np
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.recipe import GaitRecipe
 from gaitforge.optimize.layout import Layout
+from gaitforge.constants import GRAVITY
 
 OBJECTIVES = ("distance", "speed", "cost")
 
@@ -261,7 +262,7 @@ class ModalProblem:
             return Score(s.distance, s.dx, s.speed, s.work, s.cost_of_transport, s.cycle_residual, s.diverged,
                          barrier=excess, slow=self._slow(s.distance))
         travel = float(r.displacement @ (math.cos(self.heading), math.sin(self.heading)))
-        cot = s.work / (character.mass * 9.81 * travel) if travel > 1e-9 else math.inf
+        cot = s.work / (character.mass * GRAVITY * travel) if travel > 1e-9 else math.inf
         return Score(travel, s.dx, travel / self.seconds, s.work, cot, s.cycle_residual, None, barrier=excess,
                      slow=self._slow(travel))
 

@@ -170,7 +170,7 @@ _COMPILED: list = []
 
 def _clip_kernel():
     """``_clip`` compiled by numba (once, on first use, so that numba's cache
-    folder is the one the controllers' kernels set up, ``control.jit``);
+    folder is the one the controllers' kernels set up, ``gaitforge.jit``);
     itself under ``GAITFORGE_NO_JIT=1``."""
     if not _COMPILED:
         if os.environ.get("GAITFORGE_NO_JIT", "") in ("1", "true", "yes"):

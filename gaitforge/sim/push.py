@@ -57,6 +57,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.batch import BatchEvaluator
+from gaitforge.constants import GRAVITY
 
 THESIS_TABLE_3_1 = {  # N, Wang 2011 Table 3.1: largest push survived by the gorilla
     "ds_walk": {0.1: 200.0, 0.2: 180.0, 0.3: 170.0, 0.4: 150.0, 0.5: 110.0},
@@ -417,7 +418,7 @@ def unpushed(case: PushCase, phases: int = 4, criteria: Survival = SURVIVAL) -> 
     since, until = case.settle + case.duration, case.settle + case.duration + case.after
     character, base = case.simulate(until)
     _check_sideways(character, case)
-    weight = float(character.model.body_subtreemass[1]) * 9.81
+    weight = float(character.model.body_subtreemass[1]) * GRAVITY
     stride = _stride(character, base)
     starts = tuple(case.settle + k * stride / phases for k in range(phases))
     if base.fall is not None:
@@ -484,7 +485,7 @@ def _stride(character, rollout) -> float:
     keep = rollout.times >= 2.0
     if keep.sum() < 10:
         return 1.0
-    # Read as the ensembles read a gait (sim.ensemble.footfall_class): airborne gaps under 0.1 s
+    # Read as the ensembles read a gait (control.ensembles.footfall_class): airborne gaps under 0.1 s
     # filled (a planted foot that unloads for a moment has not taken a step), then contacts under
     # 0.05 s dropped. A 0.1 s filter on contacts dropped the RH91 trot's and bound's 0.08-0.1 s
     # stances and read their strides as 1-5 s, so the pushes were not spread over one stride.

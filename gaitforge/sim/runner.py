@@ -155,7 +155,7 @@ def run(character: Character, controller: Controller, seconds: float, *, control
     none); a ``model`` given is used as it is. ``progress(t)`` is called
     with the simulated time [s] about once per simulated second (for
     progress bars). ``initial(model, data)`` may move the start state after
-    the controller's reset (e.g. ``sim.ensemble``'s perturbed starts); it is
+    the controller's reset (e.g. a ``sim.starts.PerturbedStart``); it is
     the last write to ``qpos``/``qvel`` before the run. ``timestep`` [s]
     replaces the physics step the controller prepares (not with ``model``).
     A controller that declares ``joint_limits`` (``sim.limits.JointLimits``)

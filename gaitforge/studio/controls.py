@@ -9,6 +9,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio.page_base import RATE_LABELS, PageBase, one_line
+from gaitforge.constants import GRAVITY
 
 REFINE_DELAY = 0.25  # [s] after the last term edit, the live clip's stance feet are pinned
 
@@ -111,7 +112,7 @@ class Controls(PageBase):
             return
         # puppetry with Drag pushes: a spring from the body to the handle, m g per 0.2 m (a runner pulls likewise)
         if self.drag_pushes.value and sim is self.session.physics:
-            k = self.session.character.mass * 9.81 / 0.2
+            k = self.session.character.mass * GRAVITY / 0.2
             sim.push(k * (np.asarray(point) - sim.body_position(body)), seconds=0.1, body=body)
         else:
             sim.hold(body, point)
@@ -127,7 +128,7 @@ class Controls(PageBase):
         sim = self.session.sim
         if sim is None:
             raise GaitforgeError("turn physics on (or start a runner) to push")
-        sim.push((0.0, 0.5 * self.session.character.mass * 9.81, 0.0))
+        sim.push((0.0, 0.5 * self.session.character.mass * GRAVITY, 0.0))
 
     def _download(self, kind: str) -> None:
         name, content = self.session.download(kind, **({"width": 480, "height": 360} if kind == "MP4" else {}))

@@ -10,11 +10,11 @@ from __future__ import annotations
 from gaitforge.modal import ModalBasis
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
+from gaitforge.constants import MODE_POOL as POOL  # elastic modes computed by "Modes"
 
 __all__ = ["GaitRecipe", "GaitTerm", "ModalBasis", "MotionClip", "gaits", "describe", "suggest", "synthesize",
            "tune", "peak_rotation", "footfalls", "gait_metrics", "POOL"]
 
-POOL = 20  # elastic modes computed by "Modes": the pool the gait heuristics choose from (Kry09 §4.3)
 
 
 def gaits(character) -> tuple[str, ...]:

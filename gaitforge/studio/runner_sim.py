@@ -21,6 +21,7 @@ import numpy as np
 
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio.live import LiveSim
+from gaitforge.constants import GRAVITY
 
 DRAG_STIFFNESS = 5.0    # [1/m] the drag handle pulls a body with (body weight) × this × distance
 DRAG_LIMIT = 2.0        # the drag's pull is at most this many body weights
@@ -66,7 +67,7 @@ class RunnerSim(LiveSim):
         self.fall: str | None = None
         self._push = (0, np.zeros(3), -1.0)        # (body, force [N], until [s])
         self._goal: tuple[int, np.ndarray] | None = None
-        self._weight = float(character.mass) * 9.81
+        self._weight = float(character.mass) * GRAVITY
         self._build()
 
     # ------------------------------------------------------------ the controller

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-# The API's module, not its package: the package also starts this studio (gf.studio).
 from gaitforge.api import creatures as gf_creatures
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio.runner_sim import RunnerSim, runnable

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 
-# The API's modules, not its package: the package also starts this studio (gf.studio).
 from gaitforge.api import creatures as gf_creatures, motion as gf_motion
 from gaitforge.errors import GaitforgeError
 from gaitforge.studio import library as lib

@@ -4,6 +4,6 @@ control laws Eqs. 1-6 (:mod:`laws`), rotations and gravity
 (:mod:`rotations`), and internal errors (:mod:`errors`)."""
 from gaitforge.control.core.errors import InternalError
 from gaitforge.control.core.layout import Field, Layout
-from gaitforge.control.core.rotations import G
+from gaitforge.constants import GRAVITY as G
 
 __all__ = ["Field", "G", "InternalError", "Layout"]

@@ -8,8 +8,8 @@ duration, φ body attitude angle, θ joint angle; SI units throughout.
 """
 from __future__ import annotations
 
-from gaitforge.control.core.rotations import G
-from gaitforge.control.jit import kernel
+from gaitforge.constants import GRAVITY as G
+from gaitforge.jit import kernel
 
 
 @kernel

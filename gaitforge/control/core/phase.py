@@ -14,7 +14,7 @@ and the compiled ticks share one rule. The ticks log the changes they make
 from __future__ import annotations
 
 from gaitforge.control.core.layout import Field
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 #: Phase codes, in ``fsm.Phase`` order.
 FLIGHT, LOADING, COMPRESSION, THRUST, UNLOADING = range(5)

@@ -1,4 +1,4 @@
-"""Rotations and gravity, once, compiled.
+"""Rotations, once, compiled.
 
 Quaternions are (w, x, y, z); matrices row-major (9 floats); world z up.
 """
@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import math
 
-from gaitforge.control.jit import kernel
-
-G = 9.81  # m/s², gravity (the models' own; RH91 Table 1 keeps it unscaled)
+from gaitforge.jit import kernel
 
 
 @kernel

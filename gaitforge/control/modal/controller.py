@@ -24,7 +24,7 @@ import math
 import mujoco
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.modal.impulses import ModalKicks
 from gaitforge.errors import GaitforgeError
 from gaitforge.motion.recipe import GaitRecipe

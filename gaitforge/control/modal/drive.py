@@ -24,7 +24,7 @@ import math
 import mujoco
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.limits import TAPER  # one torque–speed envelope for every runner
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from gaitforge.control.modal.rollout import ModalRollout
 from gaitforge.errors import GaitforgeError
+from gaitforge.constants import GRAVITY as G
 
-G = 9.81  # m/s²
 # Cycle residual above which a motion counts as non-cyclic. Unrelated states of
 # the motion give √2 (see cycle_residual); 0.2 means consecutive cycles start
 # within 0.2/√2 ≈ 14 % of that distance, i.e. 2 % of its square: the motion

@@ -30,8 +30,8 @@ import mujoco
 import numpy as np
 
 from gaitforge.errors import GaitforgeError
+from gaitforge.constants import GRAVITY as G
 
-G = 9.81  # m/s²
 
 _INTEGRATORS = {"euler": mujoco.mjtIntegrator.mjINT_EULER, "rk4": mujoco.mjtIntegrator.mjINT_RK4,
                 "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,

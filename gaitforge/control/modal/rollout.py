@@ -29,12 +29,13 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.modal.physics import body_length
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim import Rollout, run
 from gaitforge.sim.contact_depth import geom_radius
 from gaitforge.sim.events import DIVERGED, OVER_LIMIT, RunEvent
+from gaitforge.constants import GRAVITY
 
 _WARNING_NAMES = {int(w): k.removeprefix("mjWARN_").lower() for k, w in mujoco.mjtWarning.__members__.items()
                   if k != "mjNWARNING"}
@@ -337,9 +338,9 @@ def simulate_modal(character, controller, seconds: float, *, control_dt: float |
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise GaitforgeError(f"{label} must be a positive finite number, got {v!r}")
     length = body_length(character)
-    limit = 100.0 * character.mass * 9.81 * length if energy_limit is None else float(energy_limit)
+    limit = 100.0 * character.mass * GRAVITY * length if energy_limit is None else float(energy_limit)
     every = max(1, int(round(1.0 / (record_fps * control_dt))))
-    mgl = character.mass * 9.81 * length
+    mgl = character.mass * GRAVITY * length
     rec = _Recorder(character, controller, every, limit, initial, (ENERGY_SLACK[0] * mgl, ENERGY_SLACK[1]))
     rec.strict = bool(strict_limits)
     check = rec.check

@@ -28,6 +28,7 @@ from gaitforge.control.modal.balance import OFF, BalanceController, BalanceGains
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.batch import BatchEvaluator
 from gaitforge.sim.push import SURVIVAL, PushCase, Survival, Verdict, grid, judge, push_body, reference_height, scan
+from gaitforge.constants import GRAVITY
 
 DIRECTIONS = {"lateral": (0.0, 1.0), "forward": (1.0, 0.0)}  # world (x, y) of the push: left, forward
 GAIN_SETS = {"feedback": BalanceGains(), "none": OFF}
@@ -38,7 +39,7 @@ class Standing:
     """A runner (``sim.push.PushCase``'s protocol) of ``creature`` standing
     under the balance controller; ``gains`` picks feedback or none
     (:data:`GAIN_SETS`) at each run; ``start_seed``: a perturbed start
-    (``sim.ensemble.StartNoise``'s default: joints ± 0.01 rad, ground
+    (``sim.starts.StartNoise``'s default: joints ± 0.01 rad, ground
     friction × 0.8–1.2) drawn from this seed (None: the rest pose)."""
 
     key: str
@@ -68,7 +69,7 @@ class Standing:
         character, ctl = self.build(gains, timestep)
         initial = None
         if self.start_seed is not None:
-            from gaitforge.sim.ensemble import StartNoise
+            from gaitforge.sim.starts import StartNoise
 
             start = StartNoise().draw(self.start_seed, 0.0)
             start.apply_friction(character.model)
@@ -227,7 +228,7 @@ def largest_push(case: PushCase, direction: str, *, step: float = 0.02, ceiling:
         raise GaitforgeError(f"balance: need 0 < step ≤ ceiling (fractions of body weight), got {step}, {ceiling}")
     since, until = case.settle + case.duration, case.settle + case.duration + case.after
     character, base = case.simulate(until)
-    weight = float(character.model.body_subtreemass[1]) * 9.81
+    weight = float(character.model.body_subtreemass[1]) * GRAVITY
     if base.fall is not None:
         return PushLimit(direction, case.gains, 0.0, 0.0, f"unpushed: {base.fall}", weight, 1)
     reference = reference_height(character, base, since, until)

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from gaitforge.control.core.rotations import G
+from gaitforge.constants import GRAVITY as G
 from gaitforge.control.raibert.common import attitude
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from gaitforge.control.core import laws
-from gaitforge.control.core.rotations import G
+from gaitforge.constants import GRAVITY as G
 
 __all__ = ["G", "foot_placement", "hop_height", "joint_servo", "neutral_point", "paw_pad_force",
            "posture_torque", "required_friction", "spring_force"]

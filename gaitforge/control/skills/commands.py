@@ -9,7 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gaitforge.control.jit import slot
+from gaitforge.jit import slot
 from gaitforge.control.paths import PathFollower, WaypointPath
 from gaitforge.errors import GaitforgeError
 

@@ -24,7 +24,7 @@ import mujoco
 import numpy as np
 
 from gaitforge.creatures.contacts import set_time_constant
-from gaitforge.control.jit import block, buffer_window, entry, slot
+from gaitforge.jit import block, buffer_window, entry, slot
 from gaitforge.control.skills import limbs as L
 from gaitforge.control.skills import quat as Q
 from gaitforge.control.skills import reference
@@ -38,6 +38,7 @@ from gaitforge.control.skills.vforce import VirtualForces, pack_links
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 from gaitforge.sim.limits import JointLimits
+from gaitforge.constants import GRAVITY
 
 STANCE, SWING = T.STANCE, T.SWING
 INTEGRATORS = {"implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
@@ -155,7 +156,7 @@ class SkillController:
         self.kp = m.jnt_stiffness.copy()
         self.kd = m.dof_damping.copy()
         self.limb_joints = [np.array([m.body_jntadr[b] for b in limb.bodies]) for limb in self.order]
-        self.limit = self.params.torque_limit * self.mass * 9.81 * self.hip_height  # N m
+        self.limit = self.params.torque_limit * self.mass * GRAVITY * self.hip_height  # N m
         self.S, self.ints, self.C = np.zeros(T.NS), np.zeros(T.NI, np.int64), np.zeros(T.NC)
         self.mode = self.ints[T.I_MODE:T.I_MODE + 4]
         self.servo_mode = self.ints[T.I_SERVO:T.I_SERVO + 4]  # the mode each limb's servo gains were last set for

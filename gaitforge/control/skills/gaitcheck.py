@@ -32,6 +32,10 @@ class SkillCheck:
     metrics: GaitMetrics
 
 
+# The gait classes whose footfall order is named: a walk's lateral or diagonal sequence.
+SEQUENCED = frozenset({"walk"})
+
+
 def check(character, rollout: Rollout, settle: float = 10.0, debounce: float = 0.1) -> SkillCheck:
     """Measure ``rollout`` after its first ``settle`` seconds; contacts and
     gaps shorter than ``debounce`` [s] are dropped (a planted foot that
@@ -50,7 +54,7 @@ def check(character, rollout: Rollout, settle: float = 10.0, debounce: float = 0
     gait = classify_gait(m)
     beats = count_beats(list(m.phase.values()))
     sequence = ""
-    if gait == "walk":
+    if gait in SEQUENCED:
         by = {(m.limbs[n], m.sides[n]): n for n in m.feet}
         s = (m.phase[by[("front", "left")]] - m.phase[by[("rear", "left")]]) % 1.0
         sequence = "lateral" if s < 0.5 else "diagonal"

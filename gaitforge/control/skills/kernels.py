@@ -1,4 +1,4 @@
-"""The per-tick limb pose as a compiled kernel (``gaitforge.control.jit``).
+"""The per-tick limb pose as a compiled kernel (``gaitforge.jit``).
 
 ``pose.PoseSolver.limb`` in Python, through MuJoCo's quaternion routines,
 is the readable reference; this kernel computes the same joint references
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 
 @kernel

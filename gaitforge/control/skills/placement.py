@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from gaitforge.control.core.rotations import G
+from gaitforge.constants import GRAVITY as G
 
 # Swing-foot height as a fraction of the lift height, at fractions of the
 # swing (knots evaluated linearly, as the thesis does): a quick lift, a level

@@ -17,6 +17,7 @@ from gaitforge.control.skills.gaitgraph import Gait, GaitGraph
 from gaitforge.control.skills.kernels import solve_limb
 from gaitforge.control.skills.placement import ipm_offset, swing_blend, swing_height
 from gaitforge.control.skills.support import distribute
+from gaitforge.constants import GRAVITY
 
 STANCE, SWING = 0, 1
 
@@ -146,7 +147,7 @@ def support(c, d, com, err, speed: float, fwd, lat, gait: Gait, frame_q, qfrc) -
     the stance feet and applied through their Jacobians."""
     p = c.params
     stance = [i for i in range(4) if c.mode[i] == STANCE]
-    mg = c.mass * 9.81
+    mg = c.mass * GRAVITY
     v = c.vel
     force = c.mass * p.kp_position * np.array([err[0], err[1], 0.0])
     force += p.kv * ((speed - float(v @ fwd)) * fwd - float(v @ lat) * lat)

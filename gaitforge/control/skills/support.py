@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 
 def distribute(feet: np.ndarray, force: np.ndarray, torque: np.ndarray, *, friction: float = 0.7,

@@ -1,5 +1,5 @@
 """The skills controller's control tick as one compiled kernel
-(``gaitforge.control.jit``); :mod:`gaitforge.control.skills.reference` is
+(``gaitforge.jit``); :mod:`gaitforge.control.skills.reference` is
 the readable Python formulation it must agree with
 (``tests/test_skills_tick.py`` runs both on the same states).
 
@@ -35,12 +35,12 @@ import math
 import numpy as np
 
 from gaitforge.control.core.layout import Field, Layout
-from gaitforge.control.core.rotations import G as GRAVITY
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.skills.kernels import axis_angle, qconj, qmul, qrot, rotvec, solve_limb
 from gaitforge.control.skills.placement import HEIGHT_KNOTS
 from gaitforge.control.skills.support import distribute_into
 from gaitforge.control.skills.vforce import L_FRAME, L_LINKS, L_N, L_SITE, hold_up, push_from_site
+from gaitforge.constants import GRAVITY
 
 STANCE, SWING = 0, 1
 
@@ -334,7 +334,7 @@ def tick(S, ints, C, G, LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos
             hold_up(LI, LW, anc, i, C[C_SWING_GRAVITY], xipos, xanchor, xaxis, xmat, col, qfrc)
     # The body wrench shared by the stance feet (reference.support).
     mass = C[C_MASS]
-    mg = mass * 9.81
+    mg = mass * GRAVITY
     v_f = vel[0] * fwd[0] + vel[1] * fwd[1] + vel[2] * fwd[2]
     v_l = vel[0] * lat[0] + vel[1] * lat[1] + vel[2] * lat[2]
     kp = mass * C[C_KP_POSITION]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.skills.limbs import Limb
 
 L_N, L_SITE, L_SITE_K, L_FRAME, L_LINKS = 0, 1, 2, 3, 4  # LI columns; then body, joint, ball, dof per link

@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from gaitforge.creatures.builders.kit import box, mirror_y, quat_axis_angle, vec
-from gaitforge.creatures.inertia import shape_volume
+from gaitforge.creatures.spec_parts import shape_volume
 from gaitforge.creatures.spec import Bone, ContactPoint, CreatureSpec, Joint, Shape
 
 TOTAL_MASS = 157.0  # kg, Wang 2011 ch. 3.5.1

@@ -29,16 +29,12 @@ with its gains scaled by ``make_controller(..., scale=L)``.
 """
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Callable
 
-import mujoco
-
 from gaitforge.control.core.rotations import quat_to_mat  # noqa: F401 (re-exported)
-from gaitforge.control.raibert.biped.gains import (CONTROL_DT, FALL_HEIGHT, GAITS, LEG_LENGTH, SPEED_RANGES,
-                                                   BipedGains)
-from gaitforge.control.raibert.common import leg_geometry, trunk_fall_check
+from gaitforge.control.raibert.biped.body import SIDES, fall_check, leg_geometries, size  # noqa: F401 (re-exported)
+from gaitforge.control.raibert.biped.gains import CONTROL_DT, GAITS, LEG_LENGTH, SPEED_RANGES, BipedGains
 from gaitforge.control.raibert.scaling import factor, scale_gains
 from gaitforge.control.paths import WaypointPath
 from gaitforge.creatures.character import Character
@@ -46,8 +42,6 @@ from gaitforge.errors import GaitforgeError, UnknownNameError
 
 __all__ = ["CONTROL_DT", "GAITS", "LEG_LENGTH", "SIDES", "SPEED_RANGES", "BipedGains", "fall_check",
            "make_controller", "quat_to_mat"]
-
-SIDES = ("left", "right")
 
 
 def _run(*args, **options):
@@ -68,21 +62,6 @@ CONTROLLERS: dict[str, tuple[Callable, dict[str, str]]] = {
     "gallop_together": (_gallop, {"style": "together"}),
     "gallop_alternate": (_gallop, {"style": "alternate"}),
 }
-
-
-def leg_geometries(character: Character):
-    """The left and right legs' ``common.LegGeometry`` read from the model."""
-    return tuple(leg_geometry(character, f"{s}_upper_leg", f"{s}_lower_leg", f"{s}_foot") for s in SIDES)
-
-
-def size(character: Character) -> float:
-    """The creature's size relative to the RH91 biped: leg length / 0.83 m."""
-    return leg_geometries(character)[0].length / LEG_LENGTH
-
-
-def fall_check(character: Character) -> Callable[[mujoco.MjData], str | None]:
-    """Fall detector: trunk (hip) below 0.45 m (× ``size``) or tilted beyond 45°."""
-    return trunk_fall_check(FALL_HEIGHT * size(character), math.radians(45.0), body=character.body_id("trunk"))
 
 
 def make_controller(character: Character, gait: str, speed: float, *, gains: BipedGains | None = None,

@@ -16,10 +16,12 @@ import math
 import mujoco
 
 from gaitforge.creatures.contacts import set_time_constant
-from gaitforge.control.jit import block, buffer_window, slot
+from gaitforge.jit import block, buffer_window, slot
 from gaitforge.control.raibert.biped import kernel as K
 from gaitforge.control.raibert.biped import servo as biped_servo
-from gaitforge.control.raibert.biped import SIDES, BipedGains, fall_check, leg_geometries, quat_to_mat
+from gaitforge.control.core.rotations import quat_to_mat
+from gaitforge.control.raibert.biped.body import SIDES, fall_check, leg_geometries
+from gaitforge.control.raibert.biped.gains import BipedGains
 from gaitforge.control.raibert.common import rh91_limits
 from gaitforge.control.raibert.scaling import factor
 from gaitforge.control.core.phase import drain

@@ -6,7 +6,7 @@ Every control tick the biped controllers sense the feet, step each leg's
 phase machine and act on its phase changes (touchdown, thrust, unloading,
 liftoff, with what is learned at each), servo posture (Eq. 4), aim the swing
 legs (Eq. 3 and the kinematic transformation) and slew the legs' rest
-lengths. All of it runs as numba kernels (``gaitforge.control.jit``)
+lengths. All of it runs as numba kernels (``gaitforge.jit``)
 over MuJoCo's own arrays and one float64 array, the *kernel state* ``s``
 (``SIZE``,), whose slots are named below. (Kernels call each other across
 these modules; ``jit.cache_dir`` keeps the disk cache consistent.)
@@ -51,8 +51,9 @@ from gaitforge.control.core.phase import (  # noqa: F401
     log_phase,
     next_phase,
 )
-from gaitforge.control.core.rotations import G, trunk_matrix
-from gaitforge.control.jit import kernel
+from gaitforge.constants import GRAVITY as G
+from gaitforge.control.core.rotations import trunk_matrix
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.biped.gains import CONTROL_DT, LEG_LENGTH  # noqa: F401 (the kernels' constants)
 
 # A tick returns DONE, DONE_PRE (done; measure the velocity before the next

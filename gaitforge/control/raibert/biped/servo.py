@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.biped.kernel import (
     APEX_Z,
     B_LEG,
@@ -42,7 +42,8 @@ from gaitforge.control.raibert.biped.kernel import (
     trunk_matrix,
 )
 from gaitforge.control.core.laws import foot_point, spring_force
-from gaitforge.control.core.rotations import G, quat_to_mat
+from gaitforge.constants import GRAVITY as G
+from gaitforge.control.core.rotations import quat_to_mat
 
 
 @kernel

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.biped.kernel import (
     ACT,
     ACTIVE,

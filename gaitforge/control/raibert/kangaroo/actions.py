@@ -13,7 +13,7 @@ import math
 
 from gaitforge.control.core.laws import foot_placement, posture_torque
 from gaitforge.control.core.phase import FLIGHT, LOADING, UNLOADING
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.kangaroo.pose_kernels import landing_pose_xz, thrust_line_thigh_xz
 from gaitforge.control.raibert.kangaroo.slots import (
     ANKLE_B0, ANKLE_K0, ANKLE_REST, ANKLE_STEP, ANKLE_THRUST_MAX, ANKLE_THRUST_STEP, APEX, APEX_BIAS, APEX_GAIN,

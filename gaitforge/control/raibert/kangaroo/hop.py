@@ -11,8 +11,8 @@ import mujoco
 import numpy as np
 
 from gaitforge.control.core.errors import InternalError
-from gaitforge.control.core.rotations import G
-from gaitforge.control.jit import entry, slot
+from gaitforge.constants import GRAVITY as G
+from gaitforge.jit import entry, slot
 from gaitforge.control.raibert.common import rh91_limits, trunk_fall_check
 from gaitforge.control.raibert.fsm import PHASES, Phase, PhaseMachine, StanceTimer
 from gaitforge.control.raibert.kangaroo import kernel as kk

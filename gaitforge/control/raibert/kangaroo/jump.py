@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import mujoco
 
 from gaitforge.control.raibert.kangaroo.gains import _q
-from gaitforge.control.core.rotations import G
+from gaitforge.constants import GRAVITY as G
 from gaitforge.creatures.character import Character
 from gaitforge.errors import GaitforgeError
 

@@ -21,7 +21,7 @@ import numpy as np
 # Laws and phase codes (and the Fig. 4 rule) are the core's; re-exported for the kernels' callers.
 from gaitforge.control.core.laws import foot_placement, posture_torque  # noqa: F401
 from gaitforge.control.core.phase import COMPRESSION, FLIGHT, LOADING, THRUST, UNLOADING, next_phase  # noqa: F401
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.kangaroo.actions import (  # noqa: F401  (the actions, re-exported)
     act,
     apex_wanted,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 
 @kernel

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gaitforge.control.jit import buffer_window
+from gaitforge.jit import buffer_window
 from gaitforge.control.raibert.kangaroo import kernel as kk
 
 #: ``KangarooHop.stage`` by jump-stage code.

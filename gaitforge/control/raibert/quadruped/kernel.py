@@ -39,8 +39,9 @@ from gaitforge.control.core.phase import (  # noqa: F401
     log_phase,
     next_phase,
 )
-from gaitforge.control.core.rotations import G, trunk_matrix
-from gaitforge.control.jit import kernel
+from gaitforge.constants import GRAVITY as G
+from gaitforge.control.core.rotations import trunk_matrix
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.quadruped.gains import LEG_LENGTH  # noqa: F401 (the unscaled robot's, re-exported)
 from gaitforge.control.raibert.quadruped.virtual_legs import torque_allocation_into
 

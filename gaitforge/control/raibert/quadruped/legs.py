@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from gaitforge.control.jit import block, slot
+from gaitforge.jit import block, slot
 from gaitforge.control.core.phase import drain
 from gaitforge.control.raibert.fsm import PHASES, PhaseMachine, StanceTimer, replay  # noqa: F401 (PHASES re-exported)
 from gaitforge.control.raibert.quadruped.kernel import (

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from gaitforge.control.core.rotations import trunk_matrix
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 from gaitforge.control.raibert.quadruped.kernel import (
     COMPRESSION,
     F_APEX,

@@ -20,7 +20,7 @@ from typing import NamedTuple, cast
 
 import numpy as np
 
-from gaitforge.control.jit import kernel
+from gaitforge.jit import kernel
 
 LEG_NAMES = ("front_left", "front_right", "rear_left", "rear_right")
 

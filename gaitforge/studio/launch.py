@@ -1,16 +1,18 @@
-"""The API's interactive studio: modes, gaits, sliders and puppetry served
-to a browser (:mod:`gaitforge.studio`, :mod:`gaitforge.api`)."""
+"""Starting the interactive studio: modes, gaits, sliders and puppetry
+served to a browser (:mod:`gaitforge.studio`). The studio sits on top of the
+API (its page calls the library through :mod:`gaitforge.api`), so it is
+started from here, not from the API."""
 from __future__ import annotations
 
 import os
 
 from gaitforge import inputs
 
-STUDIO_HOST = "127.0.0.1"  # this machine only
-STUDIO_PORT = 8080
+HOST = "127.0.0.1"  # this machine only
+PORT = 8080
 
 
-def studio(creature: str | os.PathLike = "dog", *, host: str = STUDIO_HOST, port: int = STUDIO_PORT):
+def serve(creature: str | os.PathLike = "dog", *, host: str = HOST, port: int = PORT):
     """Start serving the interactive studio (:class:`gaitforge.studio.app.Studio`)
     on ``host`` and ``port`` (1 to 65535), starting with ``creature`` (a
     built-in name or a creature file; a bad one fails here, before

@@ -1,4 +1,6 @@
-"""Compiled per-tick kernels for the controllers.
+"""Compiled kernels: the plumbing every layer's compiled loops share (the
+controllers' per-tick kernels, the creatures' batched kinematics, the
+motion layer's grounding and IK loops).
 
 A controller's control tick runs hundreds of times per simulated second
 between short bursts of MuJoCo physics; interpreted, its arithmetic costs
@@ -33,8 +35,8 @@ JIT_ENABLED = os.environ.get("GAITFORGE_NO_JIT", "") not in ("1", "true", "yes")
 def cache_dir() -> Path:
     """Where compiled kernels are cached: ``$NUMBA_CACHE_DIR`` when set, else
     a folder under the user's cache named after a hash of the name, size and
-    modification time of every source file of ``gaitforge.control`` (what
-    numba itself checks, for one file).
+    modification time of every source file of the package (what numba
+    itself checks, for one file).
 
     numba validates a cached kernel against its own file only, so a kernel
     calling kernels of another module would keep stale machine code after
