@@ -190,3 +190,19 @@ def test_constraints_reach_the_modes_and_the_recipe():
         assert s.recipe.constraints == ("lock:head",) and s.clip is not None
     finally:
         s.close()
+
+
+def test_the_humans_walk_at_a_speed_is_a_walk():
+    """"Modes" computes the pool a gait at speed chooses from (23 modes for
+    the human, whose feet have soles, as ``gaitforge animate`` does): with
+    only the 20 lowest, the human's walk at 1.5 m/s put its feet 0.17 of a
+    cycle apart and read as no gait."""
+    s = Session("human")
+    try:
+        s.compute_modes()
+        assert s.basis.count == 23
+        s.choose_gait("walk", 1.5)
+        table, metrics, name = s.gait_report()
+        assert name == "walk" and metrics.speed == pytest.approx(1.5, rel=0.1)
+    finally:
+        s.close()

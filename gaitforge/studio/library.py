@@ -10,11 +10,19 @@ from __future__ import annotations
 from gaitforge.modal import ModalBasis
 from gaitforge.motion.clip import MotionClip
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm
-from gaitforge.constants import MODE_POOL as POOL  # elastic modes computed by "Modes"
+from gaitforge.constants import MODE_POOL as POOL  # the lowest elastic modes a gait mixes (Kry09 §4.3)
 
 __all__ = ["GaitRecipe", "GaitTerm", "ModalBasis", "MotionClip", "gaits", "describe", "suggest", "synthesize",
-           "tune", "peak_rotation", "footfalls", "gait_metrics", "POOL"]
+           "tune", "peak_rotation", "footfalls", "gait_metrics", "POOL", "pool"]
 
+
+
+def pool(character) -> int:
+    """How many elastic modes "Modes" computes: the pool a gait at speed
+    chooses from (:data:`POOL`, more where the feet have soles:
+    :func:`gaitforge.motion.mode_selection.pool_size`)."""
+    from gaitforge.motion.mode_selection import pool_size
+    return pool_size(character, POOL)
 
 
 def gaits(character) -> tuple[str, ...]:

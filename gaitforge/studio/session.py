@@ -151,10 +151,15 @@ class Session(Runs):
         self.set_stiffness(scale)
         return scale
 
-    def compute_modes(self, count: int = lib.POOL) -> None:
+    def compute_modes(self, count: int | None = None) -> None:
         """Natural vibration modes at the current stiffness scale (frequencies
-        [Hz] in ``basis.frequencies``, one description per mode)."""
+        [Hz] in ``basis.frequencies``, one description per mode): ``count``
+        of them, by default the pool a gait at speed chooses from
+        (:func:`~gaitforge.studio.library.pool`: 20, more where the feet have
+        soles, as ``gaitforge animate`` computes)."""
         self.stop_physics()
+        if count is None:
+            count = lib.pool(self.character)
         from gaitforge.modal import parse_constraint
 
         extra = [parse_constraint(c, self.character) for c in self.constraints]
