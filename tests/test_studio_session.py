@@ -206,3 +206,21 @@ def test_the_humans_walk_at_a_speed_is_a_walk():
         assert name == "walk" and metrics.speed == pytest.approx(1.5, rel=0.1)
     finally:
         s.close()
+
+
+def test_a_gait_button_makes_the_gait_at_its_natural_speed(trotting):
+    """As ``gaitforge animate`` does: the dog's trot at its typical Froude
+    number (1, at the dog's hip height: 2.11 m/s), moving at that speed;
+    a creature whose speeds nobody measured gets the Kry09 clip (no speed)."""
+    from gaitforge.motion import gait_features
+
+    h = gait_features.hip_height(trotting.character)
+    assert trotting.speed == pytest.approx((1.0 * 9.81 * h) ** 0.5)
+    assert trotting.gait_report()[1].speed == pytest.approx(trotting.speed, rel=0.1)
+    s = Session("gorilla")
+    try:
+        s.compute_modes()
+        s.choose_gait("walk")
+        assert s.speed is None and s.recipe.name == "walk"
+    finally:
+        s.close()

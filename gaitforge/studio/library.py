@@ -13,7 +13,7 @@ from gaitforge.motion.recipe import GaitRecipe, GaitTerm
 from gaitforge.constants import MODE_POOL as POOL  # the lowest elastic modes a gait mixes (Kry09 §4.3)
 
 __all__ = ["GaitRecipe", "GaitTerm", "ModalBasis", "MotionClip", "gaits", "describe", "suggest", "synthesize",
-           "tune", "peak_rotation", "footfalls", "gait_metrics", "POOL", "pool"]
+           "tune", "peak_rotation", "footfalls", "gait_metrics", "POOL", "pool", "natural_speed"]
 
 
 
@@ -35,6 +35,22 @@ def describe(character, basis: ModalBasis) -> list[str]:
     """One line per elastic mode of ``basis``: what it moves (e.g. ``bounding (rear legs 39%, …)``)."""
     from gaitforge.modal.describe import describe_modes
     return [d.summary() for d in describe_modes(character, basis)]
+
+
+def natural_speed(character, gait: str) -> float | None:
+    """The speed [m/s] ``gait`` is made at when none is asked, as ``gaitforge
+    animate`` makes it: its typical Froude number V²/(g h) where its speeds
+    were measured on this built-in creature
+    (:func:`gaitforge.motion.presets.natural_froude`), at the creature's hip
+    height h; None elsewhere (the Kry09 clip at the gait's own stride frequency)."""
+    import math
+
+    from gaitforge.constants import GRAVITY
+    from gaitforge.motion import gait_features
+    from gaitforge.motion.presets import natural_froude
+
+    froude = natural_froude(character.name, gait)
+    return None if froude is None else math.sqrt(froude * GRAVITY * gait_features.hip_height(character))
 
 
 def suggest(character, gait: str, basis: ModalBasis, speed: float | None = None) -> GaitRecipe:

@@ -102,8 +102,8 @@ class Panels(Controls):
         self.preview.on_click(lambda e: self.act("preview", lambda: s.preview_mode(self._mode()),
                                                  self._refresh_terms))
         self.add_mode.on_click(lambda e: self.act("add mode", lambda: s.add_mode(self._mode()), self._refresh_terms))
-        self.speed.on_update(lambda e: self.act("speed", lambda: s.set_speed(self.speed.value), self._refresh_terms,
-                                                busy="fitting the speed"))
+        self.speed.on_update(from_page(lambda: self.act("speed", lambda: s.set_speed(self.speed.value),
+                                                         self._refresh_terms, busy="fitting the speed")))
         self.reset_recipe.on_click(lambda e: self.act("reset", s.reset_recipe, self._refresh_terms))
         self.transport.on_click(lambda e: self.act(e.target.value.lower(), lambda: self._transport(e.target.value)))
         self.rate.on_update(lambda e: self.act("playback speed", lambda: self._rate(RATE_LABELS[self.rate.value])))
@@ -173,8 +173,15 @@ class Panels(Controls):
 
         def chose(e) -> None:
             gait = e.target.value.lower()
-            self.act(gait, lambda: self.session.choose_gait(gait), self._refresh_terms, busy=f"suggesting a {gait}")
+            self.act(gait, lambda: self.session.choose_gait(gait), self._show_speed, self._refresh_terms,
+                     busy=f"suggesting a {gait}")
         buttons.on_click(chose)
+
+    def _show_speed(self) -> None:
+        """The speed slider shows the speed the gait was made at (set from the
+        server: its callback, for changes made in the page, does not run)."""
+        if self.session.speed is not None:
+            self.speed.value = float(min(max(self.session.speed, self.speed.min), self.speed.max))
 
     def _refresh_terms(self) -> None:
         """One sub-folder of sliders per term of the recipe (rebuilt when terms come or go)."""

@@ -198,12 +198,19 @@ class Session(Runs):
         return lib.gaits(self.character)
 
     def choose_gait(self, gait: str, speed: float | None = None) -> None:
-        """The suggested recipe for ``gait`` (at ``speed`` [m/s] through the
-        at-speed machinery when given, else at the gait's own stride frequency)."""
+        """The suggested recipe for ``gait`` at ``speed`` [m/s] through the
+        at-speed machinery; without a speed at the gait's natural speed
+        (:func:`~gaitforge.studio.library.natural_speed`, what ``gaitforge
+        animate`` makes) for a creature as built, or, where it has none or
+        about another rest pose (a crouch: its speeds were not measured
+        there), the Kry09 clip at the gait's own stride frequency (``speed``
+        stays None)."""
         if gait not in self.gaits():
             have = ", ".join(self.gaits()) or "none"
             raise GaitforgeError(f"{self.character.name} has no gait {gait!r} (its gaits: {have})")
         basis = self._need_modes()
+        if speed is None and self.character is self.built:  # speeds were measured on creatures as built
+            speed = lib.natural_speed(self.character, gait)
         recipe = lib.suggest(self.character, gait, basis, speed)
         self._set_recipe(recipe)
         self.gait, self.speed = gait, speed
