@@ -391,3 +391,17 @@ def test_scaled_terms_are_the_validated_terms_scaled():
     assert got == tuple(GaitTerm(t.mode, t.amplitude * 1.5, t.phase, t.frequency, t.offset * 1.5) for t in terms)
     with pytest.raises(GaitforgeError, match="the scale must be finite"):
         speed.scaled(recipe, float("nan"))
+
+
+@pytest.mark.parametrize("creature", ["dog", "human", "kangaroo"])
+def test_speed_of_inverts_froude_of(creature):
+    """V = √(Fr g h) and Fr = V²/(g h), at the creature's hip height: a round trip."""
+    from gaitforge.creatures import registry
+    from gaitforge.creatures.character import Character
+    from gaitforge.motion import gait_features
+
+    ch = Character.from_spec(registry.build(creature))
+    for fr in (0.25, 1.0, 3.0):
+        v = stride.speed_of(ch, fr)
+        assert stride.froude_of(ch, v) == pytest.approx(fr, rel=1e-12)
+        assert v == pytest.approx((fr * 9.81 * gait_features.hip_height(ch)) ** 0.5, rel=1e-12)

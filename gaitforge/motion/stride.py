@@ -91,6 +91,12 @@ def froude_of(character, speed: float | None = None, froude: float | None = None
     return float(speed) ** 2 / (GRAVITY * gfe.hip_height(character))
 
 
+def speed_of(character, froude: float) -> float:
+    """The speed [m/s] at Froude number ``froude`` for ``character``: the
+    inverse of :func:`froude_of`, V = √(Fr g h) at its hip height h."""
+    return math.sqrt(float(froude) * GRAVITY * gfe.hip_height(character))
+
+
 def gait_for_froude(character, froude: float) -> str:
     """The gait ``character``'s kind uses at Froude number ``froude``
     (:func:`~gaitforge.motion.gaits.transitions`)."""

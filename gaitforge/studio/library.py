@@ -43,14 +43,11 @@ def natural_speed(character, gait: str) -> float | None:
     were measured on this built-in creature
     (:func:`gaitforge.motion.presets.natural_froude`), at the creature's hip
     height h; None elsewhere (the Kry09 clip at the gait's own stride frequency)."""
-    import math
-
-    from gaitforge.constants import GRAVITY
-    from gaitforge.motion import gait_features
     from gaitforge.motion.presets import natural_froude
+    from gaitforge.motion.stride import speed_of
 
     froude = natural_froude(character.name, gait)
-    return None if froude is None else math.sqrt(froude * GRAVITY * gait_features.hip_height(character))
+    return None if froude is None else speed_of(character, froude)
 
 
 def suggest(character, gait: str, basis: ModalBasis, speed: float | None = None) -> GaitRecipe:
