@@ -46,22 +46,27 @@ def _serve(*args):
     address printed is polled, not the one asked for: a port found free a
     moment before may be taken by another test process before the studio
     binds it, and the server then serves on the next free one."""
+    import queue
     import re
-    import selectors
+    import threading
 
     port = _free_port()
     p = _cli("dog", "--port", str(port), *args)
     url = ""
     lines: list[str] = []
+    # A thread reads stdout line by line: select() on the pipe cannot see
+    # lines already pulled into the file object's buffer by an earlier read.
+    received: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [received.put(line) for line in p.stdout], daemon=True)
+    reader.start()
     try:
         end = time.monotonic() + 120
-        sel = selectors.DefaultSelector()
-        sel.register(p.stdout, selectors.EVENT_READ)
         while time.monotonic() < end and not any("in a browser" in line for line in lines):
-            if p.poll() is not None:
-                raise AssertionError(f"the studio stopped: {p.stderr.read()}")
-            if sel.select(timeout=0.3):
-                lines.append(p.stdout.readline())
+            try:
+                lines.append(received.get(timeout=0.3))
+            except queue.Empty:
+                if p.poll() is not None:
+                    raise AssertionError(f"the studio stopped: {p.stderr.read()}") from None
         found = re.search(r"open (http://127\.0\.0\.1:\d+) in a browser", "".join(lines))
         assert found, lines
         url = found.group(1)
@@ -76,8 +81,15 @@ def _serve(*args):
             raise AssertionError("the studio did not answer")
     finally:
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=30)
-    return url, "".join(lines) + out, err
+        try:
+            p.wait(timeout=30)
+        finally:
+            p.kill()  # a no-op once it has stopped
+        err = p.stderr.read()
+        reader.join(timeout=30)
+    while not received.empty():
+        lines.append(received.get())
+    return url, "".join(lines), err
 
 
 def test_serves_on_loopback_and_prints_the_address():
