@@ -11,7 +11,8 @@ from gaitforge.studio.controls import Controls
 from gaitforge.studio.footfall_view import diagram
 from gaitforge.studio.page_base import RATE_LABELS, from_page
 from gaitforge.studio.playback import RATES
-from gaitforge.studio.session import DOWNLOADS, TERM_FIELDS
+from gaitforge.studio.recipe_edits import TERM_FIELDS
+from gaitforge.studio.session import DOWNLOADS
 
 assert tuple(RATE_LABELS.values()) == RATES
 
