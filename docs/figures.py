@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import platform
 import re
 import shlex
 import subprocess
@@ -75,10 +76,21 @@ def blocks(root: Path = ROOT) -> list[Block]:
     return out
 
 
+# The OpenBLAS kernel the figures are printed under on x86-64, unless OPENBLAS_CORETYPE is set: the
+# pages were written under it. OpenBLAS's own pick on an AVX-512 CPU (SkylakeX) moves the last bits
+# of a few fits, and with them digits of a page (the human run at Froude 1.75 in
+# docs/validation/natural_motion.md: 4.00 or 4.01 m/s, a slip of 0.015 or 0 m), so a page would read
+# differently by machine. Whether the results themselves hold under every kernel is what
+# `make test-cpus` checks.
+FIGURE_KERNEL = "Haswell"
+
+
 def run(block: Block, root: Path = ROOT) -> list[str]:
     """The output lines of the block's command (stdout; stderr carries progress)."""
     env = dict(os.environ, PYTHONPATH=str(root), MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"),
                COLUMNS="100", NO_COLOR="1", TERM="dumb")
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        env.setdefault("OPENBLAS_CORETYPE", FIGURE_KERNEL)
     done = subprocess.run([sys.executable, *shlex.split(block.args)], cwd=root, env=env, capture_output=True,
                           text=True)
     if done.returncode != 0:
