@@ -54,7 +54,9 @@ def _open(browser, studio):
     page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
     before = set(studio.pages)
     page.goto(studio.url)
-    page.get_by_role("button", name="Modes", exact=True).wait_for(timeout=30000)
+    # 60 s: under SwiftShader with both cores busy (the other test worker, stray processes) the
+    # page's first controls once took over 30 s to show, in both browser tests of one CI run
+    page.get_by_role("button", name="Modes", exact=True).wait_for(timeout=60000)
     new = _wait(lambda: set(studio.pages) - before, what="the server to see the tab")
     return page, studio.pages[new.pop()]
 
