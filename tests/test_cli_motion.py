@@ -31,7 +31,7 @@ def test_gaits_lists_presets_and_what_each_creature_does(capsys):
             for line in out.splitlines() if line.count("│") == 4}
     # The simulated gaits are the controller registry's (* the runner's default gait).
     assert rows["dog"] == ["walk 0.67–1.42, trot 1.49–2.99, pace 1.49–2.99, amble, bound 2.11–3.66, gallop 2.99–4.72",
-                           "stand, walk 0.2–0.55, trot* 0.4–2.1, pace 0.1–0.6, canter 0.3–0.6, gallop 1.3"]
+                           "stand, walk 0.2–0.55, trot* 0.4–1.3, pace 0.1–0.6, canter 0.3–0.6, gallop 1.3"]
     assert rows["human"][0] == "walk 0.96–2.03, run 2.14–4, jump, jumping_jacks"
     assert rows["gorilla"][1] == "stand, ds_walk* 0–0.6, trot 0–0.6"
     assert rows["human_run"] == ["walk, run, jump, jumping_jacks", "-"]

@@ -334,7 +334,7 @@ def test_default_speeds_are_the_thesis_ones_where_the_gait_holds_them_else_its_r
     from gaitforge.sim.push import default_speeds
 
     assert default_speeds(registry.entry("gorilla", "ds_walk")) == [0.1, 0.2, 0.3, 0.4, 0.5]
-    assert default_speeds(registry.entry("dog", "trot")) == [0.4, 0.83, 1.25, 1.68, 2.1]  # 0.4–2.1: not 0.1–0.3
+    assert default_speeds(registry.entry("dog", "trot")) == [0.4, 0.62, 0.85, 1.08, 1.3]  # 0.4–1.3: not 0.1–0.3
     assert default_speeds(registry.entry("dog", "walk")) == [0.2, 0.29, 0.38, 0.46, 0.55]  # not the thesis' 0.1
     assert default_speeds(registry.entry("dog", "pace")) == [0.1, 0.2, 0.3, 0.4, 0.5]     # 0.1–0.6 holds them all
     assert default_speeds(registry.entry("dog", "gallop")) == [1.3]  # a range of one speed

@@ -17,7 +17,6 @@ from gaitforge.control.skills import catalog
 from gaitforge.control.skills.commands import Command
 from gaitforge.control.skills.gaitcheck import check, roll_windows, root_roll, speed_error
 from gaitforge.errors import GaitforgeError, UnknownNameError
-from gaitforge.sim.track import com_track
 from limits_check import assert_within_limits
 
 pytestmark = pytest.mark.slow
@@ -73,15 +72,10 @@ def test_dog_gaits(gait, speed):
     _assert_dog_gait(character, rollout, gait, speed)
 
 
-# Contacts shorter than this [s] are dropped before the footfalls are read (0.1 s by default).
-# The gallop's 0.29 s strides hold hind stances of about 0.09 s: a 0.1 s filter drops the hind
-# left's and reads the gap as flight (0.16-0.23 of the stride, where 0.05 s reads 0-0.5 %). The
-# flying trot at 2.1 m/s keeps each paw down 0.06-0.08 s of its 0.3 s stride.
-DEBOUNCE = {"gallop": 0.05, "trot": 0.05}
-
-
 def _assert_dog_gait(character, rollout, gait, speed):
-    c = check(character, rollout, debounce=DEBOUNCE.get(gait, 0.1))
+    # The gallop's 0.29 s strides hold hind stances of about 0.09 s: a 0.1 s filter drops the hind
+    # left's and reads the gap as flight (0.16-0.23 of the stride, where 0.05 s reads 0-0.5 %).
+    c = check(character, rollout, debounce=0.05 if gait == "gallop" else 0.1)
     # The gallop runs slow: up to 9.4 % in 20 perturbed starts (9.9 % at half the step;
     # benchmarks/robustness.py), 11.0 % in seed 3 under numba's generic CPU.
     assert speed_error(c.speed, speed) < (0.15 if gait == "gallop" else 0.10)
@@ -111,11 +105,11 @@ def _assert_dog_gait(character, rollout, gait, speed):
 
 
 def test_dog_fast_trot_roll_stays_bounded():
-    """At the top of its range (2.1 m/s) the trot's roll about its diagonal support lines does not
+    """At the top of its range (1.3 m/s) the trot's roll about its diagonal support lines does not
     grow stride by stride (it did, to a fall within 25 s, with soft stance
     servos and 0.45 s strides at 2 m/s): half the chest's peak-to-peak roll
-    per 5 s window, after the first, has a median under 10° (measured 1.3°; 1.7° at the former top,
-    1.3 m/s; 6° at 1.4 m/s with the leg frames at the rest pose's heights), and
+    per 5 s window, after the first, has a median under 10° (measured 1.7°; 6° at 1.4 m/s with the
+    leg frames at the rest pose's heights), and
     the last six windows' median is no larger than 1.5 × that of the five before."""
     _, rollout = _held("dog", "trot", catalog.SPEED_RANGES["dog"]["trot"][1])
     w = roll_windows(rollout.times, root_roll(rollout))[1:]
@@ -171,34 +165,6 @@ def test_gorilla_starts_from_standing_and_changes_gait_and_speed_on_command():
     assert rollout.states[-1].startswith("trot:") and rollout.states[int(20 / MINUTE * len(t))].startswith("ds_walk:")
 
 
-def test_dog_changes_from_a_walk_to_a_flying_trot_at_froude_one_on_a_speed_ramp():
-    """Walk, trot, then the trot ramped to the top of its range (2.1 m/s,
-    Froude 0.99): each speed held within 10 %, and over the last 20 s the
-    footfalls read as a trot with flight (swings past half the stride)."""
-    from gaitforge.motion import stride
-
-    top = catalog.SPEED_RANGES["dog"]["trot"][1]
-    schedule = [Command(0.0, "walk", 0.5), Command(15.0, "trot", 1.2), Command(30.0, "trot", top)]
-    character, rollout = catalog.simulate("dog", "walk", 0.5, MINUTE, schedule=schedule)
-    assert rollout.fall is None, rollout.fall
-    assert_within_limits(rollout, "dog", "trot")
-    com = com_track(character, rollout.clip.qpos[::10])[:, 0]
-    t = rollout.times[::10]
-
-    def speed(a, b):
-        k = (t >= a) & (t <= b)
-        return (com[k][-1] - com[k][0]) / (t[k][-1] - t[k][0])
-
-    assert speed(5.0, 15.0) == pytest.approx(0.5, rel=0.1)
-    assert speed(22.0, 30.0) == pytest.approx(1.2, rel=0.1)
-    assert speed(40.0, 60.0) == pytest.approx(top, rel=0.1)
-    assert rollout.states[int(10 / MINUTE * len(rollout.times))].startswith("walk:")
-    assert rollout.states[-1].startswith("trot:")
-    assert stride.froude_of(character, top) == pytest.approx(1.0, abs=0.05)
-    c = check(character, rollout, settle=40.0, debounce=DEBOUNCE["trot"])
-    assert c.gait == "trot" and c.beats == 2 and c.metrics.flight_fraction > 0.2
-
-
 def test_fall_is_reported_with_time_and_gait_state():
     from gaitforge.sim.push import Push, push_body
 
@@ -226,6 +192,7 @@ def test_gorilla_follows_a_waypoint_path():
     perturbed starts one falls at the bend, and three at a right-angle corner
     (benchmarks/gorilla_path.py --starts 20, docs/physics.md)."""
     from gaitforge.control.paths import WaypointPath, distance_to_path
+    from gaitforge.sim.track import com_track
 
     path = WaypointPath(np.array([[0.4, 0.0], [2.4, 0.0], [4.4, 2.0]]), speed=0.3)
     character, rollout = _held("gorilla", "ds_walk", 0.3, path=path)

@@ -16,28 +16,10 @@ GAITS = {
                  lift_height=(0.06, 0.06)),
     # Strides as before up to 1 m/s (on the line from 0.6 s at 0.4 m/s to 0.45 s
     # at 2 m/s), quicker from 1.1 m/s (on the line to 0.3 s at 2 m/s), where the
-    # stance servos have stiffened. The swing grows with speed from 0.35 to 0.6 of the
-    # stride at 2 m/s: past half, the diagonal pairs' swings overlap and the trot flies
-    # (a flying trot, as a dog's at Froude 1). With swings growing only to 0.45 (stance
-    # 0.55) the trot held every perturbed start up to 2.3 m/s but ran slow from 1.7 m/s
-    # (2.1 m/s: 16 % slow, its drives clipped in 5.6 % of ticks); at 0.55 it ran 4 % slow
-    # at 2.1, at 0.6 2 % (unclipped; benchmarks/robustness.py, SPEED_RANGES). Longer strides
-    # at speed (0.35-0.4 s at 2 m/s) ran slower still (12-20 %), quicker ones (0.25 s) fell.
-    # Flying, its lead fore paw landed up to 12.3 mm deep at 2.1 m/s on the dog's 8 ms contacts
-    # (0.98 of the 12.5 mm cap, 20 perturbed starts): the trot carries 6 ms contacts. There the
-    # flying trot has two cycles, one a little slower, and one start in eight fell into the slower
-    # one (2.1 m/s: 14 % slow; 2.0 m/s 13 %): the speed force did not pull it back. At four times
-    # the dog's speed gain one start in 20 still ran 9.2 % slow at 2.1 m/s; at eight times the
-    # worst ran 2.8 % slow (12 times: 7.6 %). Stiffer contacts slow it: at 2.1 m/s on 4, 5, 7 and
-    # 8 ms contacts the worst of 20 starts ran 9.9, 9.3, 1.5 and 0.8 % slow (docs/skills_tuning.md).
-    # Eight times at every speed cost the slower trot: at 1.25 m/s the paws then sank to 0.93 of
-    # their cap and the stride moved 4.3 % from dt to dt/2, so the gain rises only from 1.3 m/s.
-    # The gain does not remove the slower cycle, it makes it less slow: ramped so, one start in 20
-    # at 2.1 m/s settled into it, 8.2 % slow (SPEED_RANGES).
-    "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.6), period=(0.6, 0.45), speeds=(0.4, 2.0),
+    # stance servos have stiffened.
+    "trot": Gait("trot", graph(TROT, 0.35), graph(TROT, 0.45), period=(0.6, 0.45), speeds=(0.4, 2.0),
                  heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((1.0, 0.05), (1.2, 0.15)),
-                 stride_knots=((1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3)), contact_timeconst=0.006,
-                 speed_gain=((1.3, 1.0), (1.8, 8.0))),
+                 stride_knots=((1.0, 0.54375), (1.1, 0.46875), (2.0, 0.3))),
     "pace": Gait("pace", graph(PACE, 0.35), graph(PACE, 0.45), period=(0.5, 0.35), speeds=(0.4, 2.0),
                  heights=(-0.03, -0.03), lift_height=(0.07, 0.07), stance_kp=((0.0, 0.2),)),
     # Between its beats the canter stands on one foot (the hind left before the
@@ -90,10 +72,10 @@ GAITS = {
 # reach or stiffer stance hips (18-20 mm) lost the class at 1 ms. Every gait's speed and stride
 # moved by at most 1.3 % from 2 to 1 ms (benchmarks/convergence.py). Those 1 ms depths are still past
 # half the paw's 25 mm shortest semi-axis (the contact rule's radius of an ellipsoid), so the gallop
-# carries its own 4 ms contacts and the flying trot 6 ms (GAITS); the other gaits keep 8 ms. The
-# walk's rare deep rear-paw landings (up to 18.7 mm, 1-2 starts in 20) came from a stride its front
-# left foot skipped as it sped up (the swing-window fix, reference.step_limb); since, its paws stay
-# within 0.8 of their cap up to 0.55 m/s (benchmarks/penetration.py, docs/physics.md).
+# carries its own 4 ms contacts (GAITS); the other gaits keep 8 ms. The walk's rare deep rear-paw
+# landings (up to 18.7 mm, 1-2 starts in 20) came from a stride its front left foot skipped as it
+# sped up (the swing-window fix, reference.step_limb); since, its paws stay within 0.8 of their cap
+# up to 0.55 m/s (benchmarks/penetration.py, docs/physics.md).
 PARAMS = SkillParams(GAITS, kv=300.0 * 31.4 / 157.0, timestep=0.001, integrator="implicitfast",
                      solver="pgs", contact_timeconst=0.008)
 
@@ -112,11 +94,8 @@ PARAMS = SkillParams(GAITS, kv=300.0 * 31.4 / 157.0, timestep=0.001, integrator=
 # gallop (stance hips re-tuned, GAITS) holds only 1.3 m/s (1.35: 2 of 20 read as no gait class;
 # 1.4: 16 of 20 held). Under the torque-speed envelope (sim.limits) the pace at 1.1, 1.0, 0.9 and
 # 0.8 m/s held 0 of 20 (falls from 4 s), 0.7 10 of 20; 0.1, 0.35 and 0.6 held 20 of 20, so the
-# pace ends at 0.6. The flying trot (GAITS; on the dog's 8 ms contacts and its own speed gain)
-# held every start at 0.4, 0.85, 1.3, 1.7, 2.1 and 2.3 m/s, at 2.3 13 % slow, so it ends at 2.1
-# (Froude 0.99 by stride.froude_of). On its own contacts and speed gain: 0.4, 1.25 and 2.1 m/s,
-# at its step and at half of it, 20 of 20, 2.1 up to 8.2 % slow (docs/physics.md).
-SPEED_RANGES = {"stand": (0.0, 0.0), "walk": (0.2, 0.55), "trot": (0.4, 2.1), "pace": (0.1, 0.6),
+# pace ends at 0.6.
+SPEED_RANGES = {"stand": (0.0, 0.0), "walk": (0.2, 0.55), "trot": (0.4, 1.3), "pace": (0.1, 0.6),
                 "canter": (0.3, 0.6), "gallop": (1.3, 1.3)}
 
 # m/s²: how fast a new speed command is followed. At 0.5 m/s² the dog fell in its first strides in
