@@ -56,3 +56,18 @@ def test_a_command_hidden_in_the_marker_is_reported(tmp_path):
     page.write_text("<!-- figures: -c print(1) -->\n1\n<!-- /figures -->\n", encoding="utf-8")
     (block,) = figures.blocks(tmp_path)
     assert any("only in the marker" in p for p in figures.problems(block, tmp_path))
+
+
+def test_figure_commands_run_under_the_pinned_blas_kernel_unless_one_is_set(tmp_path, monkeypatch):
+    import platform
+
+    page = tmp_path / "docs" / "p.md"
+    page.parent.mkdir()
+    cmd = "-c \"import os; print(os.environ.get('OPENBLAS_CORETYPE', '-'))\""
+    page.write_text(f"<!-- figures: {cmd} -->\nx\n<!-- /figures -->\nshown: {cmd}\n", encoding="utf-8")
+    (block,) = figures.blocks(tmp_path)
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    assert figures.run(block, tmp_path) == [figures.FIGURE_KERNEL if x86 else "-"]
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "SandyBridge")
+    assert figures.run(block, tmp_path) == ["SandyBridge"]

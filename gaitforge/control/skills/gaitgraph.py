@@ -78,11 +78,7 @@ class Gait:
     stride period [s]) that replace ``period``'s straight line above the
     first knot's speed, held beyond the last (``stride``; at most six);
     contact_timeconst [s]: the ground contacts' solref time constant while
-    this gait runs (0: the creature's ``SkillParams.contact_timeconst``);
-    speed_gain: knots (speed [m/s], multiple) of the speed force's gain
-    while this gait runs, as a multiple of the creature's
-    ``SkillParams.kv``, interpolated linearly and held beyond the end knots
-    (empty: 1 at every speed; ``speed_gain_at``; at most six)."""
+    this gait runs (0: the creature's ``SkillParams.contact_timeconst``)."""
 
     name: str
     slow: GaitGraph
@@ -97,22 +93,6 @@ class Gait:
     stance_kp: tuple[tuple[float, float], ...] = ()
     stride_knots: tuple[tuple[float, float], ...] = ()
     contact_timeconst: float = 0.0
-    speed_gain: tuple[tuple[float, float], ...] = ()
-
-    def __post_init__(self) -> None:
-        knots = self.speed_gain
-        if len(knots) > 6 or not all(len(k) == 2 and all(math.isfinite(x) for x in k) and k[1] >= 0.0
-                                     for k in knots) or any(b[0] <= a[0] for a, b in zip(knots, knots[1:])):
-            raise GaitforgeError(f"gait {self.name}: speed_gain must be at most six (speed, multiple) knots, "
-                                 f"speeds increasing, multiples >= 0, got {knots!r}")
-
-    def speed_gain_at(self, speed: float) -> float:
-        """The speed force's gain at ``speed`` [m/s] as a multiple of the
-        creature's (``speed_gain``)."""
-        if not self.speed_gain:
-            return 1.0
-        knots = np.asarray(self.speed_gain, float)
-        return float(np.interp(abs(speed), knots[:, 0], knots[:, 1]))
 
     def weight(self, speed: float) -> float:
         """Where ``speed`` lies between the slow (0) and fast (1) parameter sets."""

@@ -150,7 +150,7 @@ def support(c, d, com, err, speed: float, fwd, lat, gait: Gait, frame_q, qfrc) -
     mg = c.mass * GRAVITY
     v = c.vel
     force = c.mass * p.kp_position * np.array([err[0], err[1], 0.0])
-    force += p.kv * gait.speed_gain_at(speed) * ((speed - float(v @ fwd)) * fwd - float(v @ lat) * lat)
+    force += p.kv * ((speed - float(v @ fwd)) * fwd - float(v @ lat) * lat)
     z_err = c.com_height + float(np.mean(gait.heights)) - float(com[2])
     force[2] = mg + c.mass * (p.kp_height * z_err - p.kd_height * float(v[2]))
     inertia = c.mass * (c.span / 2) ** 2  # kg m², the trunk turning about its middle

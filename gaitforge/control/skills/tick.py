@@ -79,10 +79,9 @@ G_LAYOUT = Layout("skills G", [  # a gait (pack_gait)
     Field("period", 2, unit="s"), Field("speeds", 2, unit="m/s"), Field("heights", 2, unit="m"), Field("pitch"),
     Field("twist"), Field("lift_height", 2, unit="m"), Field("late", 2), Field("nstride", kind=int),
     Field("stride", 2 * MAX_STRIDE_KNOTS),  # stride-period knots: (speed, period) pairs
-    Field("ngain", kind=int), Field("gain", 2 * MAX_STRIDE_KNOTS),  # speed-gain knots: (speed, multiple) pairs
 ])
 (G_LIFT_SLOW, G_SWING_SLOW, G_LIFT_FAST, G_SWING_FAST, G_PERIOD, G_SPEEDS, G_HEIGHTS, G_PITCH, G_TWIST,
- G_LIFT_HEIGHT, G_LATE, G_NSTRIDE, G_STRIDE, G_NGAIN, G_GAIN) = (G_LAYOUT[n] for n in G_LAYOUT.fields)
+ G_LIFT_HEIGHT, G_LATE, G_NSTRIDE, G_STRIDE) = (G_LAYOUT[n] for n in G_LAYOUT.fields)
 NG = G_LAYOUT.size
 
 # The MjData arrays the tick reads and writes, in one window (``jit.buffer_window``):
@@ -109,28 +108,7 @@ def pack_gait(gait) -> np.ndarray:
     g[G_NSTRIDE] = len(gait.stride_knots)
     for k, (v, p) in enumerate(gait.stride_knots):
         g[G_STRIDE + 2 * k], g[G_STRIDE + 2 * k + 1] = v, p
-    g[G_NGAIN] = len(gait.speed_gain)
-    for k, (v, a) in enumerate(gait.speed_gain):
-        g[G_GAIN + 2 * k], g[G_GAIN + 2 * k + 1] = v, a
     return g
-
-
-@kernel
-def speed_gain(G, speed):
-    """``Gait.speed_gain_at(speed)``: the knots interpolated linearly
-    (np.interp's arithmetic), held beyond the ends; 1 without knots."""
-    n = int(G[G_NGAIN])
-    v = abs(speed)
-    if n == 0:
-        return 1.0
-    if v <= G[G_GAIN]:
-        return G[G_GAIN + 1]
-    for k in range(1, n):
-        a, b = G[G_GAIN + 2 * (k - 1)], G[G_GAIN + 2 * k]
-        if v < b:
-            pa, pb = G[G_GAIN + 2 * (k - 1) + 1], G[G_GAIN + 2 * k + 1]
-            return (pb - pa) / (b - a) * (v - a) + pa
-    return G[G_GAIN + 2 * (n - 1) + 1]
 
 
 @kernel
@@ -361,9 +339,8 @@ def tick(S, ints, C, G, LI, LW, anc, geom, axes, balls, qadr, spine_q, spine_pos
     v_l = vel[0] * lat[0] + vel[1] * lat[1] + vel[2] * lat[2]
     kp = mass * C[C_KP_POSITION]
     force = np.empty(3)
-    kv = C[C_KV] * speed_gain(G, speed)
     for c in range(2):
-        force[c] = kp * err[c] + kv * ((speed - v_f) * fwd[c] - v_l * lat[c])
+        force[c] = kp * err[c] + C[C_KV] * ((speed - v_f) * fwd[c] - v_l * lat[c])
     z_err = C[C_COM_HEIGHT] + (G[G_HEIGHTS] + G[G_HEIGHTS + 1]) / 2 - com[2]
     force[2] = mg + mass * (C[C_KP_HEIGHT] * z_err - C[C_KD_HEIGHT] * vel[2])
     inertia = mass * (C[C_SPAN] / 2) ** 2
