@@ -114,49 +114,169 @@ def _rz(yaw: float) -> np.ndarray:
 def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY_CHAINS) -> np.ndarray:
     """Poses (T, nq) with each chain's held body turned back to its rest
     orientation, yawed by the clip's mean heading of that body (module
-    docstring); ``qpos`` (T, nq) is not changed."""
+    docstring); ``qpos`` (T, nq) is not changed.
+
+    Every frame takes the same few damped Gauss–Newton steps, so the frames
+    go through them together, as arrays (:func:`_chain_frames`); each keeps
+    the best pose it met."""
     qpos = np.array(qpos, float, copy=True)
     m = character.model
-    d = mujoco.MjData(m)
     rest_frames = character.body_frames(character.rest_qpos[None])[1][0]
-    jacr = np.zeros((3, m.nv))
-    dv = np.zeros(m.nv)
     for chain in chains:
         b, dofs = chain_dofs(character, chain)
         if b is None:
             held = character.bodies_labeled(role=chain.held_role)
             if held and character.body_id(held[0]) == character.body_id(character.bodies[0]):
-                qpos = _steady_root(character, qpos, d, rest_frames)
+                qpos = _steady_root(character, qpos, mujoco.MjData(m), rest_frames)
             continue
-        rest = rest_frames[b]
+        links = _chain_links(m, b, dofs)
+        base = links[0][0]
         _, xmat = character.body_frames(qpos, b + 1)
-        R0 = xmat[:, b] @ rest.T
+        parent = xmat[:, int(m.body_parentid[base])]          # the chain's joints do not move it
+        R0 = xmat[:, b] @ rest_frames[b].T
         heading = float(np.mean(np.unwrap(np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))))
-        target = _rz(heading) @ rest
-        eye = DAMPING * np.eye(len(dofs))
-        for t in range(len(qpos)):
-            d.qpos[:] = qpos[t]
-            best, best_err = qpos[t].copy(), np.inf
-            for it in range(ITERATIONS + 1):
-                mujoco.mj_kinematics(m, d)
-                mujoco.mj_comPos(m, d)
-                e = _log(target @ d.xmat[b].reshape(3, 3).T)          # world-frame error
-                if np.linalg.norm(e) < best_err:                       # the best pose met is kept
-                    best, best_err = d.qpos.copy(), float(np.linalg.norm(e))
-                if it == ITERATIONS:
-                    break
-                mujoco.mj_jacBody(m, d, None, jacr, b)
-                J = jacr[:, dofs]
-                step = J.T @ np.linalg.solve(J @ J.T + DAMPING * np.eye(3), e) if len(dofs) >= 3 \
-                    else np.linalg.solve(J.T @ J + eye, J.T @ e)
-                norm = float(np.linalg.norm(step))
-                dv[:] = 0.0
-                dv[dofs] = step * min(1.0, MAX_STEP / norm) if norm > 0 else step
-                mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
-            qpos[t] = best
+        target = _rz(heading) @ rest_frames[b]
+        best, best_err = qpos.copy(), np.full(len(qpos), np.inf)
+        for it in range(ITERATIONS + 1):
+            held_frame, J = _chain_frames(m, links, parent, qpos)
+            e = _log_batch(target @ np.swapaxes(held_frame, 1, 2))      # (T, 3) world-frame error
+            err = np.sqrt(np.einsum("ti,ti->t", e, e))
+            better = err < best_err                                     # the best pose met is kept
+            best[better], best_err[better] = qpos[better], err[better]
+            if it == ITERATIONS:
+                break
+            if J.shape[2] >= 3:
+                A = J @ np.swapaxes(J, 1, 2) + DAMPING * np.eye(3)
+                step = np.einsum("tij,ti->tj", J, np.linalg.solve(A, e[..., None])[..., 0])
+            else:
+                A = np.swapaxes(J, 1, 2) @ J + DAMPING * np.eye(J.shape[2])
+                step = np.linalg.solve(A, np.einsum("tij,ti->tj", J, e)[..., None])[..., 0]
+            norm = np.sqrt(np.einsum("tk,tk->t", step, step))
+            step *= np.where(norm > MAX_STEP, MAX_STEP / np.where(norm > 0, norm, 1.0), 1.0)[:, None]
+            qpos = _integrate(m, links, qpos, step)
+        qpos = best
     return qpos
 
 
+Link = tuple[int, list[tuple[int, int, int]]]
+
+
+def _chain_links(m: mujoco.MjModel, held: int, dofs: np.ndarray) -> list[Link]:
+    """The chain's bodies from its base to the held body, each as (body id,
+    its joints as (joint id, qpos address, column of the chain's first DOF
+    in the Jacobian)); columns follow ``dofs``'s order."""
+    column = {int(d): i for i, d in enumerate(dofs)}
+    owners = {int(m.dof_bodyid[d]) for d in dofs}     # all on the path from the held body to the root
+    bodies = []
+    b = held
+    while owners:                                      # a jointless body on the way is part of the chain
+        bodies.append(b)
+        owners.discard(b)
+        b = int(m.body_parentid[b])
+    links = []
+    for b in reversed(bodies):
+        joints = [(j, int(m.jnt_qposadr[j]), column[int(m.jnt_dofadr[j])])
+                  for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b]))
+                  if int(m.jnt_dofadr[j]) in column]
+        links.append((b, joints))
+    return links
+
+
+def _chain_frames(m: mujoco.MjModel, links: list[Link], parent: np.ndarray,
+                  qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The held body's world orientation (T, 3, 3) at poses qpos (T, nq) and
+    the rotational Jacobian (T, 3, k) of the chain's k DOFs, from the world
+    orientation of the chain's parent (T, 3, 3); composed body by body as
+    MuJoCo does (``mj_kinematics``: the body's fixed rotation, then each
+    joint's). A hinge's column is its axis in the world; a ball's three are
+    the axes of the frame just after it (where ``mj_integratePos`` turns
+    it; MuJoCo's ``mj_jacBody`` takes the body's frame, the same when the
+    ball is the body's last joint, as in every built-in creature)."""
+    T = len(qpos)
+    k = 1 + max(c + (2 if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL else 0)
+                for _, joints in links for j, _, c in joints)
+    J = np.empty((T, 3, k))
+    R = parent
+    for b, joints in links:
+        R = R @ _quat_to_mat(m.body_quat[b][None])[0]
+        for j, a, c in joints:
+            if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+                quat = qpos[:, a:a + 4]
+                R = R @ _quat_to_mat(quat / np.linalg.norm(quat, axis=1, keepdims=True))
+                J[:, :, c:c + 3] = R
+            else:
+                axis = m.jnt_axis[j]
+                J[:, :, c] = R @ axis
+                R = R @ _axis_angle_to_mat(axis, qpos[:, a] - m.qpos0[a])
+    return R, J
+
+
+def _integrate(m: mujoco.MjModel, links: list[Link], qpos: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """qpos (T, nq) moved by the chain's DOF step (T, k), as ``mj_integratePos``
+    with a unit time: a hinge adds its step; a ball's (normalized)
+    quaternion is turned by its step as a rotation vector in its own frame."""
+    out = qpos.copy()
+    for _, joints in links:
+        for j, a, c in joints:
+            if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+                q = out[:, a:a + 4] / np.linalg.norm(out[:, a:a + 4], axis=1, keepdims=True)
+                out[:, a:a + 4] = _quat_mul(q, _rotvec_to_quat(step[:, c:c + 3]))
+            else:
+                out[:, a] += step[:, c]
+    return out
+
+
+def _quat_to_mat(q: np.ndarray) -> np.ndarray:
+    """Rotation matrices (T, 3, 3) of unit quaternions q (T, 4) (w, x, y, z)."""
+    w, x, y, z = q.T
+    return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+                     2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                     2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1).reshape(-1, 3, 3)
+
+
+def _axis_angle_to_mat(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Rotations (T, 3, 3) by angle (T,) [rad] about the unit axis (3,) (Rodrigues)."""
+    K = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+
+
+def _rotvec_to_quat(v: np.ndarray) -> np.ndarray:
+    """Unit quaternions (T, 4) of rotation vectors v (T, 3) [rad]."""
+    angle = np.sqrt(np.einsum("ti,ti->t", v, v))
+    scale = np.where(angle > 0, np.sin(0.5 * angle) / np.where(angle > 0, angle, 1.0), 0.5)
+    return np.column_stack([np.cos(0.5 * angle), v * scale[:, None]])
+
+
+def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Products a b (T, 4) of quaternions a, b (T, 4)."""
+    aw, ax, ay, az = a.T
+    bw, bx, by, bz = b.T
+    return np.column_stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw])
+
+
+def _log_batch(R: np.ndarray) -> np.ndarray:
+    """Rotation vectors (T, 3) [rad], angles in [0, π], of rotation matrices R (T, 3, 3):
+    the quaternion by the largest of its four components (Shepperd), then its angle and axis."""
+    m00, m11, m22 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
+    cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], axis=1)
+    k = np.argmax(cand, axis=1)
+    s = np.sqrt(np.maximum(cand[np.arange(len(R)), k], 1e-300))     # 4 |q_k|
+    d10, d01 = R[:, 1, 0], R[:, 0, 1]
+    d21, d12 = R[:, 2, 1], R[:, 1, 2]
+    d02, d20 = R[:, 0, 2], R[:, 2, 0]
+    q = np.empty((len(R), 4))
+    for i, row in enumerate(([s * s, d21 - d12, d02 - d20, d10 - d01],
+                             [d21 - d12, s * s, d01 + d10, d02 + d20],
+                             [d02 - d20, d01 + d10, s * s, d12 + d21],
+                             [d10 - d01, d02 + d20, d12 + d21, s * s])):
+        pick = k == i
+        q[pick] = np.stack(row, axis=1)[pick] / (2.0 * s[pick, None])
+    q *= np.where(q[:, 0] < 0, -1.0, 1.0)[:, None]                   # w ≥ 0: the short way round
+    sin_half = np.sqrt(np.einsum("ti,ti->t", q[:, 1:], q[:, 1:]))
+    angle = 2.0 * np.arctan2(sin_half, q[:, 0])
+    return q[:, 1:] * np.where(sin_half > 0, angle / np.where(sin_half > 0, sin_half, 1.0), 2.0)[:, None]
 
 
 def root_rotation_dofs(character) -> np.ndarray:
