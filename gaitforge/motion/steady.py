@@ -5,11 +5,14 @@ An animal looks where it goes: its head keeps its orientation while the
 body bobs, rolls and yaws under it, and a walking human's chest counter-
 rotates against the pelvis. The elastic modes a gait is made of turn the
 whole chain, so the head nods and yaws with them (the dog's walk: 73°
-pitch, 72° yaw, 5th–95th percentile). Here, frame by frame, the joints of
+pitch, 72° yaw, 5th–95th percentile). Here, in every frame, the joints of
 the bodies labelled with a chain's ``joint_roles`` are turned by damped
-least squares on the rotational Jacobian (MuJoCo's ``mj_jacBody``) until
-the held body (labelled ``held_role``) has its rest orientation again,
-turned by the clip's mean heading. Only bodies between the trunk and the
+least squares on the rotational Jacobian until the held body (labelled ``held_role``) has its rest orientation again,
+turned by the clip's mean heading. All frames take their steps together,
+as arrays, with the chain's kinematics and Jacobian composed here as
+MuJoCo composes them (tests/test_steady_batch.py holds them to MuJoCo's
+``mj_kinematics``, ``mj_jacBody`` and ``mj_integratePos``, frame by frame:
+the same poses to 1e-12, 4–6 times faster). Only bodies between the trunk and the
 held body move, and none of them carries a foot, so the stance feet stay
 where the holding put them; the centre of mass moves by the head's and
 upper body's share (a few millimetres).
@@ -97,15 +100,6 @@ def chain_dofs(character, chain: SteadyChain) -> tuple[int | None, np.ndarray]:
     return (held_id, np.array(sorted(dofs), int)) if dofs else (None, np.zeros(0, int))
 
 
-def _log(R: np.ndarray) -> np.ndarray:
-    """The rotation vector (3,) [rad] of a rotation matrix R (3, 3)."""
-    q = np.empty(4)
-    mujoco.mju_mat2Quat(q, R.reshape(-1))
-    v = np.empty(3)
-    mujoco.mju_quat2Vel(v, q, 1.0)
-    return v
-
-
 def _rz(yaw: float) -> np.ndarray:
     c, s = np.cos(yaw), np.sin(yaw)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
@@ -127,18 +121,17 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
         if b is None:
             held = character.bodies_labeled(role=chain.held_role)
             if held and character.body_id(held[0]) == character.body_id(character.bodies[0]):
-                qpos = _steady_root(character, qpos, mujoco.MjData(m), rest_frames)
+                qpos = _steady_root(character, qpos, rest_frames)
             continue
         links = _chain_links(m, b, dofs)
-        base = links[0][0]
-        _, xmat = character.body_frames(qpos, b + 1)
-        parent = xmat[:, int(m.body_parentid[base])]          # the chain's joints do not move it
+        xpos, xmat = character.body_frames(qpos, b + 1)
+        parent = int(m.body_parentid[links[0][0]])             # the chain's joints do not move it
         R0 = xmat[:, b] @ rest_frames[b].T
         heading = float(np.mean(np.unwrap(np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))))
         target = _rz(heading) @ rest_frames[b]
         best, best_err = qpos.copy(), np.full(len(qpos), np.inf)
         for it in range(ITERATIONS + 1):
-            held_frame, J = _chain_frames(m, links, parent, qpos)
+            _, held_frame, _, J = _chain_frames(m, links, xpos[:, parent], xmat[:, parent], qpos)
             e = _log_batch(target @ np.swapaxes(held_frame, 1, 2))      # (T, 3) world-frame error
             err = np.sqrt(np.einsum("ti,ti->t", e, e))
             better = err < best_err                                     # the best pose met is kept
@@ -159,56 +152,68 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
 
 
 Link = tuple[int, list[tuple[int, int, int]]]
+_BALL, _SLIDE, _HINGE = mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_SLIDE, mujoco.mjtJoint.mjJNT_HINGE
 
 
-def _chain_links(m: mujoco.MjModel, held: int, dofs: np.ndarray) -> list[Link]:
-    """The chain's bodies from its base to the held body, each as (body id,
-    its joints as (joint id, qpos address, column of the chain's first DOF
-    in the Jacobian)); columns follow ``dofs``'s order."""
+def _chain_links(m: mujoco.MjModel, tip: int, dofs: np.ndarray) -> list[Link]:
+    """The bodies from the first one that owns one of ``dofs`` (balls and
+    hinges on the path from body ``tip`` to the root) down to ``tip``, each
+    as (body id, its joints as (joint id, qpos address, column of the
+    joint's first DOF in the Jacobian, or −1 for a joint not in ``dofs``));
+    columns follow ``dofs``'s order."""
     column = {int(d): i for i, d in enumerate(dofs)}
-    owners = {int(m.dof_bodyid[d]) for d in dofs}     # all on the path from the held body to the root
+    owners = {int(m.dof_bodyid[d]) for d in dofs}
     bodies = []
-    b = held
+    b = tip
     while owners:                                      # a jointless body on the way is part of the chain
         bodies.append(b)
         owners.discard(b)
         b = int(m.body_parentid[b])
-    links = []
-    for b in reversed(bodies):
-        joints = [(j, int(m.jnt_qposadr[j]), column[int(m.jnt_dofadr[j])])
-                  for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b]))
-                  if int(m.jnt_dofadr[j]) in column]
-        links.append((b, joints))
-    return links
+    return [(b, [(j, int(m.jnt_qposadr[j]), column.get(int(m.jnt_dofadr[j]), -1))
+                 for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b]))])
+            for b in reversed(bodies)]
 
 
-def _chain_frames(m: mujoco.MjModel, links: list[Link], parent: np.ndarray,
-                  qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The held body's world orientation (T, 3, 3) at poses qpos (T, nq) and
-    the rotational Jacobian (T, 3, k) of the chain's k DOFs, from the world
-    orientation of the chain's parent (T, 3, 3); composed body by body as
-    MuJoCo does (``mj_kinematics``: the body's fixed rotation, then each
-    joint's). A hinge's column is its axis in the world; a ball's three are
-    the axes of the frame just after it (where ``mj_integratePos`` turns
-    it; MuJoCo's ``mj_jacBody`` takes the body's frame, the same when the
-    ball is the body's last joint, as in every built-in creature)."""
+def _chain_frames(m: mujoco.MjModel, links: list[Link], parent_pos: np.ndarray, parent_rot: np.ndarray,
+                  qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The tip body's world position (T, 3) [m] and orientation (T, 3, 3) at
+    poses qpos (T, nq), and the Jacobians (T, 3, k) of its origin's velocity
+    and of its angular velocity over the chain's k DOFs, from the world frame
+    of the chain's parent (positions (T, 3), orientations (T, 3, 3)).
+    Composed body by body as ``mj_kinematics`` does: the body's fixed offset,
+    then each joint about its anchor. A hinge's rotational column is its
+    axis in the world; a ball's three are the axes of the frame just after
+    it (where ``mj_integratePos`` turns it; ``mj_jacBody`` takes the body's
+    frame, the same when the ball is its body's last joint, as in every
+    built-in creature); a translational column is that axis × (origin −
+    joint anchor)."""
     T = len(qpos)
-    k = 1 + max(c + (2 if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL else 0)
-                for _, joints in links for j, _, c in joints)
-    J = np.empty((T, 3, k))
-    R = parent
+    k = 1 + max(c + (2 if int(m.jnt_type[j]) == _BALL else 0) for _, joints in links for j, _, c in joints)
+    axes, anchors = np.zeros((T, 3, k)), np.zeros((T, 3, k))
+    p, R = parent_pos, parent_rot
     for b, joints in links:
+        p = p + R @ m.body_pos[b]
         R = R @ _quat_to_mat(m.body_quat[b][None])[0]
         for j, a, c in joints:
-            if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+            kind = int(m.jnt_type[j])
+            if kind == _SLIDE:
+                p = p + (R @ m.jnt_axis[j]) * (qpos[:, a] - m.qpos0[a])[:, None]
+                continue
+            anchor = p + R @ m.jnt_pos[j]
+            if kind == _BALL:
                 quat = qpos[:, a:a + 4]
                 R = R @ _quat_to_mat(quat / np.linalg.norm(quat, axis=1, keepdims=True))
-                J[:, :, c:c + 3] = R
+                if c >= 0:
+                    axes[:, :, c:c + 3], anchors[:, :, c:c + 3] = R, anchor[:, :, None]
+            elif kind == _HINGE:
+                if c >= 0:
+                    axes[:, :, c], anchors[:, :, c] = R @ m.jnt_axis[j], anchor
+                R = R @ _axis_angle_to_mat(m.jnt_axis[j], qpos[:, a] - m.qpos0[a])
             else:
-                axis = m.jnt_axis[j]
-                J[:, :, c] = R @ axis
-                R = R @ _axis_angle_to_mat(axis, qpos[:, a] - m.qpos0[a])
-    return R, J
+                raise ValueError(f"steady: joint {j} is free, inside a chain")  # a free joint roots its tree
+            p = anchor - R @ m.jnt_pos[j]
+    lever = p[:, :, None] - anchors
+    return p, R, np.cross(axes, lever, axis=1), axes
 
 
 def _integrate(m: mujoco.MjModel, links: list[Link], qpos: np.ndarray, step: np.ndarray) -> np.ndarray:
@@ -218,7 +223,9 @@ def _integrate(m: mujoco.MjModel, links: list[Link], qpos: np.ndarray, step: np.
     out = qpos.copy()
     for _, joints in links:
         for j, a, c in joints:
-            if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
+            if c < 0:
+                continue
+            if int(m.jnt_type[j]) == _BALL:
                 q = out[:, a:a + 4] / np.linalg.norm(out[:, a:a + 4], axis=1, keepdims=True)
                 out[:, a:a + 4] = _quat_mul(q, _rotvec_to_quat(step[:, c:c + 3]))
             else:
@@ -256,27 +263,32 @@ def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                             aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw])
 
 
+def _mat_to_quat(R: np.ndarray) -> np.ndarray:
+    """Unit quaternions (T, 4) of rotation matrices R (T, 3, 3), as MuJoCo's
+    ``mju_mat2Quat`` picks them (the same case, so the same sign)."""
+    m = R.reshape(-1, 9)
+    trace = m[:, 0] + m[:, 4] + m[:, 8]
+    case = np.select([trace > 0, (m[:, 0] > m[:, 4]) & (m[:, 0] > m[:, 8]), m[:, 4] > m[:, 8]], [0, 1, 2], 3)
+    big = 0.5 * np.sqrt(np.maximum(np.choose(case, [1 + trace, 1 + m[:, 0] - m[:, 4] - m[:, 8],
+                                                    1 - m[:, 0] + m[:, 4] - m[:, 8],
+                                                    1 - m[:, 0] - m[:, 4] + m[:, 8]]), 1e-300))
+    a, b, c = m[:, 7] - m[:, 5], m[:, 2] - m[:, 6], m[:, 3] - m[:, 1]        # 4w·(x, y, z)
+    d, e, f = m[:, 1] + m[:, 3], m[:, 2] + m[:, 6], m[:, 5] + m[:, 7]        # 4xy, 4xz, 4yz
+    q = np.empty((len(m), 4))
+    for k, row in enumerate(((big, a, b, c), (a, big, d, e), (b, d, big, f), (c, e, f, big))):
+        pick = case == k
+        q[pick] = np.stack([v if i == k else 0.25 * v / big for i, v in enumerate(row)], axis=1)[pick]
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
 def _log_batch(R: np.ndarray) -> np.ndarray:
-    """Rotation vectors (T, 3) [rad], angles in [0, π], of rotation matrices R (T, 3, 3):
-    the quaternion by the largest of its four components (Shepperd), then its angle and axis."""
-    m00, m11, m22 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
-    cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], axis=1)
-    k = np.argmax(cand, axis=1)
-    s = np.sqrt(np.maximum(cand[np.arange(len(R)), k], 1e-300))     # 4 |q_k|
-    d10, d01 = R[:, 1, 0], R[:, 0, 1]
-    d21, d12 = R[:, 2, 1], R[:, 1, 2]
-    d02, d20 = R[:, 0, 2], R[:, 2, 0]
-    q = np.empty((len(R), 4))
-    for i, row in enumerate(([s * s, d21 - d12, d02 - d20, d10 - d01],
-                             [d21 - d12, s * s, d01 + d10, d02 + d20],
-                             [d02 - d20, d01 + d10, s * s, d12 + d21],
-                             [d10 - d01, d02 + d20, d12 + d21, s * s])):
-        pick = k == i
-        q[pick] = np.stack(row, axis=1)[pick] / (2.0 * s[pick, None])
-    q *= np.where(q[:, 0] < 0, -1.0, 1.0)[:, None]                   # w ≥ 0: the short way round
+    """Rotation vectors (T, 3) [rad] of rotation matrices R (T, 3, 3), as
+    ``_log`` (MuJoCo's ``mju_mat2Quat`` then ``mju_quat2Vel``)."""
+    q = _mat_to_quat(R)
     sin_half = np.sqrt(np.einsum("ti,ti->t", q[:, 1:], q[:, 1:]))
     angle = 2.0 * np.arctan2(sin_half, q[:, 0])
-    return q[:, 1:] * np.where(sin_half > 0, angle / np.where(sin_half > 0, sin_half, 1.0), 2.0)[:, None]
+    angle = np.where(angle > np.pi, angle - 2.0 * np.pi, angle)
+    return q[:, 1:] * np.where(sin_half > 0, angle / np.where(sin_half > 0, sin_half, 1.0), 0.0)[:, None]
 
 
 def root_rotation_dofs(character) -> np.ndarray:
@@ -323,7 +335,7 @@ def kept_chains(character, chains: tuple[SteadyChain, ...] = STEADY_CHAINS) -> l
 ROOT_ITERATIONS = 3   # Gauss–Newton steps per frame that put the pelvis back after the root turned
 
 
-def _steady_root(character, qpos: np.ndarray, d, rest_frames: np.ndarray) -> np.ndarray:
+def _steady_root(character, qpos: np.ndarray, rest_frames: np.ndarray) -> np.ndarray:
     """Poses (T, nq) whose root body (a free root that is the held trunk)
     keeps the clip's mean heading: in each frame the root turns about world
     z, about its origin, by its heading's difference from the mean (its
@@ -343,57 +355,44 @@ def _steady_root(character, qpos: np.ndarray, d, rest_frames: np.ndarray) -> np.
     if m.body_jntnum[root] < 1 or int(m.jnt_type[j0]) != mujoco.mjtJoint.mjJNT_FREE:
         return qpos
     qa = int(m.jnt_qposadr[j0])
-    _, xmat = character.body_frames(qpos, root + 1)
+    xpos, xmat = character.body_frames(qpos)
     R0 = xmat[:, root] @ rest_frames[root].T
-    heading = float(np.mean(np.unwrap(np.arctan2(R0[:, 1, 0], R0[:, 0, 0]))))
-    flat = np.empty(9)
-    mujoco.mju_quat2Mat(flat, m.body_quat[root])
-    parent_frame = flat.reshape(3, 3)
-    quat = np.empty(4)
-    balls: list[tuple[int, int, np.ndarray]] = []
-    for c in (int(x) for x in np.flatnonzero(m.body_parentid == root)):
-        j = int(m.body_jntadr[c])
-        if m.body_jntnum[c] == 1 and int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL:
-            own = np.empty(9)
-            mujoco.mju_quat2Mat(own, m.body_quat[c])
-            balls.append((c, int(m.jnt_qposadr[j]), own.reshape(3, 3)))
+    yaw = np.arctan2(R0[:, 1, 0], R0[:, 0, 0])
+    heading = float(np.mean(np.unwrap(yaw)))
+    c, s = np.cos(heading - yaw), np.sin(heading - yaw)
+    turn = np.zeros((len(qpos), 3, 3))
+    turn[:, 0, 0], turn[:, 0, 1], turn[:, 1, 0], turn[:, 1, 1], turn[:, 2, 2] = c, -s, s, c, 1.0
+    target = turn @ xmat[:, root]                                    # (T, 3, 3): the root turned about z
+    out = np.array(qpos, float, copy=True)
+    out[:, qa + 3:qa + 7] = _mat_to_quat(_quat_to_mat(m.body_quat[root][None])[0].T @ target)
+    for child in (int(x) for x in np.flatnonzero(m.body_parentid == root)):
+        j = int(m.body_jntadr[child])
+        if m.body_jntnum[child] == 1 and int(m.jnt_type[j]) == _BALL:   # keeps its world orientation
+            rel = _quat_to_mat(m.body_quat[child][None])[0]
+            a = int(m.jnt_qposadr[j])
+            out[:, a:a + 4] = _mat_to_quat(np.swapaxes(target @ rel, 1, 2) @ xmat[:, child])
     pelvis = character.bodies_labeled(role="pelvis")
     p = character.body_id(pelvis[0]) if pelvis else -1
-    chain: list[int] = []
+    dofs: list[int] = []
     b = p
     while b > root:
         for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
-            if int(m.jnt_type[j]) in (mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_HINGE):
-                n = 3 if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL else 1
-                chain += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + n)
+            if int(m.jnt_type[j]) in (_BALL, _HINGE):
+                dofs += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + (3 if int(m.jnt_type[j]) == _BALL else 1))
         b = int(m.body_parentid[b])
-    dofs = np.array(sorted(chain), int)
-    out = np.array(qpos, float, copy=True)
-    jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
-    dv = np.zeros(m.nv)
-    for t in range(len(out)):
-        d.qpos[:] = out[t]
-        mujoco.mj_kinematics(m, d)
-        world = {c: d.xmat[c].reshape(3, 3).copy() for c, _, _ in balls}
-        keep_pos = d.xpos[p].copy() if p > root else None
-        keep_rot = d.xmat[p].reshape(3, 3).copy() if p > root else None
-        R = d.xmat[root].reshape(3, 3) @ rest_frames[root].T
-        target = _rz(heading - float(np.arctan2(R[1, 0], R[0, 0]))) @ d.xmat[root].reshape(3, 3)
-        mujoco.mju_mat2Quat(quat, (parent_frame.T @ target).reshape(-1))
-        d.qpos[qa + 3:qa + 7] = quat
-        for c, a, rel in balls:
-            q = np.empty(4)
-            mujoco.mju_mat2Quat(q, ((target @ rel).T @ world[c]).reshape(-1))
-            d.qpos[a:a + 4] = q
-        if keep_pos is not None and len(dofs):
-            for _ in range(ROOT_ITERATIONS):
-                mujoco.mj_kinematics(m, d)
-                mujoco.mj_comPos(m, d)
-                e = np.r_[keep_pos - d.xpos[p], _log(keep_rot @ d.xmat[p].reshape(3, 3).T)]
-                mujoco.mj_jacBody(m, d, jacp, jacr, p)
-                J = np.vstack([jacp[:, dofs], jacr[:, dofs]])
-                dv[:] = 0.0
-                dv[dofs] = J.T @ np.linalg.solve(J @ J.T + DAMPING * np.eye(6), e)
-                mujoco.mj_integratePos(m, d.qpos, dv, 1.0)
-        out[t] = d.qpos
+    if p <= root or not dofs:
+        return out
+    links = _chain_links(m, p, np.array(sorted(dofs), int))
+    keep_pos, keep_rot = xpos[:, p], xmat[:, p]
+    parent = int(m.body_parentid[links[0][0]])
+    for _ in range(ROOT_ITERATIONS):
+        if parent == root:
+            base_pos, base_rot = xpos[:, root], target
+        else:  # a jointless body between the root and the chain
+            base_pos, base_rot = (x[:, parent] for x in character.body_frames(out, parent + 1))
+        pos, rot, Jp, Jr = _chain_frames(m, links, base_pos, base_rot, out)
+        e = np.concatenate([keep_pos - pos, _log_batch(keep_rot @ np.swapaxes(rot, 1, 2))], axis=1)
+        J = np.concatenate([Jp, Jr], axis=1)                            # (T, 6, k)
+        x = np.linalg.solve(J @ np.swapaxes(J, 1, 2) + DAMPING * np.eye(6), e[..., None])[..., 0]
+        out = _integrate(m, links, out, np.einsum("tij,ti->tj", J, x))
     return out
