@@ -17,6 +17,10 @@ in the same run (median of many calls, ``time.perf_counter``):
   ``xpos`` and ``xmat`` (what it replaced; checked equal to 1e-12);
 - ``ground``: ``grounding.ground`` on the synthesized frames (forward
   kinematics of the feet and contact points);
+- ``steady``: ``motion.steady.steady`` (trunk and head held, every frame's
+  Gauss–Newton steps as arrays) on the synthesized frames, against
+  ``steady loop``: the frame-by-frame MuJoCo reference of
+  ``tests/test_steady_batch.py`` (what it replaced; checked equal to 1e-12);
 - ``pin``: ``modal_ik.pin_stance_feet`` on the grounded clip (modal IK per
   stance frame), with the foot skate before and after.
 
@@ -30,6 +34,8 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import sys
+from pathlib import Path
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -47,8 +53,12 @@ from gaitforge.motion.grounding import ground  # noqa: E402
 from gaitforge.motion.metrics import classify_gait, gait_metrics  # noqa: E402
 from gaitforge.motion.modal_ik import pin_stance_feet  # noqa: E402
 from gaitforge.motion.recipe import GaitRecipe, GaitTerm  # noqa: E402
+from gaitforge.motion.steady import steady  # noqa: E402
 from gaitforge.motion.synthesis import modal_coordinates, synthesize  # noqa: E402
 from timing import median_time  # noqa: E402  (benchmarks/timing.py)
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+from test_steady_batch import reference as steady_loop  # noqa: E402
 
 
 def trot(character, basis, stride=0.06, lift=0.03, frequency=2.0) -> GaitRecipe:
@@ -112,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     frames = ch.body_frames(raw.qpos)
     np.testing.assert_allclose(frames[0], xpos, atol=1e-12)
     np.testing.assert_allclose(frames[1].reshape(T, -1, 9), xmat, atol=1e-12)
+    t_steady = median_time(lambda: steady(ch, raw.qpos), max(args.repeats // 20, 3))
+    t_steady_loop = median_time(lambda: steady_loop(ch, raw.qpos), 3, warmup=1)
+    np.testing.assert_allclose(steady(ch, raw.qpos), steady_loop(ch, raw.qpos), atol=1e-12)
     clip = MotionClip(args.fps, ground(ch, raw.qpos, args.fps).qpos, ch.name)
     t_pin = median_time(lambda: pin_stance_feet(ch, basis, clip), 3, warmup=1)
     pinned = pin_stance_feet(ch, basis, clip)
@@ -120,9 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     m1 = gait_metrics(ch, pinned, detect_footfalls(ch, pinned))
     print(f"{'step':16s} {'ms':>9s} {'frames/s':>12s} {'vs baseline':>12s}")
     for name, t in (("synthesize", t_syn), ("numpy baseline", t_base), ("per-frame loop", t_loop),
-                    ("kinematics loop", t_kin_loop), ("kinematics", t_kin), ("ground", t_ground), ("pin", t_pin)):
+                    ("kinematics loop", t_kin_loop), ("kinematics", t_kin), ("steady loop", t_steady_loop),
+                    ("steady", t_steady), ("ground", t_ground), ("pin", t_pin)):
         print(f"{name:16s} {1e3 * t:9.3f} {T / t:12,.0f} {t / t_base:12.2f}")
     print(f"kinematics: {t_kin_loop / t_kin:.1f}x faster than the mj_kinematics loop")
+    print(f"steady: {t_steady_loop / t_steady:.1f}x faster than the frame-by-frame MuJoCo reference")
     print(f"gait {classify_gait(m0)} at {m0.speed:.3f} m/s; foot skate grounded {100 * m0.foot_skate:.1f} %, "
           f"pinned {100 * m1.foot_skate:.2f} % ({classify_gait(m1)} at {m1.speed:.3f} m/s)")
     return 0
