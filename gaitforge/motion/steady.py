@@ -48,6 +48,7 @@ import numpy as np
 __all__ = ["HEAD_CHAIN", "STEADY_CHAINS", "TRUNK_CHAIN", "SteadyChain", "chain_dofs", "kept_chains",
            "steady"]
 
+_BALL, _SLIDE, _HINGE = mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_SLIDE, mujoco.mjtJoint.mjJNT_HINGE
 DAMPING = 1e-3      # [rad²] damped least squares: λ in (JᵀJ + λI)⁻¹Jᵀ
 ITERATIONS = 4      # Gauss–Newton steps per frame (the error is ~1e-4 rad after 3 at a gait's angles)
 MAX_STEP = 0.3      # [rad] largest joint-space step of one iteration: a chain that cannot reach its
@@ -91,13 +92,20 @@ def chain_dofs(character, chain: SteadyChain) -> tuple[int | None, np.ndarray]:
     b = character.body_id(held[0])
     dofs: list[int] = []
     while b > 0 and character.labels[m.body(b).name].role in chain.joint_roles:
-        for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
-            if int(m.jnt_type[j]) in (mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_HINGE):
-                n = 3 if int(m.jnt_type[j]) == mujoco.mjtJoint.mjJNT_BALL else 1
-                dofs += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + n)
+        dofs += _turning_dofs(m, b)
         b = int(m.body_parentid[b])
     held_id = character.body_id(held[0])
     return (held_id, np.array(sorted(dofs), int)) if dofs else (None, np.zeros(0, int))
+
+
+def _turning_dofs(m: mujoco.MjModel, b: int) -> list[int]:
+    """The DOF indices of body b's ball and hinge joints, in joint order."""
+    dofs: list[int] = []
+    for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
+        kind = int(m.jnt_type[j])
+        if kind in (_BALL, _HINGE):
+            dofs += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + (3 if kind == _BALL else 1))
+    return dofs
 
 
 def _rz(yaw: float) -> np.ndarray:
@@ -152,7 +160,6 @@ def steady(character, qpos: np.ndarray, chains: tuple[SteadyChain, ...] = STEADY
 
 
 Link = tuple[int, list[tuple[int, int, int]]]
-_BALL, _SLIDE, _HINGE = mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_SLIDE, mujoco.mjtJoint.mjJNT_HINGE
 
 
 def _chain_links(m: mujoco.MjModel, tip: int, dofs: np.ndarray) -> list[Link]:
@@ -283,7 +290,7 @@ def _mat_to_quat(R: np.ndarray) -> np.ndarray:
 
 def _log_batch(R: np.ndarray) -> np.ndarray:
     """Rotation vectors (T, 3) [rad] of rotation matrices R (T, 3, 3), as
-    ``_log`` (MuJoCo's ``mju_mat2Quat`` then ``mju_quat2Vel``)."""
+    MuJoCo's ``mju_mat2Quat`` then ``mju_quat2Vel`` give them."""
     q = _mat_to_quat(R)
     sin_half = np.sqrt(np.einsum("ti,ti->t", q[:, 1:], q[:, 1:]))
     angle = 2.0 * np.arctan2(sin_half, q[:, 0])
@@ -376,20 +383,15 @@ def _steady_root(character, qpos: np.ndarray, rest_frames: np.ndarray) -> np.nda
     dofs: list[int] = []
     b = p
     while b > root:
-        for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
-            if int(m.jnt_type[j]) in (_BALL, _HINGE):
-                dofs += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + (3 if int(m.jnt_type[j]) == _BALL else 1))
+        dofs += _turning_dofs(m, b)
         b = int(m.body_parentid[b])
     if p <= root or not dofs:
         return out
     links = _chain_links(m, p, np.array(sorted(dofs), int))
     keep_pos, keep_rot = xpos[:, p], xmat[:, p]
     parent = int(m.body_parentid[links[0][0]])
+    base_pos, base_rot = (x[:, parent] for x in character.body_frames(out, parent + 1))  # the root turned
     for _ in range(ROOT_ITERATIONS):
-        if parent == root:
-            base_pos, base_rot = xpos[:, root], target
-        else:  # a jointless body between the root and the chain
-            base_pos, base_rot = (x[:, parent] for x in character.body_frames(out, parent + 1))
         pos, rot, Jp, Jr = _chain_frames(m, links, base_pos, base_rot, out)
         e = np.concatenate([keep_pos - pos, _log_batch(keep_rot @ np.swapaxes(rot, 1, 2))], axis=1)
         J = np.concatenate([Jp, Jr], axis=1)                            # (T, 6, k)
